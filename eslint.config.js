@@ -1,0 +1,55 @@
+// Lint rules that keep the architecture honest: no process.env or console outside the
+// config and log modules, named exports, kebab-case files, type-only imports.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import unicorn from 'eslint-plugin-unicorn';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'bin/**', 'eslint.config.js'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    plugins: { unicorn },
+    rules: {
+      'unicorn/filename-case': ['error', { case: 'kebabCase' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' },
+        { selector: 'ExportAllDeclaration', message: 'No export *; name what you export.' },
+      ],
+    },
+  },
+  { files: ['*.config.ts'], rules: { 'no-restricted-syntax': 'off' } },
+  {
+    files: ['hub/src/**/*.ts', 'cli/**/*.ts'],
+    ignores: ['hub/src/config.ts', 'cli/config.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read environment variables only in config.ts.' },
+      ],
+    },
+  },
+  {
+    files: ['hub/src/**/*.ts', 'cli/**/*.ts'],
+    ignores: ['hub/src/log.ts', 'cli/output.ts'],
+    rules: { 'no-console': 'error' },
+  },
+  {
+    files: ['hub/src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'core/ is pure: no Node built-ins.' },
+            { group: ['better-sqlite3', 'koa', '@koa/*', '@lancedb/*', 'onnxruntime-*', 'electron'], message: 'core/ is pure.' },
+          ],
+        },
+      ],
+    },
+  },
+);

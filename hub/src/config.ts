@@ -1,0 +1,108 @@
+// Every environment variable and config-file read of palace happens here, once: defaults, then
+// ~/.palace/config.json, then PALACE_* variables, then flags. Bad values fail fast naming the variable.
+
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+
+import { HubError } from './errors.js';
+import type { Durability } from './logstream/sqlite-event-store.js';
+
+export type EmbeddingDevice = 'cpu' | 'cuda' | 'dml' | 'coreml' | 'auto';
+
+/** The validated, frozen configuration every part of palace is handed. */
+export interface PalaceConfig {
+  /** ~/.palace (state directory). */
+  home: string;
+  /** The palace directory. */
+  palacePath: string;
+  backend: string;
+  durability: Durability;
+  httpToken: string | undefined;
+  extraAllowedHosts: string[];
+  idleHours: number;
+  sseMaxClients: number;
+  syncIntervalSeconds: number;
+  hubForward: boolean;
+  embeddingDevice: EmbeddingDevice;
+  embeddingModel: string | undefined;
+  agentName: string | undefined;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Flags that override config and environment. */
+export interface ConfigOverrides {
+  palace?: string | undefined;
+  backend?: string | undefined;
+}
+
+function bad(name: string, message: string): HubError {
+  return new HubError('hub.config', `${name}: ${message}`, { field: name });
+}
+
+function number(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) throw bad(name, `must be a number ≥ ${min}, got '${raw}'`);
+  return n;
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name]?.trim().toLowerCase();
+  if (!raw) return fallback;
+  if (!(values as readonly string[]).includes(raw)) throw bad(name, `must be one of ${values.join(', ')}, got '${raw}'`);
+  return raw as T;
+}
+
+function readConfigFile(home: string): Record<string, unknown> {
+  const path = join(home, 'config.json');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return {};
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // fall through to the error below
+  }
+  throw new HubError('hub.config', `${path} is not a JSON object; fix or remove it`, { field: 'config.json' });
+}
+
+function expandHome(path: string): string {
+  if (path === '~') return homedir();
+  if (path.startsWith('~/')) return join(homedir(), path.slice(2));
+  return isAbsolute(path) ? path : resolve(path);
+}
+
+/** Builds the configuration from an environment (default: this process's) and flag overrides. */
+export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.env): Readonly<PalaceConfig> {
+  const home = env.PALACE_HOME ? resolve(env.PALACE_HOME) : join(homedir(), '.palace');
+  const file = readConfigFile(home);
+  const filePalace = typeof file.palace_path === 'string' ? file.palace_path : undefined;
+  const palaceRaw = overrides.palace ?? env.PALACE_PALACE_PATH ?? filePalace ?? join(home, 'palace');
+  const fileBackend = typeof file.backend === 'string' ? file.backend : undefined;
+  const forward = env.PALACE_HUB_FORWARD?.trim().toLowerCase();
+  return Object.freeze({
+    home,
+    palacePath: resolve(expandHome(palaceRaw)),
+    backend: overrides.backend ?? env.PALACE_BACKEND ?? fileBackend ?? 'lancedb',
+    durability: oneOf(env, 'PALACE_LOG_DURABILITY', ['normal', 'full'] as const, 'normal'),
+    httpToken: env.PALACE_MCP_HTTP_TOKEN?.trim() || undefined,
+    extraAllowedHosts: (env.PALACE_MCP_EXTRA_ALLOWED_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+    idleHours: number(env, 'PALACE_MCP_IDLE_HOURS', 8),
+    sseMaxClients: Math.floor(number(env, 'PALACE_SSE_MAX_CLIENTS', 8)),
+    syncIntervalSeconds: number(env, 'PALACE_SYNC_INTERVAL', 15),
+    hubForward: !(forward && ['0', 'false', 'no', 'off'].includes(forward)),
+    embeddingDevice: oneOf(env, 'PALACE_EMBEDDING_DEVICE', ['cpu', 'cuda', 'dml', 'coreml', 'auto'] as const, 'cpu'),
+    embeddingModel: env.PALACE_EMBEDDING_MODEL?.trim() || undefined,
+    agentName: env.PALACE_AGENT_NAME?.trim() || undefined,
+  });
+}

@@ -1,0 +1,263 @@
+// Validation of every logstream input: each failure names the field and nothing is stored.
+// Pure functions from untrusted values (MCP JSON or CLI strings) to normalized records.
+
+import { invalid, HubError } from '../errors.js';
+import {
+  ACK_STATUSES,
+  ARTIFACT_KINDS,
+  EVENT_STATUSES,
+  type AckStatus,
+  type ArtifactKind,
+  type EventQuery,
+  type EventStatus,
+} from './types.js';
+
+export const LIMITS = {
+  routingFieldChars: 256,
+  bodyBytes: 256 * 1024,
+  metadataBytes: 64 * 1024,
+  artifactBytes: 4 * 1024 * 1024,
+  listDefault: 50,
+  listMax: 500,
+  waitDefaultMs: 60_000,
+  waitMaxMs: 300_000,
+  previewChars: 200,
+} as const;
+
+const TYPE_PATTERN = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const encoder = new TextEncoder();
+
+export function utf8Length(text: string): number {
+  return encoder.encode(text).length;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** A text value that must be valid Unicode (no lone surrogates) and free of NUL bytes. */
+function checkText(field: string, value: string): void {
+  if (value.includes('\u0000')) throw invalid(field, `${field} contains a NUL byte; only UTF-8 text is accepted`);
+  if (LONE_SURROGATE.test(value)) throw invalid(field, `${field} is not valid Unicode (lone surrogate)`);
+}
+
+/**
+ * A routing field (agent names, stream, room, ids): trimmed, at most 256 characters, no control
+ * characters. Absent, null or empty gives null unless `required`.
+ */
+export function routingField(field: string, value: unknown, required = false): string | null {
+  if (value === undefined || value === null || value === '') {
+    if (required) throw invalid(field, `${field} is required`);
+    return null;
+  }
+  if (typeof value !== 'string') throw invalid(field, `${field} must be a string, not ${describe(value)}`);
+  const trimmed = value.trim();
+  if (trimmed === '') throw invalid(field, `${field} must not be blank`);
+  if ([...trimmed].length > LIMITS.routingFieldChars)
+    throw invalid(field, `${field} is longer than ${LIMITS.routingFieldChars} characters`);
+  if (CONTROL.test(trimmed)) throw invalid(field, `${field} contains control characters`);
+  checkText(field, trimmed);
+  return trimmed;
+}
+
+export function requiredField(field: string, value: unknown): string {
+  return routingField(field, value, true) as string;
+}
+
+export function eventType(value: unknown, field = 'type'): string {
+  const t = requiredField(field, value);
+  if (!TYPE_PATTERN.test(t))
+    throw invalid(
+      field,
+      `${field} '${t}' is not a valid event type: lowercase letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 characters`,
+    );
+  return t;
+}
+
+export function eventStatus(value: unknown, field = 'status'): EventStatus | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'string' || !(EVENT_STATUSES as readonly string[]).includes(value))
+    throw invalid(field, `${field} must be one of ${EVENT_STATUSES.join(', ')}; got ${JSON.stringify(value)}`);
+  return value as EventStatus;
+}
+
+export function ackStatus(value: unknown): AckStatus | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'string' || !(ACK_STATUSES as readonly string[]).includes(value))
+    throw invalid('status', `an ack status must be one of ${ACK_STATUSES.join(', ')}; got ${JSON.stringify(value)}`);
+  return value as AckStatus;
+}
+
+export function eventBody(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'string') throw invalid('body', `body must be a string, not ${describe(value)}`);
+  checkText('body', value);
+  const bytes = utf8Length(value);
+  if (bytes > LIMITS.bodyBytes)
+    throw new HubError(
+      'input.too_large',
+      `body is ${bytes} bytes; the maximum is ${LIMITS.bodyBytes} bytes. Store large content as an artifact and reference it`,
+      { field: 'body' },
+    );
+  return value;
+}
+
+/** Metadata: a JSON object, serialized with sorted keys, at most 64 KiB. */
+export function metadataJson(value: unknown): string {
+  if (value === undefined || value === null) return '{}';
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw invalid('metadata', `metadata must be a JSON object, not ${describe(value)}`);
+  let json: string;
+  try {
+    json = JSON.stringify(sortKeys(value));
+  } catch (err) {
+    throw invalid('metadata', `metadata is not JSON-serializable: ${(err as Error).message}`);
+  }
+  checkText('metadata', json);
+  const bytes = utf8Length(json);
+  if (bytes > LIMITS.metadataBytes)
+    throw new HubError('input.too_large', `metadata is ${bytes} bytes; the maximum is ${LIMITS.metadataBytes}`, {
+      field: 'metadata',
+    });
+  return json;
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
+    return out;
+  }
+  return value;
+}
+
+export function artifactIds(value: unknown, field = 'artifact_ids'): string[] {
+  if (value === undefined || value === null) return [];
+  const list = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(list)) throw invalid(field, `${field} must be a list of artifact ids`);
+  const out: string[] = [];
+  for (const item of list) {
+    const id = requiredField(field, item);
+    if (!out.includes(id)) out.push(id);
+  }
+  return out;
+}
+
+export function artifactKind(value: unknown): ArtifactKind {
+  const kind = requiredField('kind', value);
+  if (!(ARTIFACT_KINDS as readonly string[]).includes(kind))
+    throw invalid('kind', `kind must be one of ${ARTIFACT_KINDS.join(', ')}; got '${kind}'`);
+  return kind as ArtifactKind;
+}
+
+/** Artifact content: non-empty UTF-8 text, at most 4 MiB. Returns the byte length. */
+export function artifactContent(value: unknown): { content: string; bytes: number } {
+  if (typeof value !== 'string') throw invalid('content', `content must be a string, not ${describe(value)}`);
+  if (value.length === 0) throw invalid('content', 'content must not be empty');
+  checkText('content', value);
+  const bytes = utf8Length(value);
+  if (bytes > LIMITS.artifactBytes)
+    throw new HubError(
+      'input.too_large',
+      `content is ${bytes} bytes; the maximum artifact size is ${LIMITS.artifactBytes} bytes (4 MiB)`,
+      { field: 'content' },
+    );
+  return { content: value, bytes };
+}
+
+/** Advisory warnings for a patch whose bytes would break `git apply`. The content is never changed. */
+export function patchWarnings(kind: ArtifactKind, content: string): string[] {
+  if (kind !== 'patch') return [];
+  const warnings: string[] = [];
+  if (!content.endsWith('\n'))
+    warnings.push(
+      'patch does not end with a newline: git apply will reject the last hunk as corrupt; store the diff again byte-exactly, including its final newline',
+    );
+  if (content.includes('\r'))
+    warnings.push(
+      'patch contains carriage returns (CRLF line endings): git apply usually rejects them; generate the diff with LF line endings and store it again',
+    );
+  return warnings;
+}
+
+/** `YYYY-MM-DD` or an ISO 8601 timestamp with a zone, normalized to `YYYY-MM-DDTHH:MM:SSZ`. */
+export function createdAtBound(value: unknown, field = 'since_created_at'): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'string') throw invalid(field, `${field} must be a string date`);
+  const text = value.trim();
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
+  const full = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text);
+  const ms = Date.parse(dateOnly ? `${text}T00:00:00Z` : text);
+  if (!(dateOnly || full) || Number.isNaN(ms))
+    throw invalid(field, `${field} must be YYYY-MM-DD or an ISO 8601 time with a zone, e.g. 2026-01-31T12:00:00Z`);
+  return new Date(ms).toISOString().slice(0, 19) + 'Z';
+}
+
+function positiveInt(field: string, value: unknown, fallback: number, max: number): number {
+  if (value === undefined || value === null || value === '') return fallback;
+  const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > max)
+    throw invalid(field, `${field} must be a whole number from 1 to ${max}; got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** A wait timeout in ms: default 60 s, at most 300 s. */
+export function waitTimeout(value: unknown): number {
+  if (value === undefined || value === null || value === '') return LIMITS.waitDefaultMs;
+  const n = typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0 || n > LIMITS.waitMaxMs)
+    throw invalid(
+      'timeout_ms',
+      `timeout_ms must be a number of milliseconds from 0 to ${LIMITS.waitMaxMs}; got ${JSON.stringify(value)}`,
+    );
+  return Math.floor(n);
+}
+
+function manyOf<T>(field: string, value: unknown, one: (field: string, v: unknown) => T | null): T[] {
+  if (value === undefined || value === null || value === '') return [];
+  const list = Array.isArray(value) ? value : [value];
+  const out: T[] = [];
+  for (const item of list) {
+    const v = one(field, item);
+    if (v !== null && !out.includes(v)) out.push(v);
+  }
+  return out;
+}
+
+function flag(field: string, value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw invalid(field, `${field} must be true or false`);
+}
+
+/** Raw query fields as they arrive from a tool call, an HTTP query string or CLI flags. */
+export type RawQuery = Partial<Record<keyof EventQuery, unknown>>;
+
+export function eventQuery(raw: RawQuery): EventQuery {
+  const order = raw.order ?? 'asc';
+  if (order !== 'asc' && order !== 'desc') throw invalid('order', `order must be 'asc' or 'desc'`);
+  return {
+    to_agent: manyOf('to_agent', raw.to_agent, routingField),
+    exclude_from_agent: manyOf('exclude_from_agent', raw.exclude_from_agent, routingField),
+    from_agent: manyOf('from_agent', raw.from_agent, routingField),
+    type: manyOf('type', raw.type, (f, v) => eventType(v, f)),
+    status: manyOf('status', raw.status, (f, v) => eventStatus(v, f)),
+    correlation_id: manyOf('correlation_id', raw.correlation_id, routingField),
+    stream: manyOf('stream', raw.stream, routingField),
+    room: manyOf('room', raw.room, routingField),
+    since_event_id: routingField('since_event_id', raw.since_event_id),
+    before_event_id: routingField('before_event_id', raw.before_event_id),
+    since_created_at: createdAtBound(raw.since_created_at),
+    limit: positiveInt('limit', raw.limit, LIMITS.listDefault, LIMITS.listMax),
+    order,
+    preview: flag('preview', raw.preview),
+  };
+}

@@ -1,0 +1,92 @@
+// Owns the stable error codes and their one mapping to HTTP status, JSON-RPC codes and CLI exit codes.
+// Callers branch on `code`, never on `message`.
+
+/** Every error code palace can raise. Codes are stable API; messages are for people. */
+export const ERROR_CODES = {
+  'input.invalid': { http: 400, exit: 2 },
+  'input.too_large': { http: 413, exit: 2 },
+  'log.event_not_found': { http: 404, exit: 1 },
+  'log.unknown_cursor': { http: 400, exit: 2 },
+  'artifact.not_found': { http: 404, exit: 1 },
+  'artifact.unknown_ref': { http: 400, exit: 2 },
+  'store.failed': { http: 500, exit: 1 },
+  'store.busy': { http: 503, exit: 1 },
+  'auth.unauthorized': { http: 401, exit: 1 },
+  'auth.forbidden': { http: 403, exit: 1 },
+  'hub.read_only': { http: 403, exit: 1 },
+  'hub.unreachable': { http: 502, exit: 1 },
+  'hub.config': { http: 500, exit: 2 },
+  'lease.held': { http: 409, exit: 1 },
+  'http.not_found': { http: 404, exit: 1 },
+  'http.method_not_allowed': { http: 405, exit: 1 },
+  'http.busy': { http: 503, exit: 1 },
+  internal: { http: 500, exit: 1 },
+} as const satisfies Record<string, { http: number; exit: number }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** An error with a stable code, the offending field when there is one, and optional data. */
+export class HubError extends Error {
+  override readonly name = 'HubError';
+  readonly code: ErrorCode;
+  readonly field: string | undefined;
+  readonly data: Record<string, unknown> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { field?: string; cause?: unknown; data?: Record<string, unknown> } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.field = options.field;
+    this.data = options.data;
+  }
+
+  /** The wire form used by HTTP bodies, tool results and `--json` CLI output. */
+  toJSON(): { code: ErrorCode; message: string; field?: string; data?: Record<string, unknown> } {
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.field === undefined ? {} : { field: this.field }),
+      ...(this.data === undefined ? {} : { data: this.data }),
+    };
+  }
+}
+
+/** Shorthand for the commonest error: bad input in one named field. */
+export function invalid(field: string, message: string): HubError {
+  return new HubError('input.invalid', message, { field });
+}
+
+export function isHubError(err: unknown): err is HubError {
+  return err instanceof HubError;
+}
+
+/** Any thrown value as a HubError; unknown failures become `internal` with the original as cause. */
+export function toHubError(err: unknown): HubError {
+  if (err instanceof HubError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  const sqliteCode = (err as { code?: unknown } | null)?.code;
+  if (sqliteCode === 'SQLITE_BUSY' || sqliteCode === 'SQLITE_LOCKED') {
+    return new HubError('store.busy', `the log is busy: ${message}`, { cause: err });
+  }
+  if (typeof sqliteCode === 'string' && sqliteCode.startsWith('SQLITE_')) {
+    return new HubError('store.failed', `storage error (${sqliteCode}): ${message}`, { cause: err });
+  }
+  return new HubError('internal', message, { cause: err });
+}
+
+export function httpStatusFor(code: ErrorCode): number {
+  return ERROR_CODES[code].http;
+}
+
+export function exitCodeFor(code: ErrorCode): number {
+  return ERROR_CODES[code].exit;
+}
+
+/** JSON-RPC error code for a HubError: invalid params for input errors, server error otherwise. */
+export function jsonRpcCodeFor(code: ErrorCode): number {
+  if (code === 'input.invalid' || code === 'input.too_large' || code === 'log.unknown_cursor') return -32602;
+  return -32000;
+}

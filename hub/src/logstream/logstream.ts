@@ -1,0 +1,363 @@
+// The logstream service: validates raw inputs, assigns ids and timestamps, group-commits appends,
+// wakes waiters, and implements ack, artifacts and patch submission on top of an EventStore.
+
+import { createHash, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+
+import { HubError } from '../errors.js';
+import { isoSeconds, makeId } from '../core/ids.js';
+import { projectTask, projectTasks, type TaskState } from '../core/task-state.js';
+import type { Artifact, ArtifactMeta, EventPage, LogEvent, NewEvent, WaitResult } from '../core/types.js';
+import {
+  ackStatus,
+  artifactContent,
+  artifactIds,
+  artifactKind,
+  eventBody,
+  eventQuery,
+  eventStatus,
+  eventType,
+  metadataJson,
+  patchWarnings,
+  requiredField,
+  routingField,
+  waitTimeout,
+  type RawQuery,
+} from '../core/validate.js';
+import { ChangeFeed } from './change-feed.js';
+import { SqliteEventStore, type Durability } from './sqlite-event-store.js';
+
+export const LOGSTREAM_FILE = 'logstream.sqlite3';
+
+/** Raw append fields as they arrive from a tool call or CLI flags; validated here. */
+export interface AppendInput {
+  type?: unknown;
+  stream?: unknown;
+  room?: unknown;
+  from_agent?: unknown;
+  to_agent?: unknown;
+  correlation_id?: unknown;
+  branch?: unknown;
+  base_commit?: unknown;
+  status?: unknown;
+  body?: unknown;
+  metadata?: unknown;
+  artifact_ids?: unknown;
+}
+
+export interface AckInput {
+  event_id?: unknown;
+  from_agent?: unknown;
+  status?: unknown;
+  body?: unknown;
+  metadata?: unknown;
+}
+
+export interface ArtifactInput {
+  kind?: unknown;
+  created_by?: unknown;
+  content?: unknown;
+  metadata?: unknown;
+}
+
+export type PatchInput = Omit<AppendInput, 'type' | 'status' | 'artifact_ids'> & { content?: unknown };
+
+export type StoredArtifact = ArtifactMeta & { warnings?: string[] };
+
+export interface WaitOptions {
+  signal?: AbortSignal;
+  /** Called about every `progressEveryMs` while waiting, with the ms waited so far. */
+  onProgress?: (elapsedMs: number, timeoutMs: number) => void;
+  progressEveryMs?: number;
+}
+
+export interface LogstreamOptions {
+  durability?: Durability;
+  now?: () => Date;
+  randomHex?: (bytes: number) => string;
+  /** Cross-process change polling interval while someone waits. */
+  pollMs?: number;
+}
+
+interface Pending {
+  event: NewEvent;
+  resolve: (event: LogEvent) => void;
+  reject: (err: HubError) => void;
+}
+
+export class Logstream {
+  readonly store: SqliteEventStore;
+  private readonly feed: ChangeFeed;
+  private readonly now: () => Date;
+  private readonly randomHex: (bytes: number) => string;
+  private queue: Pending[] = [];
+  private flushScheduled = false;
+
+  constructor(store: SqliteEventStore, options: LogstreamOptions = {}) {
+    this.store = store;
+    this.now = options.now ?? (() => new Date());
+    this.randomHex = options.randomHex ?? ((n) => randomBytes(n).toString('hex'));
+    this.feed = new ChangeFeed({ changeToken: () => store.changeToken(), pollMs: options.pollMs ?? 50 });
+  }
+
+  /** Opens (creating if needed) the logstream of the palace at `palaceDir`. */
+  static open(palaceDir: string, options: LogstreamOptions = {}): Logstream {
+    const randomHex = options.randomHex ?? ((n: number) => randomBytes(n).toString('hex'));
+    const store = new SqliteEventStore(join(palaceDir, LOGSTREAM_FILE), {
+      durability: options.durability ?? 'normal',
+      mintReplicaId: () => `rep_${randomHex(6)}`,
+    });
+    return new Logstream(store, { ...options, randomHex });
+  }
+
+  get replicaId(): string {
+    return this.store.replicaId;
+  }
+
+  /** Validates an append; throws a HubError naming the field, before anything is stored. */
+  prepareEvent(raw: AppendInput): NewEvent {
+    const now = this.now();
+    return {
+      id: makeId('evt', now, this.randomHex(6)),
+      type: eventType(raw.type),
+      stream: requiredField('stream', raw.stream),
+      room: requiredField('room', raw.room),
+      from_agent: requiredField('from_agent', raw.from_agent),
+      to_agent: routingField('to_agent', raw.to_agent),
+      correlation_id: routingField('correlation_id', raw.correlation_id),
+      branch: routingField('branch', raw.branch),
+      base_commit: routingField('base_commit', raw.base_commit),
+      status: eventStatus(raw.status),
+      artifact_ids: artifactIds(raw.artifact_ids),
+      body: eventBody(raw.body),
+      metadata_json: metadataJson(raw.metadata),
+      created_at: isoSeconds(now),
+    };
+  }
+
+  /** Appends one event in its own transaction (synchronous; for the CLI and tests). */
+  appendNow(raw: AppendInput): LogEvent {
+    return this.commit(this.prepareEvent(raw));
+  }
+
+  private commit(event: NewEvent): LogEvent {
+    const [result] = this.store.append([event]);
+    this.feed.notify();
+    if (result instanceof HubError) throw result;
+    if (!result) throw new HubError('store.failed', 'the store returned no result for an append');
+    return result;
+  }
+
+  /**
+   * Appends one event. Appends issued in the same event-loop turn share one transaction (group
+   * commit); each resolves or fails alone.
+   */
+  append(raw: AppendInput): Promise<LogEvent> {
+    let event: NewEvent;
+    try {
+      event = this.prepareEvent(raw);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+    return new Promise((resolve, reject) => {
+      this.queue.push({ event, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
+    const results = this.store.append(batch.map((p) => p.event));
+    this.feed.notify();
+    batch.forEach((pending, i) => {
+      const result = results[i];
+      if (result instanceof HubError) pending.reject(result);
+      else if (result) pending.resolve(result);
+      else pending.reject(new HubError('store.failed', 'the store returned no result for an append'));
+    });
+  }
+
+  list(raw: RawQuery): EventPage {
+    return this.store.query(eventQuery(raw));
+  }
+
+  /**
+   * Long-poll: returns at once when events match, else waits (woken by appends, not by a
+   * polling loop in this process) until one does or `timeout_ms` passes.
+   */
+  wait(raw: RawQuery & { timeout_ms?: unknown }, options: WaitOptions = {}): Promise<WaitResult> {
+    const query = eventQuery(raw);
+    const timeoutMs = waitTimeout(raw.timeout_ms);
+    const first = this.store.query(query);
+    if (first.count > 0 || timeoutMs === 0 || options.signal?.aborted)
+      return Promise.resolve({ ...first, timed_out: first.count === 0 });
+    const started = Date.now();
+    return new Promise((resolve) => {
+      let cursor = first.cursor;
+      let settled = false;
+      const finish = (result: WaitResult): void => {
+        if (settled) return;
+        settled = true;
+        unsubscribe();
+        clearTimeout(timer);
+        if (progress) clearInterval(progress);
+        options.signal?.removeEventListener('abort', onAbort);
+        resolve(result);
+      };
+      const timedOut = (): void => finish({ events: [], count: 0, has_more: false, cursor, timed_out: true });
+      const check = (): void => {
+        if (settled) return;
+        let page: EventPage;
+        try {
+          page = this.store.query({ ...query, since_event_id: cursor });
+        } catch {
+          return; // a failing re-check must not kill the waiter; the timeout still ends it
+        }
+        if (page.count > 0) finish({ ...page, timed_out: false });
+        else cursor = page.cursor ?? cursor;
+      };
+      const onAbort = (): void => timedOut();
+      const unsubscribe = this.feed.subscribe(check);
+      const timer = setTimeout(timedOut, timeoutMs);
+      const progress =
+        options.onProgress && options.progressEveryMs
+          ? setInterval(() => options.onProgress?.(Date.now() - started, timeoutMs), options.progressEveryMs)
+          : undefined;
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Subscribes to "the log changed" (appends here, or by other processes). */
+  onChange(listener: () => void): () => void {
+    return this.feed.subscribe(listener);
+  }
+
+  /** Appends an `event.ack` for an event; the target is never changed. */
+  ack(raw: AckInput): LogEvent {
+    const eventId = requiredField('event_id', raw.event_id);
+    const target = this.store.getEvent(eventId);
+    if (!target) throw new HubError('log.event_not_found', `event '${eventId}' not found`, { field: 'event_id' });
+    const status = ackStatus(raw.status);
+    const extra = raw.metadata === undefined || raw.metadata === null ? {} : JSON.parse(metadataJson(raw.metadata));
+    return this.appendNow({
+      type: 'event.ack',
+      stream: target.stream,
+      room: target.room,
+      from_agent: raw.from_agent,
+      to_agent: target.from_agent,
+      correlation_id: target.correlation_id ?? target.id,
+      branch: target.branch,
+      base_commit: target.base_commit,
+      status,
+      body: raw.body,
+      metadata: { ...extra, ack_of: target.id },
+    });
+  }
+
+  /** Stores exact content; warns (without changing it) when a patch would break `git apply`. */
+  putArtifact(raw: ArtifactInput): StoredArtifact {
+    const kind = artifactKind(raw.kind);
+    const createdBy = requiredField('created_by', raw.created_by);
+    const { content, bytes } = artifactContent(raw.content);
+    const metadata = metadataJson(raw.metadata);
+    const now = this.now();
+    const meta = this.store.putArtifact({
+      id: makeId('art', now, this.randomHex(6)),
+      kind,
+      created_by: createdBy,
+      sha256: createHash('sha256').update(content, 'utf8').digest('hex'),
+      size_bytes: bytes,
+      content,
+      metadata_json: metadata,
+      created_at: isoSeconds(now),
+    });
+    const warnings = patchWarnings(kind, content);
+    return warnings.length > 0 ? { ...meta, warnings } : meta;
+  }
+
+  getArtifact(rawId: unknown): Artifact {
+    const id = requiredField('artifact_id', rawId);
+    const artifact = this.store.getArtifact(id);
+    if (!artifact) throw new HubError('artifact.not_found', `artifact '${id}' not found`, { field: 'artifact_id' });
+    return artifact;
+  }
+
+  /**
+   * Stores a patch and appends its `patch.ready` event. Everything is validated before anything is
+   * stored. With a correlation_id, stream, recipient, branch and base commit default to the task's request.
+   */
+  submitPatch(raw: PatchInput): { artifact: StoredArtifact; event: LogEvent } {
+    const correlationId = routingField('correlation_id', raw.correlation_id);
+    const request = correlationId ? this.requestOf(correlationId) : undefined;
+    const eventInput: AppendInput = {
+      type: 'patch.ready',
+      status: 'ready',
+      stream: raw.stream ?? request?.stream,
+      room: raw.room ?? 'patches',
+      from_agent: raw.from_agent,
+      to_agent: raw.to_agent ?? request?.from_agent,
+      correlation_id: correlationId,
+      branch: raw.branch ?? request?.branch,
+      base_commit: raw.base_commit ?? request?.base_commit,
+      body: raw.body,
+      metadata: raw.metadata,
+    };
+    this.prepareEvent(eventInput); // validate first: bad input stores nothing
+    const artifact = this.putArtifact({ kind: 'patch', created_by: raw.from_agent, content: raw.content });
+    const event = this.appendNow({ ...eventInput, artifact_ids: [artifact.id] });
+    return { artifact, event };
+  }
+
+  private requestOf(correlationId: string): LogEvent | undefined {
+    return this.store.query(
+      eventQuery({ correlation_id: correlationId, type: 'task.request', limit: 1 }),
+    ).events[0];
+  }
+
+  /** Every event of one correlation id, in append order. */
+  eventsOf(correlationId: unknown): LogEvent[] {
+    const id = requiredField('correlation_id', correlationId);
+    return this.scan({ correlation_id: id });
+  }
+
+  /** The current state of one task. */
+  task(correlationId: unknown): TaskState {
+    const events = this.eventsOf(correlationId);
+    const id = requiredField('correlation_id', correlationId);
+    if (events.length === 0)
+      throw new HubError('log.event_not_found', `no events with correlation_id '${id}'`, { field: 'correlation_id' });
+    return projectTask(id, events);
+  }
+
+  /** The state of every task (every correlation id), oldest first. */
+  tasks(raw: RawQuery = {}): TaskState[] {
+    return projectTasks(this.scan(raw).filter((e) => e.correlation_id));
+  }
+
+  private scan(raw: RawQuery): LogEvent[] {
+    const out: LogEvent[] = [];
+    let since: string | null = null;
+    for (;;) {
+      const page = this.store.query(eventQuery({ ...raw, since_event_id: since, limit: 500 }));
+      out.push(...page.events);
+      if (!page.has_more) return out;
+      since = page.cursor;
+    }
+  }
+
+  tipId(): string | null {
+    return this.store.tipId();
+  }
+
+  close(): void {
+    this.flush();
+    this.feed.close();
+    this.store.close();
+  }
+}

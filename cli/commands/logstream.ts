@@ -1,0 +1,193 @@
+// `palace logstream append|list|wait|ack|watch|task|tasks`: the coordination log from the shell.
+// Operates on the palace's logstream.sqlite3 directly (safe beside a live hub: WAL).
+
+import type { Command } from 'commander';
+
+import { invalid } from '../../hub/src/errors.js';
+import { action, collect, withLogstream } from '../context.js';
+import { eventLine, eventsText, taskLine, taskText } from '../format.js';
+import { EXIT } from '../output.js';
+import { jsonObject, readText } from '../read-input.js';
+import { runWatch } from '../watch.js';
+
+type Opts = Record<string, unknown>;
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** The read filters shared by list and wait; repeated flags mean "any of". */
+function addFilters(cmd: Command): Command {
+  return cmd
+    .option('--to-agent <agent>', 'events addressed to this agent (or to * broadcasts); repeatable', collect)
+    .option('--from-agent <agent>', 'events written by this agent; repeatable', collect)
+    .option('--exclude-from-agent <agent>', 'skip events written by this agent; repeatable', collect)
+    .option('--type <type>', 'event type; repeatable', collect)
+    .option('--status <status>', 'event status; repeatable', collect)
+    .option('--correlation-id <id>', 'correlation id; repeatable', collect)
+    .option('--stream <stream>', 'stream; repeatable', collect)
+    .option('--room <room>', 'room; repeatable', collect)
+    .option('--since-event-id <id>', 'only events after this one in append order (the resume cursor)')
+    .option('--since-created-at <time>', 'only events created at or after this time (a window, not a cursor)')
+    .option('--limit <n>', 'at most this many events (1-500, default 50)')
+    .option('--preview', 'truncate bodies to 200 characters')
+    .option('--json', 'machine-readable output');
+}
+
+function filtersOf(o: Opts): Record<string, unknown> {
+  return {
+    to_agent: o.toAgent,
+    from_agent: o.fromAgent,
+    exclude_from_agent: o.excludeFromAgent,
+    type: o.type,
+    status: o.status,
+    correlation_id: o.correlationId,
+    stream: o.stream,
+    room: o.room,
+    since_event_id: o.sinceEventId,
+    since_created_at: o.sinceCreatedAt,
+    limit: o.limit,
+    preview: Boolean(o.preview),
+  };
+}
+
+function bodyOf(o: Opts): string | undefined {
+  if (o.body !== undefined && o.bodyFile !== undefined)
+    throw invalid('--body', 'pass --body or --body-file, not both');
+  return o.bodyFile !== undefined ? readText(String(o.bodyFile), '--body-file') : str(o.body);
+}
+
+export function registerLogstream(program: Command): void {
+  const log = program.command('logstream').description('append-only coordination log: events between agents');
+
+  log
+    .command('append')
+    .description('append an event')
+    .requiredOption('--type <type>', 'event type, e.g. task.request, task.reply, patch.ready, status')
+    .requiredOption('--stream <stream>', 'channel, e.g. project/<name>')
+    .requiredOption('--room <room>', 'sub-channel, e.g. delegation, patches, reviews, status')
+    .requiredOption('--from-agent <agent>', 'your agent name (<machine>-<harness>)')
+    .option('--to-agent <agent>', 'recipient agent, or * for broadcast')
+    .option('--correlation-id <id>', 'ties a task request to its replies (convention: task_...)')
+    .option('--status <status>', 'open, claimed, ready, applied, blocked, failed, superseded')
+    .option('--branch <branch>', 'git branch for task events')
+    .option('--base-commit <sha>', 'base commit for task events')
+    .option('--artifact-id <id>', 'attach an artifact; repeatable', collect)
+    .option('--body <text>', 'verbatim payload')
+    .option('--body-file <path>', 'read the body from a file, or - for stdin (byte-exact)')
+    .option('--metadata <json>', 'a JSON object stored with the event')
+    .option('--json', 'print the event as JSON (includes its id)')
+    .action(
+      action(async (ctx) => {
+        const o = ctx.opts;
+        const event = await withLogstream(ctx, (ls) =>
+          ls.appendNow({
+            type: o.type,
+            stream: o.stream,
+            room: o.room,
+            from_agent: o.fromAgent,
+            to_agent: o.toAgent,
+            correlation_id: o.correlationId,
+            status: o.status,
+            branch: o.branch,
+            base_commit: o.baseCommit,
+            artifact_ids: o.artifactId,
+            body: bodyOf(o),
+            metadata: jsonObject(str(o.metadata), '--metadata'),
+          }),
+        );
+        ctx.out.result(event, () => `Appended:\n${eventLine(event)}`);
+      }),
+    );
+
+  addFilters(log.command('list').description('read events in append order'))
+    .option('--before-event-id <id>', 'only events before this one')
+    .option('--order <order>', 'asc (default) or desc (newest first)')
+    .action(
+      action(async (ctx) => {
+        const o = ctx.opts;
+        const page = await withLogstream(ctx, (ls) =>
+          ls.list({ ...filtersOf(o), before_event_id: o.beforeEventId, order: o.order }),
+        );
+        ctx.out.result(page, () => eventsText(page.events) + (page.has_more ? `\n(more: --since-event-id ${page.cursor})` : ''));
+      }),
+    );
+
+  addFilters(log.command('wait').description('long-poll until a matching event exists (exit 2 on timeout)'))
+    .option('--timeout-ms <ms>', 'give up after this long (default 60000, max 300000)')
+    .action(
+      action(async (ctx) => {
+        const o = ctx.opts;
+        const result = await withLogstream(ctx, (ls) => ls.wait({ ...filtersOf(o), timeout_ms: o.timeoutMs }));
+        ctx.out.result(result, () => (result.timed_out ? 'Timed out; no matching events.' : eventsText(result.events)));
+        return result.timed_out ? EXIT.timeout : EXIT.ok;
+      }),
+    );
+
+  log
+    .command('ack <event_id>')
+    .description('acknowledge an event (appends event.ack; the event itself never changes)')
+    .requiredOption('--from-agent <agent>', 'your agent name')
+    .option('--status <status>', 'claimed, applied, failed or blocked')
+    .option('--body <text>', 'notes, verbatim')
+    .option('--body-file <path>', 'read the notes from a file, or - for stdin')
+    .option('--json', 'print the ack event as JSON')
+    .action(
+      action(async (ctx, eventId: string) => {
+        const o = ctx.opts;
+        const ack = await withLogstream(ctx, (ls) =>
+          ls.ack({ event_id: eventId, from_agent: o.fromAgent, status: o.status, body: bodyOf(o) }),
+        );
+        ctx.out.result(ack, () => `Acknowledged ${eventId}:\n${eventLine(ack)}`);
+      }),
+    );
+
+  log
+    .command('watch')
+    .description('wait in the background for events addressed to an agent (exit 0 on a match, 2 when idle)')
+    .option('--agent <agent>', 'shorthand for --to-agent <agent> --exclude-from-agent <agent>')
+    .option('--to-agent <agent>', 'repeatable', collect)
+    .option('--from-agent <agent>', 'repeatable', collect)
+    .option('--exclude-from-agent <agent>', 'repeatable', collect)
+    .option('--type <type>', 'repeatable', collect)
+    .option('--status <status>', 'repeatable', collect)
+    .option('--correlation-id <id>', 'repeatable', collect)
+    .option('--stream <stream>', 'repeatable', collect)
+    .option('--room <room>', 'repeatable', collect)
+    .option('--since-event-id <id>', 'start after this event (overrides the state file)')
+    .option('--state-file <path>', 'keep the cursor here across runs ("" disables; default with --agent: ~/.palace/watch/<agent>.json)')
+    .option('--from-start', 'on a first run, replay the whole log instead of starting at the latest event')
+    .option('--follow', 'keep running after the first match')
+    .option('--idle-exit-ms <ms>', 'exit (code 2 if nothing matched) after this long without a match; 0 = never', '0')
+    .option('--poll-timeout-ms <ms>', 'length of each long-poll', '300000')
+    .option('--limit <n>', 'at most this many events per batch', '50')
+    .option('--json', 'JSON output (NDJSON, one batch per line, with --follow)')
+    .action(action(async (ctx) => withLogstream(ctx, (ls) => runWatch(ls, ctx))));
+
+  log
+    .command('task <correlation_id>')
+    .description("a task's current state and the history of its transitions")
+    .option('--json', 'machine-readable output')
+    .action(
+      action(async (ctx, correlationId: string) => {
+        const task = await withLogstream(ctx, (ls) => ls.task(correlationId));
+        ctx.out.result(task, () => taskText(task));
+      }),
+    );
+
+  log
+    .command('tasks')
+    .description('every task (correlation id) with its current state')
+    .option('--open', 'only tasks that are not done')
+    .option('--stream <stream>', 'only this stream; repeatable', collect)
+    .option('--json', 'machine-readable output')
+    .action(
+      action(async (ctx) => {
+        const all = await withLogstream(ctx, (ls) => ls.tasks({ stream: ctx.opts.stream }));
+        const tasks = ctx.opts.open ? all.filter((t) => !t.done) : all;
+        ctx.out.result({ tasks, count: tasks.length }, () =>
+          tasks.length === 0 ? 'No tasks.' : [`${tasks.length} task(s):`, ...tasks.map(taskLine)].join('\n'),
+        );
+      }),
+    );
+}

@@ -1,0 +1,13 @@
+// The CLI's one read of the process environment: it hands process.env to the hub's config loader
+// so flag > PALACE_* > ~/.palace/config.json > defaults resolves in exactly one place.
+
+import { loadConfig, type ConfigOverrides, type PalaceConfig } from '../hub/src/config.js';
+
+export function cliConfig(overrides: ConfigOverrides = {}): Readonly<PalaceConfig> {
+  return loadConfig(overrides, process.env);
+}
+
+/** The environment, for commands that start child processes (never used to read settings). */
+export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, ...extra };
+}

@@ -1,29 +1,30 @@
 // The `palace` command: parses arguments (commander) and dispatches to one file per command group.
 // Unusable arguments exit 2; errors exit 1; results go to stdout, diagnostics to stderr.
 
-import { readFileSync } from 'node:fs';
-
 import { Command, CommanderError } from 'commander';
 
 import { registerArtifact } from './commands/artifact.js';
 import { registerLogstream } from './commands/logstream.js';
+import { registerServe } from './commands/serve.js';
+import { registerMcp } from './commands/mcp.js';
+import { registerDaemon } from './commands/daemon.js';
+import { PALACE_VERSION } from '../hub/src/version.js';
 import { EXIT } from './output.js';
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
 
 export function buildProgram(): Command {
   const program = new Command('palace')
     .description('palace: shared memory hub and coordination log for AI coding agents')
-    .version(version(), '-V, --version')
+    .version(PALACE_VERSION, '-V, --version')
     .option('--palace <path>', 'palace directory (default: PALACE_PALACE_PATH, ~/.palace/config.json, ~/.palace/palace)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s), writeOut: (s) => process.stdout.write(s) });
   registerLogstream(program);
   registerArtifact(program);
+  registerServe(program);
+  registerMcp(program);
+  registerDaemon(program);
   for (const cmd of program.commands) {
     cmd.exitOverride();
     for (const sub of cmd.commands) sub.exitOverride();

@@ -194,7 +194,10 @@ export function createdAtBound(value: unknown, field = 'since_created_at'): stri
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
   const full = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text);
   const ms = Date.parse(dateOnly ? `${text}T00:00:00Z` : text);
-  if (!(dateOnly || full) || Number.isNaN(ms))
+  // Date.parse rolls impossible days over (2026-02-30 becomes March 2); the calendar date must survive a round trip.
+  const day = Date.parse(`${text.slice(0, 10)}T00:00:00Z`);
+  const realDay = !Number.isNaN(day) && new Date(day).toISOString().slice(0, 10) === text.slice(0, 10);
+  if (!(dateOnly || full) || Number.isNaN(ms) || !realDay)
     throw invalid(field, `${field} must be YYYY-MM-DD or an ISO 8601 time with a zone, e.g. 2026-01-31T12:00:00Z`);
   return new Date(ms).toISOString().slice(0, 19) + 'Z';
 }

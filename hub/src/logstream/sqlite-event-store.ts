@@ -203,6 +203,9 @@ export class SqliteEventStore implements EventStore {
       throw new HubError('input.invalid', `event id '${event.id}' already exists`, { field: 'id' });
     const top = this.stmt('SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number };
     const seq = top.seq + 1;
+    // Other connections (a CLI beside the hub) stamp with the same replica id: start from the log's newest stamp.
+    const newest = this.stmt('SELECT max(hlc) AS hlc FROM events').get() as { hlc: string | null };
+    if (newest.hlc) this.clock = observe(this.clock, newest.hlc);
     this.clock = tick(this.clock, this.now());
     const hlc = formatHlc(this.clock, this.replicaId);
     const artifactIds = JSON.stringify(event.artifact_ids);

@@ -1,0 +1,31 @@
+// `palace serve`: the hub in the foreground (HTTP MCP at /mcp, SSE, status). Flags as in the spec;
+// the token comes from --token, PALACE_MCP_HTTP_TOKEN, or is generated for non-loopback binds.
+
+import type { Command } from 'commander';
+
+import { serve, type ServeFlags } from '../../hub/src/main.js';
+import { childEnv } from '../config.js';
+
+export function addServeFlags(cmd: Command): Command {
+  return cmd
+    .option('--host <host>', 'bind address; 0.0.0.0 accepts remote clients', '127.0.0.1')
+    .option('--port <port>', 'listen port (0 = any free port)', '8765')
+    .option('--backend <name>', 'storage backend (default: config or PALACE_BACKEND)')
+    .option('--tls-cert <path>', 'PEM certificate: serve https (with --tls-key)')
+    .option('--tls-key <path>', 'PEM private key (with --tls-cert)')
+    .option('--read-only', 'recall only: mutating tools are hidden and refused')
+    .option('--token <token>', 'bearer token (prefer PALACE_MCP_HTTP_TOKEN: argv is visible to other users)')
+    .option('--allow-insecure', 'allow a non-loopback bind without a token (only behind a trusted proxy)');
+}
+
+export async function runServe(opts: Record<string, unknown>, generateToken: boolean): Promise<never> {
+  const flags: ServeFlags = { ...(opts as ServeFlags), generateToken };
+  const code = await serve(flags, childEnv(), (text) => process.stdout.write(text));
+  process.exit(code);
+}
+
+export function registerServe(program: Command): void {
+  addServeFlags(program.command('serve').description('run the hub in the foreground (HTTP MCP on /mcp)')).action(
+    async (_opts: Record<string, unknown>, cmd: Command) => runServe(cmd.optsWithGlobals(), true),
+  );
+}

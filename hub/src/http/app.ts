@@ -1,0 +1,68 @@
+// The hub's Koa application: middleware in order (counters, errors, Host/Origin guard, bearer auth)
+// and the routes /healthz, /statusz, /mcp and /logstream/stream.
+
+import Router from '@koa/router';
+import Koa from 'koa';
+
+import { HubError } from '../errors.js';
+import type { HubServices } from '../services.js';
+import type { BuildServerOptions } from '../tools/build-server.js';
+import { bearerAuth } from './middleware/auth.js';
+import { errorMiddleware } from './middleware/errors.js';
+import { hostGuard } from './middleware/host-guard.js';
+import { mcpHandler } from './routes/mcp.js';
+import { sseHandler, type SseState } from './routes/sse.js';
+
+export interface AppOptions {
+  hub: HubServices;
+  token: string | undefined;
+  pinHost: boolean;
+  allowedHosts: () => ReadonlySet<string>;
+  status: () => Record<string, unknown>;
+  sse: SseState;
+  server?: BuildServerOptions;
+}
+
+const PUBLIC_PATHS = new Set(['/healthz']);
+const ALLOW: Record<string, string[]> = {
+  '/healthz': ['GET', 'HEAD'],
+  '/statusz': ['GET', 'HEAD'],
+  '/logstream/stream': ['GET', 'HEAD'],
+};
+
+export function createApp(options: AppOptions): Koa {
+  const { hub } = options;
+  const app = new Koa({ proxy: false });
+  app.silent = true;
+  app.on('error', (err: NodeJS.ErrnoException) => {
+    if (['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE'].includes(err.code ?? '')) return;
+    hub.log.warn('http error', { message: err.message });
+  });
+
+  app.use(async (ctx, next) => {
+    ctx.res.once('finish', () => hub.stats.countResponse(ctx.res.statusCode));
+    await next();
+  });
+  app.use(errorMiddleware(hub.log));
+  app.use(hostGuard({ pinHost: options.pinHost, allowed: options.allowedHosts, extraOrigins: hub.config.extraAllowedHosts }));
+  app.use(bearerAuth(options.token, (path) => PUBLIC_PATHS.has(path)));
+
+  const router = new Router();
+  router.get('/healthz', (ctx) => {
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = 'ok';
+  });
+  router.get('/statusz', (ctx) => {
+    ctx.body = options.status();
+  });
+  router.all('/mcp', mcpHandler(hub, options.server ?? {}));
+  router.get('/logstream/stream', sseHandler(hub, options.sse));
+  app.use(router.routes());
+  app.use((ctx) => {
+    if (ctx.respond === false || ctx.body !== undefined) return;
+    const allow = ALLOW[ctx.path];
+    if (allow) throw new HubError('http.method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`, { data: { allow } });
+    throw new HubError('http.not_found', `no route ${ctx.method} ${ctx.path}`);
+  });
+  return app;
+}

@@ -1,0 +1,66 @@
+// POST /mcp: MCP Streamable HTTP through the official SDK, stateless (a fresh server from the one
+// factory per request), so clients follow a restarted hub with no session to lose.
+
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Context } from 'koa';
+
+import { HubError } from '../../errors.js';
+import type { HubServices } from '../../services.js';
+import { buildServer, type BuildServerOptions } from '../../tools/build-server.js';
+import { MUTATING_TOOLS } from '../../tools/registry.js';
+import { MAX_BODY_BYTES, readJsonBody } from '../read-body.js';
+
+interface JsonRpcMessage {
+  jsonrpc?: unknown;
+  id?: unknown;
+  method?: unknown;
+  params?: { name?: unknown; clientInfo?: { name?: unknown; version?: unknown } };
+}
+
+function messagesOf(body: unknown): JsonRpcMessage[] {
+  if (Array.isArray(body)) return body as JsonRpcMessage[];
+  return body && typeof body === 'object' ? [body as JsonRpcMessage] : [];
+}
+
+function rpcError(ctx: Context, status: number, id: unknown, code: number, message: string, data?: unknown): void {
+  ctx.status = status;
+  ctx.body = { jsonrpc: '2.0', id: id ?? null, error: { code, message, ...(data === undefined ? {} : { data }) } };
+}
+
+export function mcpHandler(hub: HubServices, options: BuildServerOptions) {
+  return async (ctx: Context): Promise<void> => {
+    if (ctx.method !== 'POST')
+      throw new HubError('http.method_not_allowed', 'this hub speaks stateless MCP Streamable HTTP: POST only', {
+        data: { allow: ['POST'] },
+      });
+    const parsed = await readJsonBody(ctx.req);
+    if (!parsed.ok)
+      return parsed.reason === 'too_large'
+        ? rpcError(ctx, 413, null, -32600, `Request too large (limit ${MAX_BODY_BYTES} bytes)`)
+        : rpcError(ctx, 400, null, -32700, 'Parse error: the body is not valid JSON');
+    const body = parsed.value;
+    const messages = messagesOf(body);
+    if (messages.length === 0) return rpcError(ctx, 400, null, -32600, 'Invalid Request: expected a JSON-RPC message');
+    for (const m of messages) {
+      const method = typeof m.method === 'string' ? m.method : null;
+      hub.stats.seeMcp(
+        { userAgent: ctx.get('User-Agent') || null, remote: ctx.ip || null },
+        method === 'tools/call' && typeof m.params?.name === 'string' ? `tools/call ${m.params.name}` : method,
+        method === 'initialize' ? m.params?.clientInfo : undefined,
+      );
+      if (hub.readOnly && method === 'tools/call' && typeof m.params?.name === 'string' && MUTATING_TOOLS.has(m.params.name))
+        return rpcError(ctx, 200, m.id, -32001, `${m.params.name} is refused: this hub is read-only (--read-only)`, {
+          code: 'hub.read_only',
+        });
+    }
+    const server = buildServer(hub, options);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    ctx.respond = false;
+    ctx.res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(ctx.req, ctx.res, body);
+  };
+}

@@ -1,0 +1,91 @@
+// Process entry for the hub (`palace serve`, `palace-mcp --transport http`): wiring only, and the
+// only place that exits. Generates and stores a token for a non-loopback bind when `generateToken`.
+
+import { randomBytes } from 'node:crypto';
+
+import { clientConfigText } from './client-config.js';
+import { loadConfig, type Env } from './config.js';
+import { HubError, toHubError } from './errors.js';
+import { isLoopbackHost } from './http/middleware/host-guard.js';
+import { makeLogger } from './log.js';
+import { canonicalPalace, dialUrl, loadOrCreateToken } from './registration.js';
+import { startHub, type Hub } from './server.js';
+
+export interface ServeFlags {
+  host?: string;
+  port?: string | number;
+  backend?: string;
+  palace?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  readOnly?: boolean;
+  token?: string;
+  allowInsecure?: boolean;
+  /** `palace serve` generates a token for a non-loopback bind; `palace-mcp --transport http` refuses instead. */
+  generateToken?: boolean;
+}
+
+function parsePort(value: string | number | undefined): number {
+  if (value === undefined) return 8765;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new HubError('hub.config', `--port must be 0-65535, got '${String(value)}'`, { field: '--port' });
+  return n;
+}
+
+/** Runs a hub in the foreground until SIGINT/SIGTERM or idle exit. Resolves with the exit code. */
+export async function serve(flags: ServeFlags, env: Env, out: (text: string) => void): Promise<number> {
+  const config = loadConfig({ palace: flags.palace, backend: flags.backend }, env);
+  const log = makeLogger('palace:hub');
+  const host = flags.host ?? '127.0.0.1';
+  let token = flags.token?.trim() || config.httpToken;
+  let created: { path: string } | undefined;
+  if (!token && !isLoopbackHost(host) && !flags.allowInsecure && flags.generateToken) {
+    const stored = loadOrCreateToken(config.home, canonicalPalace(config.palacePath), () => randomBytes(32).toString('hex'));
+    token = stored.token;
+    if (stored.created) created = { path: stored.path };
+  }
+  let hub: Hub;
+  let exiting: ((code: number) => void) | undefined;
+  const done = new Promise<number>((resolve) => (exiting = resolve));
+  try {
+    hub = await startHub({
+      config,
+      log,
+      host,
+      port: parsePort(flags.port),
+      token,
+      readOnly: Boolean(flags.readOnly),
+      allowInsecure: Boolean(flags.allowInsecure),
+      tlsCert: flags.tlsCert,
+      tlsKey: flags.tlsKey,
+      onIdle: () => void hub.close().then(() => exiting?.(0)),
+    });
+  } catch (err) {
+    const e = toHubError(err);
+    process.stderr.write(`palace: ${e.message}\n`);
+    return e.code === 'lease.held' ? 1 : 2;
+  }
+  const url = dialUrl(hub);
+  out(
+    [
+      'palace hub',
+      `  palace   : ${canonicalPalace(config.palacePath)}`,
+      `  backend  : ${config.backend}`,
+      `  listening: ${url} (${isLoopbackHost(host) ? 'loopback' : 'network-exposed'})`,
+      `  tls      : ${hub.scheme === 'https' ? 'on' : 'off'}`,
+      `  read-only: ${flags.readOnly ? 'yes' : 'no'}`,
+      `  auth     : ${token ? 'bearer token' : 'none (loopback)'}`,
+      ...(created ? [`  token    : ${token} (stored in ${created.path}; shown once)`] : []),
+      '',
+      'Connect a client:',
+      clientConfigText({ url, token: created ? token : undefined, needsToken: Boolean(token) }),
+      '',
+      `Liveness: curl ${url}/healthz`,
+      '',
+    ].join('\n'),
+  );
+  const stop = (): void => void hub.close().then(() => exiting?.(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return done;
+}

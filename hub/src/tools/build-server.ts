@@ -1,0 +1,63 @@
+// The one MCP server factory: registers every tool of the registry on an McpServer. The HTTP route
+// and the stdio server both call it. Tool results are JSON text; failures are isError results
+// carrying {error: {code, message, field}} so agents see what to fix.
+
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+import { toHubError } from '../errors.js';
+import type { HubServices } from '../services.js';
+import { AGENT_INSTRUCTIONS } from './instructions.js';
+import { TOOLS } from './registry.js';
+import type { ToolContext } from './tool.js';
+
+export interface BuildServerOptions {
+  /** Runs a handler under the hub's global request lock (tools that are not lock-free). */
+  withLock?: <T>(fn: () => Promise<T>) => Promise<T>;
+}
+
+function jsonResult(value: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }] };
+}
+
+export function buildServer(hub: HubServices, options: BuildServerOptions = {}): McpServer {
+  const server = new McpServer(
+    { name: 'palace', version: hub.version },
+    { instructions: AGENT_INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
+  );
+  for (const tool of TOOLS) {
+    if (hub.readOnly && tool.mutating) continue;
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.input,
+        annotations: { readOnlyHint: !tool.mutating, openWorldHint: false },
+      },
+      async (args: Record<string, unknown>, extra): Promise<CallToolResult> => {
+        const progressToken = extra._meta?.progressToken;
+        const ctx: ToolContext = {
+          signal: extra.signal,
+          progress: async (progress, total, message) => {
+            if (progressToken === undefined) return;
+            await extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message ? { message } : {}) },
+            });
+          },
+        };
+        const run = async (): Promise<unknown> => tool.handler(args as never, hub, ctx);
+        try {
+          const value = tool.lockFree || !options.withLock ? await run() : await options.withLock(run);
+          return jsonResult(value);
+        } catch (err) {
+          const error = toHubError(err);
+          if (error.code === 'internal') hub.log.error(`${tool.name} failed`, { message: error.message });
+          return { ...jsonResult({ error: error.toJSON() }), isError: true };
+        }
+      },
+    );
+  }
+  return server;
+}

@@ -68,9 +68,9 @@ export async function runWatch(ls: Logstream, ctx: CommandContext): Promise<numb
   ls.list({ ...filters, limit: 1 }); // validate every filter before touching the state file
   const statePath =
     typeof o.stateFile === 'string' ? (o.stateFile === '' ? undefined : o.stateFile) : agent ? defaultStatePath(ctx.config.home, agent) : undefined;
-  let { cursor, fresh } = startCursor(ls, ctx, statePath);
-  if (statePath && fresh) writeState(statePath, cursor, agent); // the first checkpoint is mandatory
-  if (!ctx.out.json) ctx.out.note(`Watching ${agent ?? 'the log'} from ${cursor ?? 'the start'}; Ctrl-C to stop.`);
+  const start = startCursor(ls, ctx, statePath);
+  let cursor = start.cursor;
+  if (statePath && start.fresh) writeState(statePath, cursor, agent); // the first checkpoint is mandatory
 
   const abort = new AbortController();
   let interrupted = false;
@@ -80,6 +80,8 @@ export async function runWatch(ls: Logstream, ctx: CommandContext): Promise<numb
   };
   process.once('SIGINT', onSigint);
   process.once('SIGTERM', onSigint);
+  // Announce only once Ctrl-C is handled, so a Ctrl-C right after the message still stops cleanly.
+  if (!ctx.out.json) ctx.out.note(`Watching ${agent ?? 'the log'} from ${cursor ?? 'the start'}; Ctrl-C to stop.`);
   let matched = false;
   let deadline = idleMs > 0 ? Date.now() + idleMs : Infinity;
   try {

@@ -71,6 +71,9 @@ export function toHubError(err: unknown): HubError {
   if (sqliteCode === 'SQLITE_BUSY' || sqliteCode === 'SQLITE_LOCKED') {
     return new HubError('store.busy', `the log is busy: ${message}`, { cause: err });
   }
+  if (sqliteCode === 'SQLITE_CONSTRAINT_UNIQUE' || sqliteCode === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    return new HubError('input.invalid', `already stored: ${message}`, { cause: err });
+  }
   if (typeof sqliteCode === 'string' && sqliteCode.startsWith('SQLITE_')) {
     return new HubError('store.failed', `storage error (${sqliteCode}): ${message}`, { cause: err });
   }

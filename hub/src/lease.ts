@@ -22,6 +22,9 @@ export interface Lease {
   release(): void;
 }
 
+/** Lease files held by this process: a lease naming our own pid is live only if we took it. */
+const heldHere = new Set<string>();
+
 export function leasePath(palacePath: string): string {
   return join(palacePath, 'hub.lock');
 }
@@ -52,7 +55,8 @@ export function acquireLease(palacePath: string, role: string, address: string |
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const current = leaseHolder(palacePath);
-      if (current && current.pid !== process.pid)
+      // Our own pid is live, but the file may predate us (pid reuse): it is ours only if we took it.
+      if (current && (current.pid !== process.pid || heldHere.has(path)))
         throw new HubError('lease.held', `the palace ${palacePath} is already served by ${describeHolder(current)}; stop it first or talk to it`, {
           data: { holder: current },
         });
@@ -67,6 +71,7 @@ export function acquireLease(palacePath: string, role: string, address: string |
     }
     writeSync(fd, JSON.stringify(holder));
     closeSync(fd);
+    heldHere.add(path);
     return makeLease(path, holder);
   }
   throw new HubError('lease.held', `could not take the writer lease ${path}: another process keeps taking it`);
@@ -88,6 +93,7 @@ function makeLease(path: string, holder: LeaseHolder): Lease {
     release() {
       if (released) return;
       released = true;
+      heldHere.delete(path);
       try {
         const h = JSON.parse(readFileSync(path, 'utf8')) as LeaseHolder;
         if (h.pid === process.pid) rmSync(path, { force: true });

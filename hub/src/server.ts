@@ -15,7 +15,15 @@ import { RequestStats } from './http/request-stats.js';
 import { acquireLease, type Lease } from './lease.js';
 import type { Logger } from './log.js';
 import { Logstream } from './logstream/logstream.js';
-import { canonicalPalace, dialUrl, removeRegistration, writeRegistration, type Registration } from './registration.js';
+import {
+  canonicalPalace,
+  dialUrl,
+  readLiveRegistration,
+  registrationPath as registrationFile,
+  removeRegistration,
+  writeRegistration,
+  type Registration,
+} from './registration.js';
 import { createRequestLock } from './request-lock.js';
 import type { HubServices } from './services.js';
 import { PALACE_VERSION } from './version.js';
@@ -83,7 +91,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const startedAt = new Date();
   const lock = createRequestLock();
   const sse = { clients: 0 };
-  let bound: { host: string; port: number; scheme: 'http' | 'https' } | undefined;
+  const listening: { bound?: { host: string; port: number; scheme: 'http' | 'https' } } = {};
   let integrity: { at: number; verdict: string } | undefined;
   const services: HubServices = {
     config,
@@ -96,7 +104,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     stats,
     describe: () => ({
       writer: { mode: readOnly ? 'read_only' : 'writer', lease: lease ? { path: lease.path, pid: lease.holder.pid } : null },
-      listen: bound ? dialUrl(bound) : null,
+      listen: listening.bound ? dialUrl(listening.bound) : null,
     }),
   };
   const sqliteIntegrity = (): string => {
@@ -120,9 +128,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
           name: 'palace',
           version: PALACE_VERSION,
           transport: 'http',
-          scheme: bound?.scheme,
-          host: bound?.host,
-          port: bound?.port,
+          scheme: listening.bound?.scheme,
+          host: listening.bound?.host,
+          port: listening.bound?.port,
           pid: process.pid,
           started_at: startedAt.toISOString(),
           uptime_seconds: Math.round((Date.now() - startedAt.getTime()) / 1000),
@@ -153,7 +161,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   }
   const port = (server.address() as AddressInfo).port;
   const scheme = tls ? 'https' : 'http';
-  bound = { host, port, scheme };
+  const bound = { host, port, scheme } as const;
+  listening.bound = bound;
   hostAllow = allowedHosts(host, port, config.extraAllowedHosts);
   const url = dialUrl(bound);
   lease?.update(url);
@@ -167,7 +176,12 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     palace_path: palacePath,
     started_at: startedAt.toISOString(),
   };
-  const registrationPath = writeRegistration(config.home, registration);
+  // A read-only hub beside a live one (the writer) must not take over its registration: stdio
+  // proxies would then forward mutating calls to a hub that refuses them.
+  const live = readOnly ? readLiveRegistration(config.home, palacePath) : undefined;
+  const registrationPath =
+    live && live.pid !== process.pid ? registrationFile(config.home, palacePath) : writeRegistration(config.home, registration);
+  if (live && live.pid !== process.pid) log.warn(`a hub (pid ${live.pid}) already serves this palace; not registering this read-only hub`);
 
   let idleTimer: NodeJS.Timeout | undefined;
   const idleMs = config.idleHours * 3_600_000;

@@ -189,14 +189,13 @@ export class Logstream {
 
   /**
    * Long-poll: returns at once when events match, else waits (woken by appends, not by a
-   * polling loop in this process) until one does or `timeout_ms` passes.
+   * polling loop in this process) until one does or `timeout_ms` passes. Bad filters reject.
    */
-  wait(raw: RawQuery & { timeout_ms?: unknown }, options: WaitOptions = {}): Promise<WaitResult> {
+  async wait(raw: RawQuery & { timeout_ms?: unknown }, options: WaitOptions = {}): Promise<WaitResult> {
     const query = eventQuery(raw);
     const timeoutMs = waitTimeout(raw.timeout_ms);
     const first = this.store.query(query);
-    if (first.count > 0 || timeoutMs === 0 || options.signal?.aborted)
-      return Promise.resolve({ ...first, timed_out: first.count === 0 });
+    if (first.count > 0 || timeoutMs === 0 || options.signal?.aborted) return { ...first, timed_out: first.count === 0 };
     const started = Date.now();
     return new Promise((resolve) => {
       let cursor = first.cursor;
@@ -340,14 +339,18 @@ export class Logstream {
     return projectTasks(this.scan(raw).filter((e) => e.correlation_id));
   }
 
+  /**
+   * Every matching event in append order (projections need it), from the caller's since_event_id on.
+   * Pages on the last returned id: the page cursor is null for desc or before_event_id reads.
+   */
   private scan(raw: RawQuery): LogEvent[] {
     const out: LogEvent[] = [];
-    let since: string | null = null;
+    let since = raw.since_event_id;
     for (;;) {
-      const page = this.store.query(eventQuery({ ...raw, since_event_id: since, limit: 500 }));
+      const page = this.store.query(eventQuery({ ...raw, order: 'asc', since_event_id: since, limit: 500 }));
       out.push(...page.events);
       if (!page.has_more) return out;
-      since = page.cursor;
+      since = page.events.at(-1)?.id;
     }
   }
 

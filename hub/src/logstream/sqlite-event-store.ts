@@ -127,7 +127,7 @@ export function previewEvent(event: LogEvent): LogEvent {
 export class SqliteEventStore implements EventStore {
   readonly replicaId: string;
   readonly path: string;
-  private readonly db: Database.Database;
+  readonly db: Database.Database;
   private readonly now: () => number;
   private clock: HlcState;
   private readonly statements = new Map<string, Database.Statement>();
@@ -148,8 +148,8 @@ export class SqliteEventStore implements EventStore {
         | undefined;
       if (!row) throw new Error('the log has no replica identity (meta.replica_id is missing)');
       this.replicaId = row.value;
-      const top = this.db.prepare('SELECT max(hlc) AS hlc FROM events').get() as { hlc: string | null };
-      this.clock = top.hlc ? observe({ ms: 0, counter: 0 }, top.hlc) : { ms: 0, counter: 0 };
+      this.clock = { ms: 0, counter: 0 };
+      this.observeLocalClock();
     } catch (err) {
       throw new HubError('store.failed', `cannot open the logstream at ${path}: ${(err as Error).message}`, {
         cause: err,
@@ -168,17 +168,24 @@ export class SqliteEventStore implements EventStore {
 
   append(batch: readonly NewEvent[]): Array<LogEvent | HubError> {
     const results: Array<LogEvent | HubError> = [];
+    const isolate = batch.length > 1;
     try {
       this.db
         .transaction(() => {
+          this.observeLocalClock();
           for (const event of batch) {
-            this.db.exec('SAVEPOINT one_event');
+            if (!isolate) {
+              results.push(this.insertEvent(event));
+              continue;
+            }
+            // Group commit: each event in its own savepoint, so one bad event fails alone.
+            this.stmt('SAVEPOINT one_event').run();
             try {
               results.push(this.insertEvent(event));
-              this.db.exec('RELEASE one_event');
+              this.stmt('RELEASE one_event').run();
             } catch (err) {
-              this.db.exec('ROLLBACK TO one_event');
-              this.db.exec('RELEASE one_event');
+              this.stmt('ROLLBACK TO one_event').run();
+              this.stmt('RELEASE one_event').run();
               results.push(toHubError(err));
             }
           }
@@ -192,6 +199,17 @@ export class SqliteEventStore implements EventStore {
     return results;
   }
 
+  /**
+   * Other connections (a CLI beside the hub) stamp with the same replica id: before stamping,
+   * catch up with the newest local stamp in the file (one indexed lookup per transaction).
+   */
+  private observeLocalClock(): void {
+    const row = this.stmt('SELECT hlc FROM events WHERE origin_replica = ? ORDER BY origin_seq DESC LIMIT 1').get(
+      this.replicaId,
+    ) as { hlc: string } | undefined;
+    if (row) this.clock = observe(this.clock, row.hlc);
+  }
+
   private insertEvent(event: NewEvent): LogEvent {
     for (const artifactId of event.artifact_ids) {
       if (!this.stmt('SELECT 1 FROM artifacts WHERE id = ?').get(artifactId))
@@ -199,13 +217,8 @@ export class SqliteEventStore implements EventStore {
           field: 'artifact_ids',
         });
     }
-    if (this.stmt('SELECT 1 FROM events WHERE id = ?').get(event.id))
-      throw new HubError('input.invalid', `event id '${event.id}' already exists`, { field: 'id' });
     const top = this.stmt('SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number };
     const seq = top.seq + 1;
-    // Other connections (a CLI beside the hub) stamp with the same replica id: start from the log's newest stamp.
-    const newest = this.stmt('SELECT max(hlc) AS hlc FROM events').get() as { hlc: string | null };
-    if (newest.hlc) this.clock = observe(this.clock, newest.hlc);
     this.clock = tick(this.clock, this.now());
     const hlc = formatHlc(this.clock, this.replicaId);
     const artifactIds = JSON.stringify(event.artifact_ids);

@@ -34,6 +34,13 @@ export function utf8Length(text: string): number {
   return encoder.encode(text).length;
 }
 
+/** Whether `text` is over `limit` UTF-8 bytes, without encoding it when its length already decides. */
+function overBytes(text: string, limit: number): number | undefined {
+  if (text.length * 3 <= limit) return undefined; // a UTF-16 unit is at most 3 UTF-8 bytes
+  const bytes = utf8Length(text);
+  return bytes > limit ? bytes : undefined;
+}
+
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
@@ -58,7 +65,7 @@ export function routingField(field: string, value: unknown, required = false): s
   if (typeof value !== 'string') throw invalid(field, `${field} must be a string, not ${describe(value)}`);
   const trimmed = value.trim();
   if (trimmed === '') throw invalid(field, `${field} must not be blank`);
-  if ([...trimmed].length > LIMITS.routingFieldChars)
+  if (trimmed.length > LIMITS.routingFieldChars && [...trimmed].length > LIMITS.routingFieldChars)
     throw invalid(field, `${field} is longer than ${LIMITS.routingFieldChars} characters`);
   if (CONTROL.test(trimmed)) throw invalid(field, `${field} contains control characters`);
   checkText(field, trimmed);
@@ -97,8 +104,8 @@ export function eventBody(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value !== 'string') throw invalid('body', `body must be a string, not ${describe(value)}`);
   checkText('body', value);
-  const bytes = utf8Length(value);
-  if (bytes > LIMITS.bodyBytes)
+  const bytes = overBytes(value, LIMITS.bodyBytes);
+  if (bytes !== undefined)
     throw new HubError(
       'input.too_large',
       `body is ${bytes} bytes; the maximum is ${LIMITS.bodyBytes} bytes. Store large content as an artifact and reference it`,
@@ -110,6 +117,7 @@ export function eventBody(value: unknown): string {
 /** Metadata: a JSON object, serialized with sorted keys, at most 64 KiB. */
 export function metadataJson(value: unknown): string {
   if (value === undefined || value === null) return '{}';
+  if (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0) return '{}';
   if (typeof value !== 'object' || Array.isArray(value))
     throw invalid('metadata', `metadata must be a JSON object, not ${describe(value)}`);
   let json: string;

@@ -1,0 +1,109 @@
+// GET /statusz over real HTTP: version, uptime, request counters, SQLite integrity, writer mode and
+// the MCP clients recently seen (named from the SDK client's initialize clientInfo).
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import type { Hub } from '../../hub/src/server.js';
+import { PALACE_VERSION } from '../../hub/src/version.js';
+import { callJson, connectHttpClient, makeHubDirs, startTestHub, type HubDirs } from '../helpers/hub.js';
+
+interface Statusz {
+  ok: boolean;
+  server: {
+    name: string;
+    version: string;
+    uptime_seconds: number;
+    port: number;
+    pid: number;
+    started_at: string;
+  };
+  palace: { path: string; sqlite_integrity: string };
+  writer: { mode: string };
+  requests: { total: number; mcp: number; by_status: Record<string, number> };
+  logstream: { events: number };
+  clients: {
+    recent: { name: string | null; version: string | null; requests: number; last_method: string | null }[];
+  };
+}
+
+let dirs: HubDirs;
+let hubs: Hub[];
+
+beforeEach(() => {
+  dirs = makeHubDirs();
+  hubs = [];
+});
+
+afterEach(async () => {
+  for (const hub of hubs) await hub.close();
+  dirs.cleanup();
+});
+
+async function statusz(hub: Hub, token?: string): Promise<Statusz> {
+  const res = await fetch(`${hub.url}/statusz`, {
+    headers: token ? { Authorization: `Bearer ${token}` } : {},
+  });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/application\/json/);
+  return (await res.json()) as Statusz;
+}
+
+describe('GET /statusz', () => {
+  it('reports version, uptime, counters, integrity, writer mode and recent MCP clients', async () => {
+    const hub = await startTestHub(dirs);
+    hubs.push(hub);
+    const before = await statusz(hub);
+    expect(before.ok).toBe(true);
+    expect(before.server).toMatchObject({
+      name: 'palace',
+      version: PALACE_VERSION,
+      port: hub.port,
+      pid: process.pid,
+    });
+    expect(before.server.uptime_seconds).toBeGreaterThanOrEqual(0);
+    expect(Number.isNaN(Date.parse(before.server.started_at))).toBe(false);
+    expect(before.palace.sqlite_integrity).toBe('ok');
+    expect(before.writer.mode).toBe('writer');
+    expect(before.requests.mcp).toBe(0);
+    expect(before.clients.recent).toEqual([]);
+
+    const client = await connectHttpClient(hub.url, { name: 'statusz-probe-agent' });
+    try {
+      await callJson(client, 'palace_event_append', {
+        type: 'status',
+        stream: 's',
+        room: 'r',
+        from_agent: 'statusz-probe-agent',
+      });
+      await callJson(client, 'palace_status');
+    } finally {
+      await client.close();
+    }
+    await fetch(`${hub.url}/nope`);
+
+    const after = await statusz(hub);
+    // initialize, notifications/initialized and two tool calls at least.
+    expect(after.requests.mcp).toBeGreaterThanOrEqual(4);
+    expect(after.requests.total).toBeGreaterThan(before.requests.total + after.requests.mcp - 1);
+    expect(after.requests.by_status['200']).toBeGreaterThanOrEqual(3);
+    expect(after.requests.by_status['404']).toBe(1);
+    expect(after.logstream.events).toBe(1);
+    const seen = after.clients.recent.find((c) => c.name === 'statusz-probe-agent');
+    expect(seen).toBeDefined();
+    expect(seen?.version).toBe('1.0.0');
+    expect(seen?.requests).toBeGreaterThanOrEqual(4);
+    expect(seen?.last_method).toBe('tools/call palace_status');
+  });
+
+  it('reports read_only writer mode on a read-only hub and never shows the token', async () => {
+    const token = 'ab'.repeat(32);
+    const hub = await startTestHub(dirs, { readOnly: true, token });
+    hubs.push(hub);
+    const res = await fetch(`${hub.url}/statusz`, { headers: { Authorization: `Bearer ${token}` } });
+    const text = await res.text();
+    expect(text).not.toContain(token);
+    const body = JSON.parse(text) as Statusz;
+    expect(body.writer.mode).toBe('read_only');
+    expect(body.palace.sqlite_integrity).toBe('ok');
+  });
+});

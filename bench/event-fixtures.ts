@@ -1,0 +1,101 @@
+// Realistic, deterministic logstream traffic for the benchmarks: ~20 agents delegating tasks,
+// claiming, acking, broadcasting and shipping patches, with ~200-byte bodies. No I/O.
+
+import type { AppendInput } from '../hub/src/logstream/logstream.js';
+import { pick, seededRandom } from './stats.js';
+
+export const AGENTS: readonly string[] = [
+  'claude-api',
+  'claude-web',
+  'claude-infra',
+  'claude-docs',
+  'codex-1',
+  'codex-2',
+  'codex-3',
+  'cursor-ui',
+  'cursor-tests',
+  'gemini-review',
+  'aider-migrations',
+  'reviewer',
+  'planner',
+  'release-bot',
+  'ci-watcher',
+  'security-scan',
+  'perf-agent',
+  'data-agent',
+  'alice',
+  'bob',
+];
+
+const WORDS =
+  'refactor the session store so that expired tokens are purged on read and add a regression test for the race between logout and refresh then update the migration notes and ping the reviewer when the branch is green'.split(
+    ' ',
+  );
+
+const FILES = [
+  'src/auth/session.ts',
+  'src/api/routes.ts',
+  'test/auth.test.ts',
+  'docs/migrations.md',
+  'package.json',
+];
+
+const KINDS = [
+  { type: 'task.request', status: 'open', room: 'coordination', weight: 3 },
+  { type: 'event.ack', status: 'claimed', room: 'coordination', weight: 3 },
+  { type: 'note', status: null, room: 'general', weight: 3 },
+  { type: 'patch.ready', status: 'ready', room: 'patches', weight: 1 },
+  { type: 'task.update', status: 'blocked', room: 'coordination', weight: 1 },
+] as const;
+const WEIGHTED = KINDS.flatMap((k) => Array.from({ length: k.weight }, () => k));
+
+function hex(random: () => number, length: number): string {
+  let out = '';
+  while (out.length < length) out += Math.floor(random() * 16).toString(16);
+  return out;
+}
+
+/** A body of about `bytes` bytes of plain English-ish text. */
+export function bodyText(random: () => number, bytes = 200): string {
+  const words: string[] = [];
+  let length = 0;
+  while (length < bytes) {
+    const word = pick(random, WORDS);
+    words.push(word);
+    length += word.length + 1;
+  }
+  return words.join(' ').slice(0, bytes);
+}
+
+/** An endless, deterministic generator of append inputs. */
+export function makeTraffic(seed = 42): () => AppendInput {
+  const random = seededRandom(seed);
+  let task = 0;
+  return () => {
+    const kind = pick(random, WEIGHTED);
+    const from = pick(random, AGENTS);
+    const roll = random();
+    const to = roll < 0.75 ? pick(random, AGENTS) : roll < 0.85 ? '*' : null;
+    if (kind.type === 'task.request') task++;
+    const correlation = kind.type === 'note' ? null : `task-${Math.max(1, task - Math.floor(random() * 20))}`;
+    return {
+      type: kind.type,
+      stream: 'palace',
+      room: kind.room,
+      from_agent: from,
+      to_agent: to,
+      correlation_id: correlation,
+      branch: kind.type === 'patch.ready' ? `feat/session-${task % 50}` : null,
+      base_commit: kind.type === 'patch.ready' ? hex(random, 40) : null,
+      status: kind.status,
+      body: bodyText(random),
+      metadata: { priority: random() < 0.2 ? 'high' : 'normal', files: [pick(random, FILES)] },
+    };
+  };
+}
+
+/** `count` inputs from a fresh generator. */
+export function trafficBatch(count: number, seed = 42): AppendInput[] {
+  const next = makeTraffic(seed);
+  return Array.from({ length: count }, () => next());
+}

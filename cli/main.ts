@@ -8,6 +8,7 @@ import { registerLogstream } from './commands/logstream.js';
 import { registerServe } from './commands/serve.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerDaemon } from './commands/daemon.js';
+import { registerMemory } from './commands/memory.js';
 import { PALACE_VERSION } from '../hub/src/version.js';
 import { EXIT } from './output.js';
 
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerMcp(program);
   registerDaemon(program);
+  registerMemory(program);
   for (const cmd of program.commands) {
     cmd.exitOverride();
     for (const sub of cmd.commands) sub.exitOverride();

@@ -11,6 +11,7 @@ import type { PalaceConfig } from '../hub/src/config.js';
 import { RequestStats } from '../hub/src/http/request-stats.js';
 import type { Logger } from '../hub/src/log.js';
 import { Logstream } from '../hub/src/logstream/logstream.js';
+import { createMemoryHandle, type MemoryHandle } from '../hub/src/memory/open-memory.js';
 import { canonicalPalace, dialUrl, readLiveRegistration, readStoredToken } from '../hub/src/registration.js';
 import type { HubServices } from '../hub/src/services.js';
 import { buildServer } from '../hub/src/tools/build-server.js';
@@ -81,13 +82,15 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   const inflight = new Map<string | number, AbortController>();
   let announced: string | undefined;
 
-  let local: { transport: LocalTransport; logstream: Logstream } | undefined;
+  let local: { transport: LocalTransport; logstream: Logstream; memory: MemoryHandle } | undefined;
   const localServer = (): LocalTransport => {
     if (local) return local.transport;
     const logstream = Logstream.open(palacePath, { durability: config.durability });
+    const memory = createMemoryHandle(config, palacePath, log);
     const services: HubServices = {
       config,
       logstream,
+      memory,
       log,
       version: PALACE_VERSION,
       startedAt: new Date(),
@@ -98,7 +101,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     };
     const transport = new LocalTransport(write);
     void buildServer(services).connect(transport);
-    local = { transport, logstream };
+    local = { transport, logstream, memory };
     return transport;
   };
 
@@ -196,5 +199,6 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   await Promise.allSettled([...pending]);
   // Give the local server a moment to flush responses to frames delivered just before EOF.
   await new Promise((resolve) => setImmediate(resolve));
+  await local?.memory.close();
   local?.logstream.close();
 }

@@ -26,6 +26,10 @@ export interface PalaceConfig {
   hubForward: boolean;
   embeddingDevice: EmbeddingDevice;
   embeddingModel: string | undefined;
+  /** bundled | onnx | openai-compat; undefined = the palace's record, else onnx when its model is present, else bundled. */
+  embeddingProvider: 'bundled' | 'onnx' | 'openai-compat' | undefined;
+  embeddingApiUrl: string | undefined;
+  embeddingApiKey: string | undefined;
   agentName: string | undefined;
 }
 
@@ -103,6 +107,11 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     hubForward: !(forward && ['0', 'false', 'no', 'off'].includes(forward)),
     embeddingDevice: oneOf(env, 'PALACE_EMBEDDING_DEVICE', ['cpu', 'cuda', 'dml', 'coreml', 'auto'] as const, 'cpu'),
     embeddingModel: env.PALACE_EMBEDDING_MODEL?.trim() || undefined,
+    embeddingProvider: env.PALACE_EMBEDDING_PROVIDER?.trim()
+      ? oneOf(env, 'PALACE_EMBEDDING_PROVIDER', ['bundled', 'onnx', 'openai-compat'] as const, 'bundled')
+      : undefined,
+    embeddingApiUrl: env.PALACE_EMBEDDING_API_URL?.trim() || undefined,
+    embeddingApiKey: env.PALACE_EMBEDDING_API_KEY?.trim() || undefined,
     agentName: env.PALACE_AGENT_NAME?.trim() || undefined,
   });
 }

@@ -4,11 +4,15 @@
 import type { PalaceConfig } from './config.js';
 import type { Logger } from './log.js';
 import type { Logstream } from './logstream/logstream.js';
+import type { MemoryHandle } from './memory/open-memory.js';
 import type { RequestStats } from './http/request-stats.js';
+import type { SyncService } from './sync/sync-service.js';
 
 export interface HubServices {
   config: Readonly<PalaceConfig>;
   logstream: Logstream;
+  /** The palace memory, opened on first use. */
+  memory: MemoryHandle;
   log: Logger;
   version: string;
   startedAt: Date;
@@ -16,6 +20,8 @@ export interface HubServices {
   /** 'hub' for the HTTP hub, 'local' for a stdio server answering without a hub. */
   role: 'hub' | 'local';
   stats: RequestStats;
+  /** Peer sync and the mesh estate (the HTTP hub only; absent in a local stdio server). */
+  sync?: SyncService;
   /** Extra status blocks (writer lease, listen address) filled in by the wiring code. */
   describe(): Record<string, unknown>;
 }

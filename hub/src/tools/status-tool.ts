@@ -1,16 +1,35 @@
 // palace_status: what this palace is and how the hub serving it is doing.
 
+import { z } from 'zod';
+
+import { toHubError } from '../errors.js';
+import { readEmbedderRecord } from '../embed/select.js';
+import type { HubServices } from '../services.js';
 import { defineTool } from './tool.js';
+
+/** Memory counts when memory is loaded (or asked for); otherwise what the palace records, cheaply. */
+async function memoryStatus(hub: HubServices, load: boolean): Promise<Record<string, unknown>> {
+  try {
+    if (!hub.memory.isOpen() && !load)
+      return { loaded: false, embedder_record: readEmbedderRecord(hub.config.palacePath) ?? null, hint: 'pass include_memory: true for counts' };
+    const memory = await hub.memory.get();
+    return { loaded: true, ...(await memory.counts()), embedder: memory.embedderInfo(), backend: hub.config.backend };
+  } catch (err) {
+    return { loaded: false, error: toHubError(err).toJSON() };
+  }
+}
 
 export const statusTool = defineTool({
   name: 'palace_status',
   title: 'Palace status',
   description:
-    'Where the palace lives, the hub version and mode (read-only or writer), the log size and open tasks. Call it first when something looks wrong.',
-  input: {},
+    'Where the palace lives, the hub version and mode (read-only or writer), the log size and open tasks, and memory counts (drawers, wings, rooms) with the embedder in use. Call it first when something looks wrong.',
+  input: {
+    include_memory: z.boolean().optional().describe('Load memory (and its embedder) if not loaded yet, to report counts'),
+  },
   mutating: false,
   lockFree: true,
-  handler: (_args, hub) => {
+  handler: async (args, hub) => {
     const tasks = hub.logstream.tasks();
     return {
       palace_path: hub.config.palacePath,
@@ -25,6 +44,7 @@ export const statusTool = defineTool({
         open_tasks: tasks.filter((t) => !t.done).length,
         tasks: tasks.length,
       },
+      memory: await memoryStatus(hub, args.include_memory === true),
       ...hub.describe(),
     };
   },

@@ -1,0 +1,56 @@
+// Validation of memory inputs (wing, room, tags, content, ids): clear errors naming the field.
+
+import { invalid, HubError } from '../errors.js';
+import { findSecret } from '../core/secrets.js';
+import { routingField, requiredField } from '../core/validate.js';
+
+export const MEMORY_LIMITS = { contentBytes: 1024 * 1024, tags: 32, tagChars: 64, searchMax: 100 } as const;
+
+export function placeName(field: 'wing' | 'room', value: unknown): string {
+  const name = requiredField(field, value);
+  if (name.length > 128) throw invalid(field, `${field} is longer than 128 characters`);
+  return name;
+}
+
+export function optionalPlace(field: 'wing' | 'room', value: unknown): string | undefined {
+  return value === undefined || value === null || value === '' ? undefined : placeName(field, value);
+}
+
+export function tagList(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  const list = typeof value === 'string' ? value.split(',') : value;
+  if (!Array.isArray(list)) throw invalid('tags', 'tags must be a list of strings');
+  const out: string[] = [];
+  for (const raw of list) {
+    const tag = routingField('tags', typeof raw === 'string' ? raw.toLowerCase() : raw);
+    if (tag === null) continue;
+    if (tag.length > MEMORY_LIMITS.tagChars || tag.includes('|'))
+      throw invalid('tags', `tag '${tag}' must be at most ${MEMORY_LIMITS.tagChars} characters without '|'`);
+    if (!out.includes(tag)) out.push(tag);
+  }
+  if (out.length > MEMORY_LIMITS.tags) throw invalid('tags', `at most ${MEMORY_LIMITS.tags} tags`);
+  return out;
+}
+
+/** Verbatim content: non-empty text, at most 1 MiB, and never a credential. */
+export function drawerContent(value: unknown): string {
+  if (typeof value !== 'string') throw invalid('content', 'content must be a string');
+  if (value.trim().length === 0) throw invalid('content', 'content must not be empty');
+  if (value.includes('\u0000')) throw invalid('content', 'content contains a NUL byte');
+  if (Buffer.byteLength(value, 'utf8') > MEMORY_LIMITS.contentBytes)
+    throw new HubError('input.too_large', `content is over ${MEMORY_LIMITS.contentBytes} bytes; split it or mine the file`, { field: 'content' });
+  const secret = findSecret(value);
+  if (secret)
+    throw new HubError(
+      'memory.secret_refused',
+      `content looks like it contains a credential (${secret.kind}, line ${secret.line}); secrets are never filed: remove it and file the rest`,
+      { field: 'content' },
+    );
+  return value;
+}
+
+export function drawerId(value: unknown): string {
+  const id = requiredField('drawer_id', value);
+  if (!/^drawer_[0-9a-f]{24}(_c\d+)?$/.test(id)) throw invalid('drawer_id', `'${id}' is not a drawer id (drawer_<24 hex>)`);
+  return id;
+}

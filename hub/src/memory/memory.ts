@@ -1,0 +1,307 @@
+// The memory service: verbatim drawers in wings and rooms, hybrid search (vector + BM25 fused by
+// reciprocal rank), duplicate detection, ratings. Owns the embedder and the vector store handles.
+
+import { createHash } from 'node:crypto';
+
+import { chunkText, joinChunks } from '../core/chunk.js';
+import { fuse } from '../core/rrf.js';
+import { sanitizeQuery } from '../core/sanitize-query.js';
+import { isoSeconds } from '../core/ids.js';
+import { invalid, HubError } from '../errors.js';
+import type { Embedder, EmbedderInfo } from '../embed/embedder.js';
+import { embedderKey } from '../embed/embedder.js';
+import type { DrawerFilter, StoredDrawer, VectorStore } from '../vector/vector-store.js';
+import { drawerContent, drawerId, MEMORY_LIMITS, optionalPlace, placeName, tagList } from './drawer-input.js';
+
+export const DUPLICATE_THRESHOLD = 0.9;
+
+/** A drawer as tools and the CLI show it. */
+export interface DrawerView {
+  drawer_id: string;
+  wing: string;
+  room: string;
+  tags: string[];
+  content: string;
+  source_file: string | null;
+  filed_at: string;
+  added_by: string;
+  useful: boolean | null;
+  chunk_index: number;
+  parent_id: string | null;
+  metadata: Record<string, unknown>;
+  embedder: string;
+}
+
+export interface SearchHit extends Omit<DrawerView, 'metadata' | 'embedder'> {
+  score: number;
+  similarity: number | null;
+  matched: string[];
+}
+
+export interface AddDrawerInput {
+  wing?: unknown;
+  room?: unknown;
+  content?: unknown;
+  tags?: unknown;
+  source_file?: unknown;
+  added_by?: unknown;
+  metadata?: Record<string, unknown>;
+  force?: unknown;
+}
+
+export interface AddDrawerResult {
+  drawer_id: string;
+  wing: string;
+  room: string;
+  chunk_ids?: string[];
+  duplicate_of?: string;
+  similarity?: number;
+  filed: boolean;
+}
+
+function view(d: StoredDrawer): DrawerView {
+  return {
+    drawer_id: d.id,
+    wing: d.wing,
+    room: d.room,
+    tags: d.tags,
+    content: d.content,
+    source_file: d.source_file,
+    filed_at: d.filed_at,
+    added_by: d.added_by,
+    useful: d.useful,
+    chunk_index: d.chunk_index,
+    parent_id: d.parent_id,
+    metadata: d.metadata,
+    embedder: d.embedder,
+  };
+}
+
+function hash24(...parts: string[]): string {
+  return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 24);
+}
+
+function limitOf(value: unknown, fallback: number): number {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MEMORY_LIMITS.searchMax)
+    throw invalid('limit', `limit must be a whole number from 1 to ${MEMORY_LIMITS.searchMax}`);
+  return value;
+}
+
+export interface MemoryOptions {
+  store: VectorStore;
+  embedder: Embedder;
+  now?: () => Date;
+  /** Called once after the first drawer is stored (binds the palace to its embedder). */
+  onFirstWrite?: (() => void) | undefined;
+}
+
+export class Memory {
+  private readonly store: VectorStore;
+  private readonly embedder: Embedder;
+  private readonly now: () => Date;
+  private readonly key: string;
+  private onFirstWrite: (() => void) | undefined;
+
+  constructor(options: MemoryOptions) {
+    this.onFirstWrite = options.onFirstWrite;
+    this.store = options.store;
+    this.embedder = options.embedder;
+    this.now = options.now ?? (() => new Date());
+    this.key = embedderKey(options.embedder.info());
+  }
+
+  embedderInfo(): EmbedderInfo {
+    return this.embedder.info();
+  }
+
+  private filterOf(raw: { wing?: unknown; room?: unknown; tags?: unknown; source_file?: unknown }): DrawerFilter {
+    const filter: DrawerFilter = {};
+    const wing = optionalPlace('wing', raw.wing);
+    const room = optionalPlace('room', raw.room);
+    const tags = tagList(raw.tags);
+    if (wing !== undefined) filter.wing = wing;
+    if (room !== undefined) filter.room = room;
+    if (tags.length > 0) filter.tags = tags;
+    if (typeof raw.source_file === 'string' && raw.source_file !== '') filter.source_file = raw.source_file;
+    return filter;
+  }
+
+  /** Files verbatim content; near-duplicates (cosine ≥ 0.9) return the existing drawer unless forced. */
+  async addDrawer(input: AddDrawerInput): Promise<AddDrawerResult> {
+    const wing = placeName('wing', input.wing);
+    const room = placeName('room', input.room);
+    const content = drawerContent(input.content);
+    const tags = tagList(input.tags);
+    const addedBy = typeof input.added_by === 'string' && input.added_by.trim() ? input.added_by.trim() : 'unknown';
+    const sourceFile = typeof input.source_file === 'string' && input.source_file ? input.source_file : null;
+    const chunks = chunkText(content);
+    const vectors = await this.embedder.embed(chunks.map((c) => c.text), 'document');
+    const id = `drawer_${hash24(wing, room, sourceFile ?? '', content)}`;
+    if (input.force !== true) {
+      const dup = await this.nearestDuplicate(vectors, DUPLICATE_THRESHOLD);
+      if (dup) return { drawer_id: dup.id, wing: dup.wing, room: dup.room, duplicate_of: dup.id, similarity: dup.similarity, filed: false };
+    }
+    const filedAt = isoSeconds(this.now());
+    const drawers: StoredDrawer[] = chunks.map((c, i) => ({
+      id: chunks.length === 1 ? id : `${id}_c${i}`,
+      wing,
+      room,
+      tags,
+      content: c.text,
+      source_file: sourceFile,
+      chunk_index: i,
+      parent_id: chunks.length === 1 ? null : id,
+      filed_at: filedAt,
+      added_by: addedBy,
+      useful: null,
+      metadata: { ...(input.metadata ?? {}), ...(chunks.length === 1 ? {} : { char_start: c.start, char_end: c.end, chunks: chunks.length }) },
+      embedder: this.key,
+      vector: vectors[i] ?? new Float32Array(0),
+    }));
+    await this.store.upsert(drawers);
+    this.onFirstWrite?.();
+    this.onFirstWrite = undefined;
+    return {
+      drawer_id: id,
+      wing,
+      room,
+      ...(chunks.length > 1 ? { chunk_ids: drawers.map((d) => d.id) } : {}),
+      filed: true,
+    };
+  }
+
+  /** The existing drawer every new chunk is a near-copy of, if any. */
+  private async nearestDuplicate(vectors: Float32Array[], threshold: number): Promise<{ id: string; wing: string; room: string; similarity: number } | undefined> {
+    let first: { id: string; wing: string; room: string; similarity: number } | undefined;
+    for (const vector of vectors) {
+      const [hit] = await this.store.search(vector, {}, 1);
+      const similarity = hit ? 1 - hit.distance : 0;
+      if (!hit || similarity < threshold) return undefined;
+      first ??= { id: hit.drawer.parent_id ?? hit.drawer.id, wing: hit.drawer.wing, room: hit.drawer.room, similarity: Number(similarity.toFixed(4)) };
+    }
+    return first;
+  }
+
+  /** One drawer; a chunked drawer's parent id returns the whole verbatim text rebuilt from its chunks. */
+  async getDrawer(rawId: unknown): Promise<DrawerView & { chunk_ids?: string[] }> {
+    const id = drawerId(rawId);
+    const [direct] = await this.store.scan({ ids: [id] });
+    if (direct) return view(direct);
+    const chunks = (await this.store.scan({ parent_id: id })).sort((a, b) => a.chunk_index - b.chunk_index);
+    const head = chunks[0];
+    if (!head) throw new HubError('memory.not_found', `drawer '${id}' not found`, { field: 'drawer_id' });
+    const content = joinChunks(chunks.map((c) => ({ start: Number(c.metadata.char_start ?? 0), text: c.content })));
+    const { char_start: _s, char_end: _e, ...metadata } = head.metadata;
+    return { ...view(head), drawer_id: id, content, chunk_index: 0, parent_id: null, metadata, chunk_ids: chunks.map((c) => c.id) };
+  }
+
+  private idFilter(id: string): Promise<DrawerFilter> {
+    return this.store.scan({ ids: [id] }, { columns: ['id'] }).then((rows) => (rows.length > 0 ? { ids: [id] } : { parent_id: id }));
+  }
+
+  async deleteDrawer(rawId: unknown): Promise<{ drawer_id: string; deleted: number }> {
+    const id = drawerId(rawId);
+    const deleted = await this.store.delete(await this.idFilter(id));
+    if (deleted === 0) throw new HubError('memory.not_found', `drawer '${id}' not found`, { field: 'drawer_id' });
+    return { drawer_id: id, deleted };
+  }
+
+  /** Moves or retags a drawer; its verbatim content is never touched. */
+  async relocate(rawId: unknown, raw: { wing?: unknown; room?: unknown; tags?: unknown }): Promise<DrawerView & { chunk_ids?: string[] }> {
+    const id = drawerId(rawId);
+    const wing = optionalPlace('wing', raw.wing);
+    const room = optionalPlace('room', raw.room);
+    const tags = raw.tags === undefined ? undefined : tagList(raw.tags);
+    if (wing === undefined && room === undefined && tags === undefined) throw invalid('wing', 'give a wing, a room or tags to change');
+    const changed = await this.store.patch(await this.idFilter(id), {
+      ...(wing === undefined ? {} : { wing }),
+      ...(room === undefined ? {} : { room }),
+      ...(tags === undefined ? {} : { tags }),
+    });
+    if (changed === 0) throw new HubError('memory.not_found', `drawer '${id}' not found`, { field: 'drawer_id' });
+    return this.getDrawer(id);
+  }
+
+  /** Records whether a drawer was useful; a not-useful drawer ranks lower but is never hidden. */
+  async rate(rawId: unknown, useful: unknown): Promise<{ drawer_id: string; useful: boolean }> {
+    const id = drawerId(rawId);
+    if (typeof useful !== 'boolean') throw invalid('useful', 'useful must be true or false');
+    const changed = await this.store.patch(await this.idFilter(id), { useful });
+    if (changed === 0) throw new HubError('memory.not_found', `drawer '${id}' not found`, { field: 'drawer_id' });
+    return { drawer_id: id, useful };
+  }
+
+  /** Hybrid search: vector and full-text candidates fused by reciprocal rank, content quoted verbatim. */
+  async search(raw: { query?: unknown; wing?: unknown; room?: unknown; tags?: unknown; source_file?: unknown; limit?: unknown; mode?: unknown }) {
+    if (typeof raw.query !== 'string' || raw.query.trim() === '') throw invalid('query', 'query must be a non-empty string');
+    const { query, changed } = sanitizeQuery(raw.query);
+    const limit = limitOf(raw.limit, 5);
+    const mode = raw.mode ?? 'hybrid';
+    if (mode !== 'hybrid' && mode !== 'vector' && mode !== 'text') throw invalid('mode', "mode must be 'hybrid', 'vector' or 'text'");
+    const filter = this.filterOf(raw);
+    const pool = Math.max(limit * 4, 20);
+    const [vector] = mode === 'text' ? [undefined] : await this.embedder.embed([query], 'query');
+    const vectorHits = vector ? await this.store.search(vector, filter, pool) : [];
+    const textHits = mode === 'vector' ? [] : await this.store.fullText(query, filter, pool).catch(() => []);
+    const similarity = new Map(vectorHits.map((h) => [h.drawer.id, 1 - h.distance]));
+    const fused = fuse(
+      { vector: vectorHits.map((h) => h.drawer), text: textHits.map((h) => h.drawer) },
+      (d) => d.id,
+      (d) => d.useful,
+    ).slice(0, limit);
+    const results: SearchHit[] = fused.map(({ item, score, ranks }) => {
+      const { metadata: _m, embedder: _e, ...rest } = view(item);
+      const sim = similarity.get(item.id);
+      return { ...rest, score: Number(score.toFixed(6)), similarity: sim === undefined ? null : Number(sim.toFixed(4)), matched: Object.keys(ranks) };
+    });
+    return { query: raw.query.length > 500 ? `${raw.query.slice(0, 500)}…` : raw.query, ...(changed ? { sanitized_query: query } : {}), filters: filter, mode, results };
+  }
+
+  async checkDuplicate(raw: { content?: unknown; threshold?: unknown }) {
+    if (typeof raw.content !== 'string' || raw.content.trim() === '') throw invalid('content', 'content must be a non-empty string');
+    const threshold = raw.threshold ?? DUPLICATE_THRESHOLD;
+    if (typeof threshold !== 'number' || threshold <= 0 || threshold > 1) throw invalid('threshold', 'threshold must be a number in (0, 1]');
+    const [vector] = await this.embedder.embed([raw.content], 'document');
+    const hits = vector ? await this.store.search(vector, {}, 5) : [];
+    const matches = hits
+      .map((h) => ({ drawer_id: h.drawer.id, wing: h.drawer.wing, room: h.drawer.room, similarity: Number((1 - h.distance).toFixed(4)), content: h.drawer.content }))
+      .filter((m) => m.similarity >= threshold);
+    return { is_duplicate: matches.length > 0, threshold, matches };
+  }
+
+  async listWings(): Promise<{ wings: Record<string, number> }> {
+    const rows = await this.store.scan({}, { columns: ['wing'] });
+    const wings: Record<string, number> = {};
+    for (const r of rows) wings[r.wing] = (wings[r.wing] ?? 0) + 1;
+    return { wings };
+  }
+
+  async listRooms(rawWing?: unknown): Promise<{ wing: string | null; rooms: Record<string, number> }> {
+    const wing = optionalPlace('wing', rawWing);
+    const rows = await this.store.scan(wing ? { wing } : {}, { columns: ['room'] });
+    const rooms: Record<string, number> = {};
+    for (const r of rows) rooms[r.room] = (rooms[r.room] ?? 0) + 1;
+    return { wing: wing ?? null, rooms };
+  }
+
+  async listTags(raw: { wing?: unknown; room?: unknown; min_count?: unknown } = {}): Promise<{ tags: Record<string, number> }> {
+    const min = raw.min_count ?? 1;
+    if (typeof min !== 'number' || !Number.isInteger(min) || min < 1) throw invalid('min_count', 'min_count must be a whole number ≥ 1');
+    const rows = await this.store.scan(this.filterOf({ wing: raw.wing, room: raw.room }), { columns: ['tags'] });
+    const counts: Record<string, number> = {};
+    for (const r of rows) for (const t of r.tags) counts[t] = (counts[t] ?? 0) + 1;
+    const tags = Object.fromEntries(Object.entries(counts).filter(([, n]) => n >= min).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])));
+    return { tags };
+  }
+
+  async counts(): Promise<{ drawers: number; wings: number; rooms: number }> {
+    const rows = await this.store.scan({}, { columns: ['wing', 'room'] });
+    return { drawers: rows.length, wings: new Set(rows.map((r) => r.wing)).size, rooms: new Set(rows.map((r) => `${r.wing}\u0000${r.room}`)).size };
+  }
+
+  async close(): Promise<void> {
+    await this.store.close();
+    await this.embedder.close();
+  }
+}

@@ -1,0 +1,140 @@
+// Memory tools: file verbatim drawers, search them (hybrid), fetch, rate, relocate, delete, and
+// list wings and tags. Writes run under the hub's request lock; reads run beside them.
+
+import { z } from 'zod';
+
+import { defineTool } from './tool.js';
+
+const place = (what: string) => z.string().describe(what);
+
+export const searchTool = defineTool({
+  name: 'palace_search',
+  title: 'Search memory',
+  description:
+    'Semantic + keyword (hybrid) search over the palace. Use it BEFORE answering about past work, decisions or preferences, and quote the returned content verbatim. Results carry wing, room, source_file, score and similarity. A long pasted prompt is reduced to its question (sanitized_query shows what was searched).',
+  input: {
+    query: z.string().describe('What you want to know, in plain words (ideally one question)'),
+    wing: place('Only this wing (project or person)').optional(),
+    room: place('Only this room (topic)').optional(),
+    tags: z.array(z.string()).optional().describe('Only drawers with any of these tags'),
+    source_file: z.string().optional().describe('Only drawers mined from this exact file path'),
+    limit: z.number().int().min(1).max(100).optional().describe('How many results (default 5, max 100)'),
+    mode: z.enum(['hybrid', 'vector', 'text']).optional().describe('hybrid (default), vector only, or keyword only'),
+  },
+  mutating: false,
+  lockFree: true,
+  handler: async (args, hub) => (await hub.memory.get()).search(args),
+});
+
+export const addDrawerTool = defineTool({
+  name: 'palace_add_drawer',
+  title: 'File a memory',
+  description:
+    'File verbatim content in a wing (project or person) and room (topic) for future sessions: decisions, outcomes of delegated tasks, conventions, facts. Never file secrets (credentials are refused). A near-duplicate of an existing drawer (cosine ≥ 0.9) is not filed again: the result names it in duplicate_of; pass force true to file anyway.',
+  input: {
+    wing: place('Project or person the memory belongs to'),
+    room: place('Topic within the wing, e.g. decisions, architecture, outcomes'),
+    content: z.string().describe('The exact text to keep; it is stored verbatim'),
+    tags: z.array(z.string()).optional().describe('Short lowercase tags'),
+    source_file: z.string().optional().describe('File the content came from, if any'),
+    added_by: z.string().optional().describe('Your agent name'),
+    force: z.boolean().optional().describe('File even if a near-duplicate exists'),
+  },
+  mutating: true,
+  lockFree: false,
+  handler: async (args, hub) => (await hub.memory.get()).addDrawer(args),
+});
+
+export const getDrawerTool = defineTool({
+  name: 'palace_get_drawer',
+  title: 'Get a drawer',
+  description: 'Fetch one drawer by id with its verbatim content and provenance (wing, room, source_file, filed_at, added_by, rating).',
+  input: { drawer_id: z.string().describe('drawer_<24 hex>') },
+  mutating: false,
+  lockFree: true,
+  handler: async (args, hub) => (await hub.memory.get()).getDrawer(args.drawer_id),
+});
+
+export const updateDrawerTool = defineTool({
+  name: 'palace_update_drawer',
+  title: 'Move or retag a drawer',
+  description: 'Move a drawer to another wing or room, or replace its tags. The verbatim content never changes.',
+  input: {
+    drawer_id: z.string(),
+    wing: z.string().optional(),
+    room: z.string().optional(),
+    tags: z.array(z.string()).optional(),
+  },
+  mutating: true,
+  lockFree: false,
+  handler: async (args, hub) => (await hub.memory.get()).relocate(args.drawer_id, args),
+});
+
+export const deleteDrawerTool = defineTool({
+  name: 'palace_delete_drawer',
+  title: 'Delete a drawer',
+  description: 'Delete a drawer (all chunks of a long one). Prefer rating it not useful unless it is wrong or harmful.',
+  input: { drawer_id: z.string() },
+  mutating: true,
+  lockFree: false,
+  handler: async (args, hub) => (await hub.memory.get()).deleteDrawer(args.drawer_id),
+});
+
+export const checkDuplicateTool = defineTool({
+  name: 'palace_check_duplicate',
+  title: 'Check for a duplicate',
+  description: 'Before filing, check whether near-identical content is already in the palace (cosine similarity ≥ threshold, default 0.9).',
+  input: {
+    content: z.string(),
+    threshold: z.number().gt(0).max(1).optional().describe('Similarity threshold (default 0.9)'),
+  },
+  mutating: false,
+  lockFree: true,
+  handler: async (args, hub) => (await hub.memory.get()).checkDuplicate(args),
+});
+
+export const rateMemoryTool = defineTool({
+  name: 'palace_rate_memory',
+  title: 'Rate a memory',
+  description: 'Say whether a drawer helped (useful true) or misled (false). Not-useful drawers rank lower in search but never disappear.',
+  input: { drawer_id: z.string(), useful: z.boolean() },
+  mutating: true,
+  lockFree: false,
+  handler: async (args, hub) => (await hub.memory.get()).rate(args.drawer_id, args.useful),
+});
+
+export const listWingsTool = defineTool({
+  name: 'palace_list_wings',
+  title: 'List wings',
+  description: 'Wings (projects and people) in the palace with their drawer counts.',
+  input: {},
+  mutating: false,
+  lockFree: true,
+  handler: async (_args, hub) => (await hub.memory.get()).listWings(),
+});
+
+export const listTagsTool = defineTool({
+  name: 'palace_list_tags',
+  title: 'List tags',
+  description: 'Tags in use with their counts, optionally within a wing or room.',
+  input: {
+    wing: z.string().optional(),
+    room: z.string().optional(),
+    min_count: z.number().int().min(1).optional(),
+  },
+  mutating: false,
+  lockFree: true,
+  handler: async (args, hub) => (await hub.memory.get()).listTags(args),
+});
+
+export const memoryTools = [
+  searchTool,
+  addDrawerTool,
+  getDrawerTool,
+  updateDrawerTool,
+  deleteDrawerTool,
+  checkDuplicateTool,
+  rateMemoryTool,
+  listWingsTool,
+  listTagsTool,
+];

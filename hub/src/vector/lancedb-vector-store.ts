@@ -1,0 +1,261 @@
+// The embedded default VectorStore: LanceDB in `<palace>/vectors/`, one connection and one table
+// handle per process (a second handle can miss deletes). Cosine distance; BM25 full-text index on
+// content; an ANN index is built in the background only past ~50k rows (flat search is fast below).
+
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+import * as lancedb from '@lancedb/lancedb';
+import { Field, FixedSizeList, Float32, Int32, Int8, Schema, Utf8 } from 'apache-arrow';
+
+import { HubError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
+
+const TABLE = 'drawers';
+const ANN_THRESHOLD = 50_000;
+
+/** SQL string literal for LanceDB filters. */
+function lit(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+/** Tags are stored as `|a|b|` so one tag is matched with LIKE '%|a|%'. */
+function encodeTags(tags: readonly string[]): string {
+  return tags.length === 0 ? '' : `|${tags.join('|')}|`;
+}
+
+function decodeTags(text: unknown): string[] {
+  return typeof text === 'string' && text.length > 0 ? text.split('|').filter(Boolean) : [];
+}
+
+function likeEscape(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+export function filterSql(filter: DrawerFilter): string | undefined {
+  const parts: string[] = [];
+  if (filter.ids) parts.push(filter.ids.length === 0 ? 'false' : `id IN (${filter.ids.map(lit).join(', ')})`);
+  if (filter.wing !== undefined) parts.push(`wing = ${lit(filter.wing)}`);
+  if (filter.room !== undefined) parts.push(`room = ${lit(filter.room)}`);
+  if (filter.source_file !== undefined) parts.push(`source_file = ${lit(filter.source_file)}`);
+  if (filter.parent_id !== undefined) parts.push(`parent_id = ${lit(filter.parent_id)}`);
+  if (filter.tags && filter.tags.length > 0)
+    parts.push(`(${filter.tags.map((t) => `tags LIKE ${lit(`%|${likeEscape(t)}|%`)} ESCAPE '\\'`).join(' OR ')})`);
+  return parts.length > 0 ? parts.join(' AND ') : undefined;
+}
+
+function schemaFor(dimensions: number): Schema {
+  return new Schema([
+    new Field('id', new Utf8(), false),
+    new Field('wing', new Utf8(), false),
+    new Field('room', new Utf8(), false),
+    new Field('tags', new Utf8(), false),
+    new Field('content', new Utf8(), false),
+    new Field('source_file', new Utf8(), true),
+    new Field('chunk_index', new Int32(), false),
+    new Field('parent_id', new Utf8(), true),
+    new Field('filed_at', new Utf8(), false),
+    new Field('added_by', new Utf8(), false),
+    new Field('useful', new Int8(), true),
+    new Field('metadata_json', new Utf8(), false),
+    new Field('embedder', new Utf8(), false),
+    new Field('vector', new FixedSizeList(dimensions, new Field('item', new Float32(), true)), false),
+  ]);
+}
+
+type Row = Record<string, unknown>;
+
+function toRow(d: StoredDrawer): Row {
+  return {
+    id: d.id,
+    wing: d.wing,
+    room: d.room,
+    tags: encodeTags(d.tags),
+    content: d.content,
+    source_file: d.source_file,
+    chunk_index: d.chunk_index,
+    parent_id: d.parent_id,
+    filed_at: d.filed_at,
+    added_by: d.added_by,
+    useful: d.useful === null ? null : d.useful ? 1 : 0,
+    metadata_json: JSON.stringify(d.metadata),
+    embedder: d.embedder,
+    vector: Array.from(d.vector),
+  };
+}
+
+function fromRow(row: Row): StoredDrawer {
+  let metadata: Record<string, unknown> = {};
+  try {
+    if (typeof row.metadata_json === 'string') metadata = JSON.parse(row.metadata_json) as Record<string, unknown>;
+  } catch {
+    metadata = {};
+  }
+  const vector = row.vector as { toArray?: () => Float32Array } | number[] | undefined;
+  return {
+    id: String(row.id ?? ''),
+    wing: String(row.wing ?? ''),
+    room: String(row.room ?? ''),
+    tags: decodeTags(row.tags),
+    content: String(row.content ?? ''),
+    source_file: typeof row.source_file === 'string' ? row.source_file : null,
+    chunk_index: Number(row.chunk_index ?? 0),
+    parent_id: typeof row.parent_id === 'string' ? row.parent_id : null,
+    filed_at: String(row.filed_at ?? ''),
+    added_by: String(row.added_by ?? ''),
+    useful: row.useful === null || row.useful === undefined ? null : Number(row.useful) === 1,
+    metadata,
+    embedder: String(row.embedder ?? ''),
+    vector:
+      vector === undefined || vector === null
+        ? new Float32Array(0)
+        : Array.isArray(vector)
+          ? Float32Array.from(vector)
+          : Float32Array.from(vector.toArray?.() ?? []),
+  };
+}
+
+export interface LanceDbOptions {
+  /** The palace directory; the store lives in `<palace>/vectors`. */
+  palacePath: string;
+  dimensions: number;
+  log: Logger;
+}
+
+export class LanceDbVectorStore implements VectorStore {
+  private ftsReady = false;
+  private annStarted = false;
+  private writesSinceOptimize = 0;
+
+  private constructor(
+    private readonly db: lancedb.Connection,
+    private readonly table: lancedb.Table,
+    private readonly dimensions: number,
+    private readonly log: Logger,
+  ) {}
+
+  static async open(options: LanceDbOptions): Promise<LanceDbVectorStore> {
+    const dir = join(options.palacePath, 'vectors');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const db = await lancedb.connect(dir);
+    const names = await db.tableNames();
+    const table = names.includes(TABLE)
+      ? await db.openTable(TABLE)
+      : await db.createEmptyTable(TABLE, schemaFor(options.dimensions), { existOk: true });
+    const vectorField = (await table.schema()).fields.find((f) => f.name === 'vector');
+    const stored = (vectorField?.type as { listSize?: number } | undefined)?.listSize;
+    if (stored !== undefined && stored !== options.dimensions)
+      throw new HubError(
+        'memory.embedder_mismatch',
+        `the palace's vectors have ${stored} dimensions but the embedder makes ${options.dimensions}; run \`palace set-embedder --force\` and rebuild the index`,
+      );
+    const store = new LanceDbVectorStore(db, table, options.dimensions, options.log);
+    const indices = await table.listIndices();
+    store.ftsReady = indices.some((i) => i.columns.includes('content'));
+    store.annStarted = indices.some((i) => i.columns.includes('vector'));
+    return store;
+  }
+
+  private check(d: StoredDrawer): void {
+    if (d.vector.length !== this.dimensions)
+      throw new HubError('memory.embedder_mismatch', `drawer ${d.id} has a ${d.vector.length}-d vector; the store holds ${this.dimensions}-d`);
+  }
+
+  async upsert(drawers: readonly StoredDrawer[]): Promise<void> {
+    if (drawers.length === 0) return;
+    drawers.forEach((d) => this.check(d));
+    await this.table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(drawers.map(toRow));
+    this.afterWrite(drawers.length);
+  }
+
+  async patch(filter: DrawerFilter, patch: DrawerPatch): Promise<number> {
+    const values: Record<string, string> = {};
+    if (patch.wing !== undefined) values.wing = lit(patch.wing);
+    if (patch.room !== undefined) values.room = lit(patch.room);
+    if (patch.tags !== undefined) values.tags = lit(encodeTags(patch.tags));
+    if (patch.useful !== undefined) values.useful = patch.useful === null ? 'NULL' : patch.useful ? '1' : '0';
+    if (Object.keys(values).length === 0) return 0;
+    const where = filterSql(filter);
+    const result = await this.table.update({ valuesSql: values, ...(where ? { where } : {}) });
+    this.afterWrite(1);
+    return Number((result as { rowsUpdated?: number }).rowsUpdated ?? 0);
+  }
+
+  async delete(filter: DrawerFilter): Promise<number> {
+    const where = filterSql(filter) ?? 'true';
+    const before = await this.table.countRows(where === 'true' ? undefined : where);
+    if (before === 0) return 0;
+    await this.table.delete(where);
+    this.afterWrite(1);
+    return before;
+  }
+
+  async scan(filter: DrawerFilter, options: ScanOptions = {}): Promise<StoredDrawer[]> {
+    let query = this.table.query();
+    const where = filterSql(filter);
+    if (where) query = query.where(where);
+    const columns = options.columns
+      ? [...options.columns, ...(options.withVectors ? ['vector'] : [])].map((c) => (c === 'metadata' ? 'metadata_json' : c))
+      : undefined;
+    if (columns) query = query.select(columns);
+    else if (!options.withVectors)
+      query = query.select(['id', 'wing', 'room', 'tags', 'content', 'source_file', 'chunk_index', 'parent_id', 'filed_at', 'added_by', 'useful', 'metadata_json', 'embedder']);
+    const rows = (await query.toArray()) as Row[];
+    const drawers = rows.map(fromRow).sort((a, b) => a.filed_at.localeCompare(b.filed_at) || a.id.localeCompare(b.id));
+    const offset = options.offset ?? 0;
+    return drawers.slice(offset, options.limit === undefined ? undefined : offset + options.limit);
+  }
+
+  async search(vector: Float32Array, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; distance: number }>> {
+    let query = this.table.vectorSearch(Array.from(vector)).distanceType('cosine').limit(limit);
+    const where = filterSql(filter);
+    if (where) query = query.where(where);
+    const rows = (await query.toArray()) as Row[];
+    return rows.map((row) => ({ drawer: fromRow(row), distance: Number(row._distance) }));
+  }
+
+  async fullText(text: string, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
+    if (!(await this.ensureFts())) return [];
+    let query = this.table.query().fullTextSearch(text, { columns: ['content'] }).limit(limit);
+    const where = filterSql(filter);
+    if (where) query = query.where(where);
+    const rows = (await query.toArray()) as Row[];
+    return rows.map((row) => ({ drawer: fromRow(row), score: Number(row._score) }));
+  }
+
+  async count(filter: DrawerFilter = {}): Promise<number> {
+    return this.table.countRows(filterSql(filter));
+  }
+
+  private async ensureFts(): Promise<boolean> {
+    if (this.ftsReady) return true;
+    if ((await this.table.countRows()) === 0) return false;
+    await this.table.createIndex('content', { config: lancedb.Index.fts(), replace: true });
+    this.ftsReady = true;
+    return true;
+  }
+
+  /** Folds new rows into the indexes now and then, and starts the ANN index once the table is large. */
+  private afterWrite(n: number): void {
+    this.writesSinceOptimize += n;
+    if (this.writesSinceOptimize >= 1000) {
+      this.writesSinceOptimize = 0;
+      void this.table.optimize().catch((err: unknown) => this.log.warn('vector optimize failed', { message: (err as Error).message }));
+    }
+    if (!this.annStarted) {
+      void this.table.countRows().then(async (rows) => {
+        if (rows < ANN_THRESHOLD || this.annStarted) return;
+        this.annStarted = true;
+        this.log.info(`building the ANN index in the background (${rows} drawers)`);
+        await this.table.createIndex('vector', { config: lancedb.Index.ivfPq({ distanceType: 'cosine' }) });
+        this.log.info('ANN index ready');
+      }).catch((err: unknown) => this.log.warn('ANN index build failed', { message: (err as Error).message }));
+    }
+  }
+
+  async close(): Promise<void> {
+    this.table.close();
+    this.db.close();
+  }
+}

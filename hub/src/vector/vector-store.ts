@@ -1,0 +1,70 @@
+// The VectorStore interface: drawers with their vectors, in our own terms. Adapters are named for
+// their technology (lancedb-vector-store.ts; networked ones later) and pass one contract suite.
+// Eight methods rather than six: relocation and rating must not re-embed, so `patch` is its own.
+
+/** One stored drawer row: verbatim content, placement, provenance and its vector. */
+export interface StoredDrawer {
+  id: string;
+  wing: string;
+  room: string;
+  tags: string[];
+  content: string;
+  source_file: string | null;
+  chunk_index: number;
+  /** Id shared by the chunks of one long addition or one source file. */
+  parent_id: string | null;
+  filed_at: string;
+  added_by: string;
+  /** Boolean usefulness rating; null = not rated. */
+  useful: boolean | null;
+  metadata: Record<string, unknown>;
+  /** The embedder the vector came from (`model/dimensions`). */
+  embedder: string;
+  vector: Float32Array;
+}
+
+/** Filters shared by every read; all given conditions must hold; arrays mean "any of". */
+export interface DrawerFilter {
+  ids?: readonly string[];
+  wing?: string;
+  room?: string;
+  tags?: readonly string[];
+  source_file?: string;
+  parent_id?: string;
+}
+
+/** Fields that can change without re-embedding. Content never changes here. */
+export interface DrawerPatch {
+  wing?: string;
+  room?: string;
+  tags?: string[];
+  useful?: boolean | null;
+}
+
+export type DrawerColumn = Exclude<keyof StoredDrawer, 'vector'>;
+
+export interface ScanOptions {
+  limit?: number;
+  offset?: number;
+  /** Return only these columns (the rest come back empty); vectors only when asked. */
+  columns?: readonly DrawerColumn[];
+  withVectors?: boolean;
+}
+
+export interface VectorStore {
+  /** Inserts or replaces drawers by id. */
+  upsert(drawers: readonly StoredDrawer[]): Promise<void>;
+  /** Changes placement, tags or rating of matching drawers; returns how many changed. */
+  patch(filter: DrawerFilter, patch: DrawerPatch): Promise<number>;
+  /** Deletes matching drawers; returns how many went. */
+  delete(filter: DrawerFilter): Promise<number>;
+  /** Drawers matching a filter, in a stable order (filed_at, id). */
+  scan(filter: DrawerFilter, options?: ScanOptions): Promise<StoredDrawer[]>;
+  /** Nearest drawers by cosine distance (0 = same direction, 2 = opposite). */
+  search(vector: Float32Array, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; distance: number }>>;
+  /** Full-text (BM25) matches on content; higher score is better. */
+  fullText(query: string, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; score: number }>>;
+  /** How many drawers match. */
+  count(filter?: DrawerFilter): Promise<number>;
+  close(): Promise<void>;
+}

@@ -9,6 +9,8 @@ import { registerServe } from './commands/serve.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerDaemon } from './commands/daemon.js';
 import { registerMemory } from './commands/memory.js';
+import { registerSetEmbedder } from './commands/set-embedder.js';
+import { registerSync } from './commands/sync.js';
 import { PALACE_VERSION } from '../hub/src/version.js';
 import { EXIT } from './output.js';
 
@@ -27,6 +29,8 @@ export function buildProgram(): Command {
   registerMcp(program);
   registerDaemon(program);
   registerMemory(program);
+  registerSetEmbedder(program);
+  registerSync(program);
   for (const cmd of program.commands) {
     cmd.exitOverride();
     for (const sub of cmd.commands) sub.exitOverride();

@@ -1,7 +1,7 @@
 // Chooses the embedder for a palace and keeps the palace's record of it (`<palace>/embedder.json`).
 // A palace opened with another embedder than the one it records is refused, never silently mixed.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { PalaceConfig } from '../config.js';
@@ -9,6 +9,7 @@ import { HubError } from '../errors.js';
 import { writePrivateFile } from '../registration.js';
 import { BUNDLED_DIMENSIONS, BUNDLED_MODEL } from './bundled-embedder.js';
 import type { EmbedderInfo } from './embedder.js';
+import { modelStatus, onnxSpecFor } from './model-files.js';
 import type { EmbedderSpec } from './spec.js';
 
 export const DEFAULT_ONNX_MODEL = 'all-MiniLM-L6-v2';
@@ -41,18 +42,12 @@ export function readEmbedderRecord(palacePath: string): EmbedderRecord | undefin
 }
 
 export function writeEmbedderRecord(palacePath: string, info: Pick<EmbedderInfo, 'provider' | 'model' | 'dimensions'>, now = new Date()): EmbedderRecord {
+  mkdirSync(palacePath, { recursive: true, mode: 0o700 });
   const record: EmbedderRecord = { provider: info.provider, model: info.model, dimensions: info.dimensions, recorded_at: now.toISOString() };
   writePrivateFile(recordPath(palacePath), JSON.stringify(record, null, 2) + '\n');
   return record;
 }
 
-export function modelDir(home: string, model: string): string {
-  return join(home, 'models', model);
-}
-
-function hasOnnxModel(dir: string): boolean {
-  return (existsSync(join(dir, 'model.onnx')) || existsSync(join(dir, 'onnx', 'model.onnx'))) && existsSync(join(dir, 'tokenizer.json'));
-}
 
 function specFor(provider: string, model: string, config: Readonly<PalaceConfig>): EmbedderSpec {
   if (provider === 'bundled') return { provider: 'bundled' };
@@ -61,7 +56,7 @@ function specFor(provider: string, model: string, config: Readonly<PalaceConfig>
       throw new HubError('hub.config', 'the openai-compat embedder needs PALACE_EMBEDDING_API_URL (e.g. http://gpu-box:8000/v1)', { field: 'PALACE_EMBEDDING_API_URL' });
     return { provider: 'openai-compat', url: config.embeddingApiUrl, model, apiKey: config.embeddingApiKey };
   }
-  return { provider: 'onnx', model, modelDir: modelDir(config.home, model), device: config.embeddingDevice };
+  return onnxSpecFor(config.home, model, config.embeddingDevice);
 }
 
 /**
@@ -88,7 +83,7 @@ export function chooseEmbedder(config: Readonly<PalaceConfig>, palacePath: strin
     if (config.embeddingModel === BUNDLED_MODEL) return { spec: { provider: 'bundled' }, fallback: false };
     return { spec: specFor('onnx', config.embeddingModel, config), fallback: false };
   }
-  if (hasOnnxModel(modelDir(config.home, DEFAULT_ONNX_MODEL))) return { spec: specFor('onnx', DEFAULT_ONNX_MODEL, config), fallback: false };
+  if (modelStatus(config.home, DEFAULT_ONNX_MODEL).ready) return { spec: specFor('onnx', DEFAULT_ONNX_MODEL, config), fallback: false };
   return { spec: { provider: 'bundled' }, fallback: true };
 }
 

@@ -39,7 +39,8 @@ function asError(message: string, code?: string): HubError {
 }
 
 export async function createWorkerEmbedder(spec: EmbedderSpec): Promise<Embedder> {
-  const worker = new Worker(workerScript(), { workerData: spec });
+  // execArgv: [] so flags of the parent (e.g. --input-type, inspector) never break the worker.
+  const worker = new Worker(workerScript(), { workerData: spec, execArgv: [] });
   const inflight = new Map<number, Pending[]>();
   let nextId = 1;
   let queue: Pending[] = [];

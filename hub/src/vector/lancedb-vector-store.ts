@@ -126,6 +126,7 @@ export interface LanceDbOptions {
 export class LanceDbVectorStore implements VectorStore {
   private ftsReady = false;
   private annStarted = false;
+  private maintenance: Promise<void> = Promise.resolve();
   private writesSinceOptimize = 0;
 
   private constructor(
@@ -208,7 +209,8 @@ export class LanceDbVectorStore implements VectorStore {
   }
 
   async search(vector: Float32Array, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; distance: number }>> {
-    let query = this.table.vectorSearch(Array.from(vector)).distanceType('cosine').limit(limit);
+    // refineFactor re-ranks ANN candidates by exact distance (no effect before the index exists).
+    let query = this.table.vectorSearch(Array.from(vector)).distanceType('cosine').refineFactor(4).limit(limit);
     const where = filterSql(filter);
     if (where) query = query.where(where);
     const rows = (await query.toArray()) as Row[];
@@ -236,25 +238,46 @@ export class LanceDbVectorStore implements VectorStore {
     return true;
   }
 
-  /** Folds new rows into the indexes now and then, and starts the ANN index once the table is large. */
+  /**
+   * Background maintenance, one job at a time (LanceDB refuses a compaction and an index build that
+   * race each other): fold new rows into the indexes now and then, and build the ANN index once the
+   * table is large.
+   */
+  private maintain(job: () => Promise<void>, what: string): void {
+    this.maintenance = this.maintenance.then(job).catch((err: unknown) => this.log.warn(`${what} failed`, { message: (err as Error).message }));
+  }
+
   private afterWrite(n: number): void {
     this.writesSinceOptimize += n;
     if (this.writesSinceOptimize >= 1000) {
       this.writesSinceOptimize = 0;
-      void this.table.optimize().catch((err: unknown) => this.log.warn('vector optimize failed', { message: (err as Error).message }));
+      this.maintain(async () => void (await this.table.optimize()), 'vector optimize');
     }
-    if (!this.annStarted) {
-      void this.table.countRows().then(async (rows) => {
-        if (rows < ANN_THRESHOLD || this.annStarted) return;
+    if (!this.annStarted)
+      this.maintain(async () => {
+        if (this.annStarted) return;
+        const rows = await this.table.countRows();
+        if (rows < ANN_THRESHOLD) return;
         this.annStarted = true;
         this.log.info(`building the ANN index in the background (${rows} drawers)`);
-        await this.table.createIndex('vector', { config: lancedb.Index.ivfPq({ distanceType: 'cosine' }) });
+        try {
+          await this.table.createIndex('vector', { config: lancedb.Index.ivfPq({ distanceType: 'cosine' }) });
+        } catch (err) {
+          this.annStarted = false;
+          throw err;
+        }
         this.log.info('ANN index ready');
-      }).catch((err: unknown) => this.log.warn('ANN index build failed', { message: (err as Error).message }));
-    }
+      }, 'ANN index build');
+  }
+
+  /** Resolves when background maintenance has finished and every row is indexed. */
+  async indexesSettled(): Promise<void> {
+    await this.maintenance;
+    if (this.annStarted) await this.table.optimize();
   }
 
   async close(): Promise<void> {
+    await this.maintenance;
     this.table.close();
     this.db.close();
   }

@@ -3,13 +3,14 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import unicorn from 'eslint-plugin-unicorn';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'bin/**', 'eslint.config.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     plugins: { unicorn },
     rules: {
       'unicorn/filename-case': ['error', { case: 'kebabCase' }],
@@ -22,7 +23,22 @@ export default tseslint.config(
       ],
     },
   },
-  { files: ['*.config.ts'], rules: { 'no-restricted-syntax': 'off' } },
+  { files: ['*.config.ts', '**/*.config.ts'], rules: { 'no-restricted-syntax': 'off' } },
+  // The dashboard: React hook rules; hooks live in useX.ts files (the React convention).
+  { files: ['renderer/src/**/*.{ts,tsx}'], ...reactHooks.configs.flat['recommended-latest'] },
+  { files: ['renderer/src/hooks/**/*.ts'], rules: { 'unicorn/filename-case': ['error', { case: 'kebabCase', ignore: ['^use[A-Z][A-Za-z]*\\.ts$'] }] } },
+  // The tray's main process reads its environment only in main/config.ts and logs to files.
+  {
+    files: ['main/**/*.ts'],
+    ignores: ['main/config.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read environment variables only in main/config.ts.' },
+      ],
+      'no-console': 'error',
+    },
+  },
   {
     files: ['hub/src/**/*.ts', 'cli/**/*.ts'],
     ignores: ['hub/src/config.ts', 'cli/config.ts'],

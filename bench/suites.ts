@@ -1,10 +1,13 @@
 // The registry of benchmark suites, in the order they run and appear in BENCHMARKS.md.
-// Later suites (hub, memory, sync, mine) are added here.
+// Later suites (memory, mine) are added here.
 
 import type { Suite } from './figure.js';
+import { hubSuite } from './hub.js';
 import { logstreamSuite } from './logstream.js';
+import { mineSuite } from './mine.js';
+import { syncSuite } from './sync.js';
 
-export const SUITES: readonly Suite[] = [logstreamSuite];
+export const SUITES: readonly Suite[] = [logstreamSuite, hubSuite, syncSuite, mineSuite];
 
 export function findSuite(name: string): Suite | undefined {
   return SUITES.find((s) => s.name === name);

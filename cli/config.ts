@@ -11,3 +11,8 @@ export function cliConfig(overrides: ConfigOverrides = {}): Readonly<PalaceConfi
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...process.env, ...extra };
 }
+
+/** The bearer token for `palace sync --peer URL` (PALACE_SYNC_PEER_TOKEN): tokens never go on argv. */
+export function syncPeerToken(): string | undefined {
+  return process.env.PALACE_SYNC_PEER_TOKEN?.trim() || undefined;
+}

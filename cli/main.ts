@@ -7,10 +7,17 @@ import { registerArtifact } from './commands/artifact.js';
 import { registerLogstream } from './commands/logstream.js';
 import { registerServe } from './commands/serve.js';
 import { registerMcp } from './commands/mcp.js';
+import { registerPalace } from './commands/palace.js';
 import { registerDaemon } from './commands/daemon.js';
+import { registerDiary } from './commands/diary.js';
+import { registerKg } from './commands/kg.js';
 import { registerMemory } from './commands/memory.js';
 import { registerSetEmbedder } from './commands/set-embedder.js';
 import { registerSync } from './commands/sync.js';
+import { registerCypher } from './commands/cypher.js';
+import { registerMine } from './commands/mine.js';
+import { registerHook } from './commands/hook.js';
+import { registerRepair } from './commands/repair.js';
 import { PALACE_VERSION } from '../hub/src/version.js';
 import { EXIT } from './output.js';
 
@@ -31,6 +38,13 @@ export function buildProgram(): Command {
   registerMemory(program);
   registerSetEmbedder(program);
   registerSync(program);
+  registerCypher(program);
+  registerMine(program);
+  registerHook(program);
+  registerRepair(program);
+  registerKg(program);
+  registerDiary(program);
+  registerPalace(program);
   for (const cmd of program.commands) {
     cmd.exitOverride();
     for (const sub of cmd.commands) sub.exitOverride();

@@ -11,6 +11,7 @@ import type { PalaceConfig } from '../hub/src/config.js';
 import { RequestStats } from '../hub/src/http/request-stats.js';
 import type { Logger } from '../hub/src/log.js';
 import { Logstream } from '../hub/src/logstream/logstream.js';
+import { createKgHandle, type KgHandle } from '../hub/src/memory/kg/knowledge-graph.js';
 import { createMemoryHandle, type MemoryHandle } from '../hub/src/memory/open-memory.js';
 import { canonicalPalace, dialUrl, readLiveRegistration, readStoredToken } from '../hub/src/registration.js';
 import type { HubServices } from '../hub/src/services.js';
@@ -82,15 +83,17 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   const inflight = new Map<string | number, AbortController>();
   let announced: string | undefined;
 
-  let local: { transport: LocalTransport; logstream: Logstream; memory: MemoryHandle } | undefined;
+  let local: { transport: LocalTransport; logstream: Logstream; memory: MemoryHandle; kg: KgHandle } | undefined;
   const localServer = (): LocalTransport => {
     if (local) return local.transport;
     const logstream = Logstream.open(palacePath, { durability: config.durability });
     const memory = createMemoryHandle(config, palacePath, log);
+    const kg = createKgHandle(palacePath);
     const services: HubServices = {
       config,
       logstream,
       memory,
+      kg,
       log,
       version: PALACE_VERSION,
       startedAt: new Date(),
@@ -101,7 +104,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     };
     const transport = new LocalTransport(write);
     void buildServer(services).connect(transport);
-    local = { transport, logstream, memory };
+    local = { transport, logstream, memory, kg };
     return transport;
   };
 
@@ -200,5 +203,6 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   // Give the local server a moment to flush responses to frames delivered just before EOF.
   await new Promise((resolve) => setImmediate(resolve));
   await local?.memory.close();
+  local?.kg.close();
   local?.logstream.close();
 }

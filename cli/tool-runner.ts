@@ -7,6 +7,7 @@ import { RequestStats } from '../hub/src/http/request-stats.js';
 import { leaseHolder } from '../hub/src/lease.js';
 import { silentLogger, makeLogger } from '../hub/src/log.js';
 import { Logstream } from '../hub/src/logstream/logstream.js';
+import { createKgHandle } from '../hub/src/memory/kg/knowledge-graph.js';
 import { createMemoryHandle } from '../hub/src/memory/open-memory.js';
 import { canonicalPalace, dialUrl, readLiveRegistration, readStoredToken } from '../hub/src/registration.js';
 import type { HubServices } from '../hub/src/services.js';
@@ -29,7 +30,54 @@ function unwrap(text: string, isError: boolean): unknown {
   return value;
 }
 
-async function viaHub(config: Readonly<PalaceConfig>, base: string, name: string, args: Record<string, unknown>): Promise<unknown> {
+/** Options of one CLI tool call. */
+export interface RunToolOptions {
+  /** Progress reports of a long tool (a mine): asked of the hub as MCP progress notifications. */
+  onProgress?: (progress: number, total: number | undefined, message: string | undefined) => void;
+}
+
+/** Reads an SSE response incrementally, reporting progress notifications, and returns the last data frame. */
+async function readFrames(response: Response, onProgress: NonNullable<RunToolOptions['onProgress']>): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let last = '';
+  const take = (block: string): void => {
+    for (const data of sseData(block)) {
+      try {
+        const m = JSON.parse(data) as { method?: string; params?: { progress?: number; total?: number; message?: string } };
+        if (m.method === 'notifications/progress') {
+          onProgress(m.params?.progress ?? 0, m.params?.total, m.params?.message);
+          continue;
+        }
+      } catch {
+        // not JSON: keep it as the candidate result so the caller reports it
+      }
+      last = data;
+    }
+  };
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    const cut = buffer.lastIndexOf('\n\n');
+    if (cut >= 0) {
+      take(buffer.slice(0, cut + 2));
+      buffer = buffer.slice(cut + 2);
+    }
+  }
+  take(buffer);
+  return last;
+}
+
+async function viaHub(
+  config: Readonly<PalaceConfig>,
+  base: string,
+  name: string,
+  args: Record<string, unknown>,
+  options: RunToolOptions = {},
+): Promise<unknown> {
   const token = readStoredToken(config.home, canonicalPalace(config.palacePath)) ?? config.httpToken;
   let response: Response;
   try {
@@ -40,16 +88,22 @@ async function viaHub(config: Readonly<PalaceConfig>, base: string, name: string
         Accept: 'application/json, text/event-stream',
         ...(token ? { Authorization: `Bearer ${token}` } : {}),
       },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name, arguments: args, ...(options.onProgress ? { _meta: { progressToken: 1 } } : {}) },
+      }),
     });
   } catch (err) {
     throw new HubError('hub.unreachable', `the hub at ${base} is unreachable: ${(err as Error).message}`);
   }
-  const body = await response.text();
+  const sse = (response.headers.get('content-type') ?? '').includes('text/event-stream');
+  const body = sse && options.onProgress && response.status === 200 ? await readFrames(response, options.onProgress) : await response.text();
   if (response.status === 401) throw new HubError('auth.unauthorized', `the hub at ${base} refused the token (HTTP 401); set PALACE_MCP_HTTP_TOKEN`);
   if (response.status === 403) throw new HubError('auth.forbidden', `the hub at ${base} refused the request (HTTP 403)`);
   if (response.status === 404) throw new HubError('http.not_found', `the hub at ${base} has no /mcp (HTTP 404)`);
-  const payload = (response.headers.get('content-type') ?? '').includes('text/event-stream') ? (sseData(body).at(-1) ?? '') : body;
+  const payload = sse && !options.onProgress ? (sseData(body).at(-1) ?? '') : body;
   const message = JSON.parse(payload) as {
     result?: { content?: Array<{ text?: string }>; isError?: boolean };
     error?: { message?: string; data?: { code?: string } };
@@ -58,7 +112,13 @@ async function viaHub(config: Readonly<PalaceConfig>, base: string, name: string
   return unwrap(message.result?.content?.[0]?.text ?? 'null', message.result?.isError === true);
 }
 
-async function locally(config: Readonly<PalaceConfig>, name: string, args: Record<string, unknown>, verbose: boolean): Promise<unknown> {
+async function locally(
+  config: Readonly<PalaceConfig>,
+  name: string,
+  args: Record<string, unknown>,
+  verbose: boolean,
+  options: RunToolOptions = {},
+): Promise<unknown> {
   const tool = findTool(name);
   if (!tool) throw new HubError('internal', `unknown tool ${name}`);
   const palacePath = canonicalPalace(config.palacePath);
@@ -71,10 +131,12 @@ async function locally(config: Readonly<PalaceConfig>, name: string, args: Recor
   const logstream = Logstream.open(palacePath, { durability: config.durability });
   const log = verbose ? makeLogger('palace') : silentLogger;
   const memory = createMemoryHandle(config, palacePath, log);
+  const kg = createKgHandle(palacePath);
   const services: HubServices = {
     config,
     logstream,
     memory,
+    kg,
     log,
     version: PALACE_VERSION,
     startedAt: new Date(),
@@ -84,16 +146,26 @@ async function locally(config: Readonly<PalaceConfig>, name: string, args: Recor
     describe: () => ({ writer: { mode: 'local' } }),
   };
   try {
-    return await tool.handler(args as never, services, { signal: new AbortController().signal, progress: async () => undefined });
+    const onProgress = options.onProgress;
+    return await tool.handler(args as never, services, {
+      signal: new AbortController().signal,
+      progress: async (progress, total, message) => onProgress?.(progress, total, message),
+    });
   } finally {
     await memory.close();
+    kg.close();
     logstream.close();
   }
 }
 
 /** Calls a tool through the live hub (unless PALACE_HUB_FORWARD=0) or in-process. */
-export async function runTool(config: Readonly<PalaceConfig>, name: string, args: Record<string, unknown>): Promise<unknown> {
+export async function runTool(
+  config: Readonly<PalaceConfig>,
+  name: string,
+  args: Record<string, unknown>,
+  options: RunToolOptions = {},
+): Promise<unknown> {
   const hub = config.hubForward ? readLiveRegistration(config.home, canonicalPalace(config.palacePath)) : undefined;
-  if (hub && hub.pid !== process.pid) return viaHub(config, dialUrl(hub), name, args);
-  return locally(config, name, args, true);
+  if (hub && hub.pid !== process.pid) return viaHub(config, dialUrl(hub), name, args, options);
+  return locally(config, name, args, true, options);
 }

@@ -10,13 +10,36 @@ import type { Durability } from './logstream/sqlite-event-store.js';
 
 export type EmbeddingDevice = 'cpu' | 'cuda' | 'dml' | 'coreml' | 'auto';
 
+export const BACKENDS = ['lancedb', 'pgvector', 'qdrant', 'milvus'] as const;
+export type BackendName = (typeof BACKENDS)[number];
+export const MILVUS_CONSISTENCY_LEVELS = ['Strong', 'Bounded', 'Session', 'Eventually'] as const;
+export type MilvusConsistencyLevel = (typeof MILVUS_CONSISTENCY_LEVELS)[number];
+
+/** Settings of the networked vector-store backends (read whatever the backend; checked for the chosen one). */
+export interface BackendSettings {
+  /** Prefix of table, collection and graph names (PALACE_BACKEND_NAMESPACE, default `palace_`). */
+  namespace: string;
+  /** Per-request timeout in seconds; for Postgres also the statement timeout (PALACE_BACKEND_TIMEOUT). */
+  timeoutSeconds: number;
+  pgvectorDsn: string | undefined;
+  /** Overrides the database named in the DSN. */
+  pgvectorDatabase: string | undefined;
+  qdrantUrl: string;
+  qdrantApiKey: string | undefined;
+  milvusUri: string;
+  milvusToken: string | undefined;
+  milvusDbName: string | undefined;
+  milvusConsistencyLevel: MilvusConsistencyLevel;
+}
+
 /** The validated, frozen configuration every part of palace is handed. */
 export interface PalaceConfig {
   /** ~/.palace (state directory). */
   home: string;
   /** The palace directory. */
   palacePath: string;
-  backend: string;
+  backend: BackendName;
+  backendSettings: BackendSettings;
   durability: Durability;
   httpToken: string | undefined;
   extraAllowedHosts: string[];
@@ -60,6 +83,56 @@ function oneOf<T extends string>(env: Env, name: string, values: readonly T[], f
   return raw as T;
 }
 
+function text(env: Env, name: string): string | undefined {
+  return env[name]?.trim() || undefined;
+}
+
+function httpUrl(name: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw bad(name, `must be an http(s) URL, got '${raw}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw bad(name, `must be an http(s) URL, got '${raw}'`);
+  return raw.replace(/\/+$/, '');
+}
+
+function backendName(raw: string, name: string): BackendName {
+  const value = raw.trim().toLowerCase();
+  if (!(BACKENDS as readonly string[]).includes(value)) throw bad(name, `must be one of ${BACKENDS.join(', ')}, got '${raw}'`);
+  return value as BackendName;
+}
+
+function readBackendSettings(env: Env, backend: BackendName): BackendSettings {
+  const namespace = env.PALACE_BACKEND_NAMESPACE?.trim() ?? 'palace_';
+  if (!/^[a-z_][a-z0-9_]{0,39}$/.test(namespace))
+    throw bad('PALACE_BACKEND_NAMESPACE', `must be lower-case letters, digits and _ (at most 40, not starting with a digit), got '${namespace}'`);
+  const consistencyRaw = text(env, 'PALACE_MILVUS_CONSISTENCY_LEVEL') ?? 'Strong';
+  const consistency = MILVUS_CONSISTENCY_LEVELS.find((l) => l.toLowerCase() === consistencyRaw.toLowerCase());
+  if (!consistency) throw bad('PALACE_MILVUS_CONSISTENCY_LEVEL', `must be one of ${MILVUS_CONSISTENCY_LEVELS.join(', ')}, got '${consistencyRaw}'`);
+  const pgvectorDsn = text(env, 'PALACE_PGVECTOR_DSN');
+  if (backend === 'pgvector' && !pgvectorDsn)
+    throw bad('PALACE_PGVECTOR_DSN', 'the pgvector backend needs a Postgres DSN, e.g. postgres://palace@db.internal:5432/palace');
+  if (pgvectorDsn && !/^postgres(ql)?:\/\//.test(pgvectorDsn))
+    throw bad('PALACE_PGVECTOR_DSN', 'must be a postgres:// or postgresql:// URL');
+  const milvusDbName = text(env, 'PALACE_MILVUS_DB_NAME');
+  if (milvusDbName !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,254}$/.test(milvusDbName))
+    throw bad('PALACE_MILVUS_DB_NAME', `must be letters, digits and _, got '${milvusDbName}'`);
+  return {
+    namespace,
+    timeoutSeconds: number(env, 'PALACE_BACKEND_TIMEOUT', 30, 1),
+    pgvectorDsn,
+    pgvectorDatabase: text(env, 'PALACE_PGVECTOR_DATABASE'),
+    qdrantUrl: httpUrl('PALACE_QDRANT_URL', text(env, 'PALACE_QDRANT_URL') ?? 'http://localhost:6333'),
+    qdrantApiKey: text(env, 'PALACE_QDRANT_API_KEY'),
+    milvusUri: httpUrl('PALACE_MILVUS_URI', text(env, 'PALACE_MILVUS_URI') ?? 'http://localhost:19530'),
+    milvusToken: text(env, 'PALACE_MILVUS_TOKEN'),
+    milvusDbName,
+    milvusConsistencyLevel: consistency,
+  };
+}
+
 function readConfigFile(home: string): Record<string, unknown> {
   const path = join(home, 'config.json');
   let text: string;
@@ -91,10 +164,13 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
   const palaceRaw = overrides.palace ?? env.PALACE_PALACE_PATH ?? filePalace ?? join(home, 'palace');
   const fileBackend = typeof file.backend === 'string' ? file.backend : undefined;
   const forward = env.PALACE_HUB_FORWARD?.trim().toLowerCase();
+  const backendSource = overrides.backend !== undefined ? '--backend' : env.PALACE_BACKEND ? 'PALACE_BACKEND' : 'config.json backend';
+  const backend = backendName(overrides.backend ?? (env.PALACE_BACKEND || undefined) ?? fileBackend ?? 'lancedb', backendSource);
   return Object.freeze({
     home,
     palacePath: resolve(expandHome(palaceRaw)),
-    backend: overrides.backend ?? env.PALACE_BACKEND ?? fileBackend ?? 'lancedb',
+    backend,
+    backendSettings: Object.freeze(readBackendSettings(env, backend)),
     durability: oneOf(env, 'PALACE_LOG_DURABILITY', ['normal', 'full'] as const, 'normal'),
     httpToken: env.PALACE_MCP_HTTP_TOKEN?.trim() || undefined,
     extraAllowedHosts: (env.PALACE_MCP_EXTRA_ALLOWED_HOSTS ?? '')

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 
 import type { PalaceConfig } from './config.js';
 import { HubError } from './errors.js';
@@ -15,6 +16,8 @@ import { RequestStats } from './http/request-stats.js';
 import { acquireLease, type Lease } from './lease.js';
 import type { Logger } from './log.js';
 import { Logstream } from './logstream/logstream.js';
+import { createKgHandle } from './memory/kg/knowledge-graph.js';
+import { createMemoryHandle } from './memory/open-memory.js';
 import {
   canonicalPalace,
   dialUrl,
@@ -26,6 +29,7 @@ import {
 } from './registration.js';
 import { createRequestLock } from './request-lock.js';
 import type { HubServices } from './services.js';
+import { SyncService } from './sync/sync-service.js';
 import { PALACE_VERSION } from './version.js';
 
 export interface HubOptions {
@@ -40,6 +44,8 @@ export interface HubOptions {
   tlsKey?: string | undefined;
   /** Called once when no MCP request arrived for PALACE_MCP_IDLE_HOURS; the caller decides to exit. */
   onIdle?: () => void;
+  /** Where the dashboard build may live (default: dist/ui beside the hub). */
+  uiDirs?: readonly string[];
 }
 
 export interface Hub {
@@ -87,6 +93,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     lease?.release();
     throw err;
   }
+  const memory = createMemoryHandle(config, palacePath, log.child('memory'));
+  const kg = createKgHandle(palacePath);
   const stats = new RequestStats();
   const startedAt = new Date();
   const lock = createRequestLock();
@@ -96,6 +104,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const services: HubServices = {
     config,
     logstream,
+    memory,
+    kg,
     log,
     version: PALACE_VERSION,
     startedAt,
@@ -107,6 +117,13 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       listen: listening.bound ? dialUrl(listening.bound) : null,
     }),
   };
+  services.sync = new SyncService({
+    replica: logstream.replica,
+    palacePath,
+    name: hostname(),
+    intervalSeconds: config.syncIntervalSeconds,
+    log: log.child('sync'),
+  });
   const sqliteIntegrity = (): string => {
     if (!integrity || Date.now() - integrity.at > 60_000) integrity = { at: Date.now(), verdict: logstream.store.integrityCheck() };
     return integrity.verdict;
@@ -120,6 +137,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     allowedHosts: () => hostAllow,
     sse,
     server: { withLock: (fn) => lock.run(fn) },
+    ...(options.uiDirs ? { uiDirs: options.uiDirs } : {}),
     status: () => {
       const verdict = sqliteIntegrity();
       return {
@@ -202,15 +220,20 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     closing ??= (async () => {
       if (idleTimer) clearInterval(idleTimer);
       removeRegistration(config.home, palacePath);
+      await services.sync?.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await memory.close();
+      kg.close();
       logstream.close();
       lease?.release();
     })();
     return closing;
   };
+  // A read-only hub serves its log to pullers but never pulls (it must not write).
+  if (!readOnly) services.sync.start();
   log.info(`hub listening on ${url}`, { palace: palacePath, read_only: readOnly });
   return { url, host, port, scheme, token, services, registrationPath, close };
 }

@@ -4,6 +4,7 @@
 import type { PalaceConfig } from './config.js';
 import type { Logger } from './log.js';
 import type { Logstream } from './logstream/logstream.js';
+import type { KgHandle } from './memory/kg/knowledge-graph.js';
 import type { MemoryHandle } from './memory/open-memory.js';
 import type { RequestStats } from './http/request-stats.js';
 import type { SyncService } from './sync/sync-service.js';
@@ -13,6 +14,8 @@ export interface HubServices {
   logstream: Logstream;
   /** The palace memory, opened on first use. */
   memory: MemoryHandle;
+  /** The palace's knowledge graph (knowledge_graph.sqlite3), opened on first use. */
+  kg: KgHandle;
   log: Logger;
   version: string;
   startedAt: Date;

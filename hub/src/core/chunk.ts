@@ -12,6 +12,13 @@ export interface Chunk {
 
 export const CHUNK = { size: 800, overlap: 100, min: 50 } as const;
 
+/** Whether offset `i` falls between the two halves of a surrogate pair (a cut there breaks UTF-8). */
+function splitsPair(text: string, i: number): boolean {
+  const lo = text.charCodeAt(i);
+  const hi = text.charCodeAt(i - 1);
+  return lo >= 0xdc00 && lo <= 0xdfff && hi >= 0xd800 && hi <= 0xdbff;
+}
+
 export function chunkText(text: string, size: number = CHUNK.size, overlap: number = CHUNK.overlap): Chunk[] {
   if (text.length <= size) return [{ index: 0, start: 0, end: text.length, text }];
   const chunks: Chunk[] = [];
@@ -27,10 +34,13 @@ export function chunkText(text: string, size: number = CHUNK.size, overlap: numb
       else if (line >= half) end = start + line + 1;
       // A tail shorter than the minimum joins this chunk rather than standing alone.
       if (text.length - end < CHUNK.min) end = text.length;
+      else if (splitsPair(text, end)) end += end - 1 > start ? -1 : 1;
     }
     chunks.push({ index: chunks.length, start, end, text: text.slice(start, end) });
     if (end >= text.length) break;
-    start = Math.max(end - overlap, start + 1);
+    let next = Math.max(end - overlap, start + 1);
+    if (splitsPair(text, next)) next += next - 1 > start ? -1 : 1;
+    start = next;
   }
   return chunks;
 }

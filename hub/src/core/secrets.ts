@@ -21,7 +21,8 @@ const PATTERNS: readonly SecretPattern[] = [
   { kind: 'bearer token', pattern: /\bAuthorization:\s*Bearer\s+[A-Za-z0-9._~+/-]{20,}=*/i },
   {
     kind: 'credential assignment',
-    pattern: /\b[A-Za-z0-9_]*(?:api[_-]?key|secret|token|passw(?:or)?d)[A-Za-z0-9_]*\s*[:=]\s*["']?(?=[A-Za-z0-9_/+=-]*\d)(?=[A-Za-z0-9_/+=-]*[A-Za-z])[A-Za-z0-9_/+=-]{16,}/i,
+    // The name may be quoted (JSON, Python dicts) and the operator may be `=>` (PHP, Ruby).
+    pattern: /\b[A-Za-z0-9_]*(?:api[_-]?key|secret|token|passw(?:or)?d)[A-Za-z0-9_]*["']?\s*(?:=>|[:=])\s*["']?(?=[A-Za-z0-9_/+=-]*\d)(?=[A-Za-z0-9_/+=-]*[A-Za-z])[A-Za-z0-9_/+=-]{16,}/i,
   },
 ];
 

@@ -1,5 +1,5 @@
 // The hub's Koa application: middleware in order (counters, errors, Host/Origin guard, bearer auth)
-// and the routes /healthz, /statusz, /mcp and /logstream/stream.
+// and the routes /healthz, /statusz, /mcp, /logstream/stream and /sync/*.
 
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -10,8 +10,12 @@ import type { BuildServerOptions } from '../tools/build-server.js';
 import { bearerAuth } from './middleware/auth.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { hostGuard } from './middleware/host-guard.js';
+import { DAEMON_ALLOW, daemonRoutes } from './routes/daemon.js';
 import { mcpHandler } from './routes/mcp.js';
 import { sseHandler, type SseState } from './routes/sse.js';
+import { isUiPath, uiHandler } from './routes/ui.js';
+import { SYNC_ALLOW, syncRoutes } from './routes/sync.js';
+import { CYPHER_ALLOW, cypherRoutes } from './routes/cypher.js';
 
 export interface AppOptions {
   hub: HubServices;
@@ -21,6 +25,8 @@ export interface AppOptions {
   status: () => Record<string, unknown>;
   sse: SseState;
   server?: BuildServerOptions;
+  /** Where the dashboard build may live (default: dist/ui beside the hub); served at /ui. */
+  uiDirs?: readonly string[];
 }
 
 const PUBLIC_PATHS = new Set(['/healthz']);
@@ -28,6 +34,9 @@ const ALLOW: Record<string, string[]> = {
   '/healthz': ['GET', 'HEAD'],
   '/statusz': ['GET', 'HEAD'],
   '/logstream/stream': ['GET', 'HEAD'],
+  ...SYNC_ALLOW,
+  ...DAEMON_ALLOW,
+  ...CYPHER_ALLOW,
 };
 
 export function createApp(options: AppOptions): Koa {
@@ -45,7 +54,10 @@ export function createApp(options: AppOptions): Koa {
   });
   app.use(errorMiddleware(hub.log));
   app.use(hostGuard({ pinHost: options.pinHost, allowed: options.allowedHosts, extraOrigins: hub.config.extraAllowedHosts }));
-  app.use(bearerAuth(options.token, (path) => PUBLIC_PATHS.has(path)));
+  // The dashboard's static files are public; every data call it makes carries the token.
+  app.use(bearerAuth(options.token, (path) => PUBLIC_PATHS.has(path) || isUiPath(path)));
+  const ui = uiHandler(options.uiDirs);
+  app.use((ctx, next) => (isUiPath(ctx.path) ? ui(ctx) : next()));
 
   const router = new Router();
   router.get('/healthz', (ctx) => {
@@ -57,6 +69,9 @@ export function createApp(options: AppOptions): Koa {
   });
   router.all('/mcp', mcpHandler(hub, options.server ?? {}));
   router.get('/logstream/stream', sseHandler(hub, options.sse));
+  syncRoutes(router, hub);
+  cypherRoutes(router, hub);
+  daemonRoutes(router, hub, options.server?.withLock);
   app.use(router.routes());
   app.use((ctx) => {
     if (ctx.respond === false || ctx.body !== undefined) return;

@@ -24,7 +24,9 @@ import {
   waitTimeout,
   type RawQuery,
 } from '../core/validate.js';
+import type { ApplyResult, ReplicatedArtifact, ReplicatedEvent, VersionVector } from '../core/replication.js';
 import { ChangeFeed } from './change-feed.js';
+import type { ReplicaStore } from './replica-store.js';
 import { SqliteEventStore, type Durability } from './sqlite-event-store.js';
 
 export const LOGSTREAM_FILE = 'logstream.sqlite3';
@@ -126,6 +128,27 @@ export class Logstream {
 
   get replicaId(): string {
     return this.store.replicaId;
+  }
+
+  /**
+   * The log as peer sync sees it. Applying remote events wakes waiters and stream clients, exactly
+   * as a local append does (the events get new local seqs, so since_event_id cursors see them).
+   */
+  get replica(): ReplicaStore {
+    const store = this.store;
+    return {
+      replicaId: store.replicaId,
+      versionVector: (): VersionVector => store.versionVector(),
+      eventsAfter: (origin: string, after: number, limit: number): ReplicatedEvent[] => store.eventsAfter(origin, after, limit),
+      getArtifact: (id: string): Artifact | undefined => store.getArtifact(id),
+      hasArtifact: (id: string): boolean => store.hasArtifact(id),
+      applyRemoteArtifact: (artifact: ReplicatedArtifact): boolean => store.applyRemoteArtifact(artifact),
+      applyRemoteEvents: (events: readonly ReplicatedEvent[]): ApplyResult => {
+        const result = store.applyRemoteEvents(events);
+        if (result.applied > 0) this.feed.notify();
+        return result;
+      },
+    };
   }
 
   /** Validates an append; throws a HubError naming the field, before anything is stored. */

@@ -1,25 +1,29 @@
 // The SQLite EventStore over `<palace>/logstream.sqlite3`: the only code that talks SQL to the log.
 // WAL mode; each append batch is one transaction; append order is the INTEGER PRIMARY KEY `seq`.
 
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
 import { HubError, toHubError } from '../errors.js';
 import { formatHlc, observe, tick, type HlcState } from '../core/hlc.js';
-import type {
-  Artifact,
-  ArtifactMeta,
-  EventPage,
-  EventQuery,
-  EventStatus,
-  LogEvent,
-  NewArtifact,
-  NewEvent,
-} from '../core/types.js';
-import { LIMITS } from '../core/validate.js';
+import { REPLICA_ID_PATTERN } from '../core/ids.js';
+import type { Artifact, ArtifactMeta, EventPage, EventQuery, LogEvent, NewArtifact, NewEvent } from '../core/types.js';
+import {
+  checkRemoteArtifact,
+  remoteEventRecord,
+  toReplicatedEvent,
+  type ApplyResult,
+  type RemoteEventRecord,
+  type ReplicatedArtifact,
+  type ReplicatedEvent,
+  type VersionVector,
+} from '../core/replication.js';
 import type { EventStore } from './event-store.js';
+import { MAX_PAGE_EVENTS, type ReplicaStore } from './replica-store.js';
 import { migrate } from './schema.js';
+import { EVENT_COLUMNS, parseObject, previewEvent, toArtifact, toEvent, type ArtifactRow, type EventRow } from './sqlite-rows.js';
 
 /** How hard a commit waits for the disk; see README "Durability". */
 export type Durability = 'normal' | 'full';
@@ -31,100 +35,7 @@ export interface SqliteEventStoreOptions {
   readonly?: boolean;
 }
 
-interface EventRow {
-  seq: number;
-  id: string;
-  type: string;
-  stream: string;
-  room: string;
-  from_agent: string;
-  to_agent: string | null;
-  correlation_id: string | null;
-  branch: string | null;
-  base_commit: string | null;
-  status: string | null;
-  artifact_ids: string;
-  body: string;
-  metadata_json: string;
-  created_at: string;
-  origin_replica: string;
-  origin_seq: number;
-  hlc: string;
-}
-
-interface ArtifactRow {
-  id: string;
-  kind: string;
-  sha256: string;
-  size_bytes: number;
-  content?: string;
-  created_by: string;
-  created_at: string;
-  metadata_json: string;
-  origin_replica: string;
-}
-
-const EVENT_COLUMNS =
-  'seq, id, type, stream, room, from_agent, to_agent, correlation_id, branch, base_commit, status, artifact_ids, body, metadata_json, created_at, origin_replica, origin_seq, hlc';
-
-function parseObject(json: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(json);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
-function toEvent(row: EventRow): LogEvent {
-  return {
-    id: row.id,
-    seq: row.seq,
-    type: row.type,
-    stream: row.stream,
-    room: row.room,
-    from_agent: row.from_agent,
-    to_agent: row.to_agent,
-    correlation_id: row.correlation_id,
-    branch: row.branch,
-    base_commit: row.base_commit,
-    status: row.status as EventStatus | null,
-    artifact_ids: JSON.parse(row.artifact_ids) as string[],
-    body: row.body,
-    metadata: parseObject(row.metadata_json),
-    created_at: row.created_at,
-    origin_replica: row.origin_replica,
-    origin_seq: row.origin_seq,
-    hlc: row.hlc,
-  };
-}
-
-function toArtifactMeta(row: ArtifactRow): ArtifactMeta {
-  return {
-    id: row.id,
-    kind: row.kind as ArtifactMeta['kind'],
-    created_by: row.created_by,
-    sha256: row.sha256,
-    size_bytes: row.size_bytes,
-    created_at: row.created_at,
-    origin_replica: row.origin_replica,
-    metadata: parseObject(row.metadata_json),
-  };
-}
-
-/** Shortens a body to the preview length on a code-point boundary and says so. */
-export function previewEvent(event: LogEvent): LogEvent {
-  const points = [...event.body];
-  const truncated = points.length > LIMITS.previewChars;
-  return {
-    ...event,
-    body: truncated ? points.slice(0, LIMITS.previewChars).join('') : event.body,
-    body_truncated: truncated,
-    body_length: points.length,
-  };
-}
-
-export class SqliteEventStore implements EventStore {
+export class SqliteEventStore implements EventStore, ReplicaStore {
   readonly replicaId: string;
   readonly path: string;
   readonly db: Database.Database;
@@ -147,6 +58,11 @@ export class SqliteEventStore implements EventStore {
         | { value: string }
         | undefined;
       if (!row) throw new Error('the log has no replica identity (meta.replica_id is missing)');
+      // The identity is never re-minted: a damaged one must be restored, or peers would see a stranger.
+      if (!REPLICA_ID_PATTERN.test(row.value))
+        throw new Error(
+          `the log's replica identity (meta.replica_id = ${JSON.stringify(row.value)}) is corrupt; refusing to mint a second identity for this palace: restore logstream.sqlite3 from a backup`,
+        );
       this.replicaId = row.value;
       this.clock = { ms: 0, counter: 0 };
       this.observeLocalClock();
@@ -360,8 +276,135 @@ export class SqliteEventStore implements EventStore {
 
   getArtifact(id: string): Artifact | undefined {
     const row = this.stmt('SELECT * FROM artifacts WHERE id = ?').get(id) as ArtifactRow | undefined;
-    if (!row) return undefined;
-    return { ...toArtifactMeta(row), content: row.content ?? '' };
+    return row ? toArtifact(row) : undefined;
+  }
+
+  // ---- replication (ReplicaStore) ----
+
+  versionVector(): VersionVector {
+    // A skip-scan over the (origin_replica, origin_seq) index: O(origins x log n), not a full scan.
+    const rows = this.stmt(
+      `WITH RECURSIVE origins(r) AS (
+         SELECT (SELECT min(origin_replica) FROM events)
+         UNION ALL
+         SELECT (SELECT min(origin_replica) FROM events WHERE origin_replica > origins.r) FROM origins WHERE origins.r IS NOT NULL
+       )
+       SELECT r AS origin, (SELECT max(origin_seq) FROM events WHERE origin_replica = r) AS top FROM origins WHERE r IS NOT NULL`,
+    ).all() as Array<{ origin: string; top: number }>;
+    const vector: VersionVector = {};
+    for (const row of rows) vector[row.origin] = row.top;
+    return vector;
+  }
+
+  eventsAfter(origin: string, after: number, limit: number): ReplicatedEvent[] {
+    const n = Math.max(1, Math.min(MAX_PAGE_EVENTS, Math.floor(limit)));
+    const rows = this.stmt(
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE origin_replica = ? AND origin_seq > ? ORDER BY origin_seq ASC LIMIT ?`,
+    ).all(origin, after, n) as EventRow[];
+    return rows.map((row) => toReplicatedEvent(toEvent(row)));
+  }
+
+  hasArtifact(id: string): boolean {
+    return this.stmt('SELECT 1 FROM artifacts WHERE id = ?').get(id) !== undefined;
+  }
+
+  applyRemoteArtifact(a: ReplicatedArtifact): boolean {
+    const { bytes, metadata_json } = checkRemoteArtifact(a);
+    const computed = createHash('sha256').update(a.content, 'utf8').digest('hex');
+    if (computed !== a.sha256)
+      throw new HubError(
+        'sync.hash_mismatch',
+        `remote artifact ${a.id} failed hash verification (claimed ${a.sha256.slice(0, 16)}..., computed ${computed.slice(0, 16)}...); refused`,
+        { data: { artifact_id: a.id } },
+      );
+    if (this.hasArtifact(a.id)) return false;
+    try {
+      this.stmt(
+        `INSERT OR IGNORE INTO artifacts (id, kind, sha256, size_bytes, content, created_by, created_at, metadata_json, origin_replica)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(a.id, a.kind, computed, bytes, a.content, a.created_by.trim(), a.created_at, metadata_json, a.origin_replica);
+    } catch (err) {
+      throw toHubError(err);
+    }
+    this.localCommits++;
+    return true;
+  }
+
+  applyRemoteEvents(events: readonly ReplicatedEvent[]): ApplyResult {
+    let result: ApplyResult = { applied: 0, duplicates: 0, lastOriginSeq: 0 };
+    if (events.length === 0) return result;
+    try {
+      this.db
+        .transaction(() => {
+          result = { applied: 0, duplicates: 0, lastOriginSeq: 0 };
+          for (const raw of events) {
+            this.stmt('SAVEPOINT remote_event').run();
+            try {
+              const record = remoteEventRecord(raw);
+              if (this.isHeld(record)) result.duplicates++;
+              else {
+                this.insertRemote(record);
+                result.applied++;
+              }
+              result.lastOriginSeq = Math.max(result.lastOriginSeq, record.origin_seq);
+              this.stmt('RELEASE remote_event').run();
+            } catch (err) {
+              this.stmt('ROLLBACK TO remote_event').run();
+              this.stmt('RELEASE remote_event').run();
+              result.failed = { event_id: String(raw.id), error: toHubError(err) };
+              break;
+            }
+          }
+        })
+        .immediate();
+    } catch (err) {
+      return { applied: 0, duplicates: 0, lastOriginSeq: 0, failed: { event_id: String(events[0]?.id), error: toHubError(err) } };
+    }
+    if (result.applied > 0) this.localCommits++;
+    return result;
+  }
+
+  /** Already here: same id, same (origin, origin_seq), or authored by this replica. */
+  private isHeld(e: RemoteEventRecord): boolean {
+    if (e.origin_replica === this.replicaId) return true;
+    if (this.stmt('SELECT 1 FROM events WHERE id = ?').get(e.id)) return true;
+    return this.stmt('SELECT 1 FROM events WHERE origin_replica = ? AND origin_seq = ?').get(e.origin_replica, e.origin_seq) !== undefined;
+  }
+
+  /** Appends a remote event verbatim (id, created_at, hlc, origin stamps) at a new local seq. */
+  private insertRemote(e: RemoteEventRecord): void {
+    for (const artifactId of e.artifact_ids)
+      if (!this.hasArtifact(artifactId))
+        throw new HubError('artifact.unknown_ref', `remote event ${e.id} references artifact ${artifactId} not yet applied locally`, {
+          field: 'artifact_ids',
+        });
+    const top = this.stmt('SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number };
+    const seq = top.seq + 1;
+    this.stmt(`INSERT INTO events (${EVENT_COLUMNS}) VALUES (${EVENT_COLUMNS.split(',').map(() => '?').join(',')})`).run(
+      seq,
+      e.id,
+      e.type,
+      e.stream,
+      e.room,
+      e.from_agent,
+      e.to_agent,
+      e.correlation_id,
+      e.branch,
+      e.base_commit,
+      e.status,
+      JSON.stringify(e.artifact_ids),
+      e.body,
+      e.metadata_json,
+      e.created_at,
+      e.origin_replica,
+      e.origin_seq,
+      e.hlc,
+    );
+    e.artifact_ids.forEach((artifactId, position) =>
+      this.stmt('INSERT OR IGNORE INTO event_artifacts (event_seq, artifact_id, position) VALUES (?, ?, ?)').run(seq, artifactId, position),
+    );
+    // Later local stamps sort after what we have seen.
+    this.clock = observe(this.clock, e.hlc);
   }
 
   changeToken(): number {

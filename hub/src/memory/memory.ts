@@ -10,10 +10,45 @@ import { isoSeconds } from '../core/ids.js';
 import { invalid, HubError } from '../errors.js';
 import type { Embedder, EmbedderInfo } from '../embed/embedder.js';
 import { embedderKey } from '../embed/embedder.js';
-import type { DrawerFilter, StoredDrawer, VectorStore } from '../vector/vector-store.js';
+import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
 import { drawerContent, drawerId, MEMORY_LIMITS, optionalPlace, placeName, tagList } from './drawer-input.js';
 
 export const DUPLICATE_THRESHOLD = 0.9;
+const EMBED_BATCH = 64;
+const UPSERT_BATCH = 1000;
+
+/** One chunk of a source file, with its position in the file's (normalized) text. */
+export interface SourceChunk {
+  index: number;
+  start: number;
+  end: number;
+  text: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** One source file to file: placement, provenance, chunks and their vectors (same order). */
+export interface SourceFiling {
+  source_file: string;
+  wing: string;
+  room: string;
+  tags: string[];
+  added_by: string;
+  metadata: Record<string, unknown>;
+  chunks: readonly SourceChunk[];
+  vectors: readonly Float32Array[];
+  /** The file was filed before: delete its drawers first (otherwise checked cheaply). */
+  replace: boolean;
+}
+
+/** Id of chunk `index` of a mined source file: stable across re-mines. */
+export function sourceDrawerId(sourceFile: string, index: number): string {
+  return `drawer_${hash24('mined', sourceFile, String(index))}`;
+}
+
+/** Parent id shared by a mined file's chunks (`palace drawer get` on it returns the whole text). */
+export function sourceParentId(sourceFile: string): string {
+  return `drawer_${hash24('mined-file', sourceFile)}`;
+}
 
 /** A drawer as tools and the CLI show it. */
 export interface DrawerView {
@@ -136,8 +171,12 @@ export class Memory {
     const addedBy = typeof input.added_by === 'string' && input.added_by.trim() ? input.added_by.trim() : 'unknown';
     const sourceFile = typeof input.source_file === 'string' && input.source_file ? input.source_file : null;
     const chunks = chunkText(content);
-    const vectors = await this.embedder.embed(chunks.map((c) => c.text), 'document');
     const id = `drawer_${hash24(wing, room, sourceFile ?? '', content)}`;
+    // The same content in the same place is the same drawer: filing it again (even forced) must not
+    // overwrite its rating, filed_at and added_by.
+    const [same] = await this.store.scan({ ids: [chunks.length === 1 ? id : `${id}_c0`] }, { columns: ['id'] });
+    if (same) return { drawer_id: id, wing, room, duplicate_of: id, similarity: 1, filed: false };
+    const vectors = await this.embedder.embed(chunks.map((c) => c.text), 'document');
     if (input.force !== true) {
       const dup = await this.nearestDuplicate(vectors, DUPLICATE_THRESHOLD);
       if (dup) return { drawer_id: dup.id, wing: dup.wing, room: dup.room, duplicate_of: dup.id, similarity: dup.similarity, filed: false };
@@ -295,9 +334,89 @@ export class Memory {
     return { tags };
   }
 
+  /** Drawer rows (metadata and verbatim chunk text, no vectors) in stable order (filed_at, id). */
+  async scanDrawers(filter: DrawerFilter, options: Omit<ScanOptions, 'withVectors'> = {}): Promise<DrawerView[]> {
+    return (await this.store.scan(filter, options)).map(view);
+  }
+
+  async countDrawers(filter: DrawerFilter = {}): Promise<number> {
+    return this.store.count(filter);
+  }
+
+  /** Moves or retags every matching drawer row (never its content); returns how many changed. */
+  async patchDrawers(filter: DrawerFilter, patch: Pick<DrawerPatch, 'wing' | 'room' | 'tags'>): Promise<number> {
+    return this.store.patch(filter, patch);
+  }
+
+  /** Deletes every matching drawer row; returns how many went. */
+  async deleteDrawers(filter: DrawerFilter): Promise<number> {
+    return this.store.delete(filter);
+  }
+
   async counts(): Promise<{ drawers: number; wings: number; rooms: number }> {
     const rows = await this.store.scan({}, { columns: ['wing', 'room'] });
     return { drawers: rows.length, wings: new Set(rows.map((r) => r.wing)).size, rooms: new Set(rows.map((r) => `${r.wing}\u0000${r.room}`)).size };
+  }
+
+  /** Embeds document texts in batches of 64 (the embedder coalesces the concurrent calls). */
+  async embedDocuments(texts: readonly string[]): Promise<Float32Array[]> {
+    const batches: Array<Promise<Float32Array[]>> = [];
+    for (let i = 0; i < texts.length; i += EMBED_BATCH) batches.push(this.embedder.embed(texts.slice(i, i + EMBED_BATCH), 'document'));
+    return (await Promise.all(batches)).flat();
+  }
+
+  /**
+   * Files whole source files: each file's previous drawers are replaced by its new chunks in one
+   * upsert (ids stable by file + position, so re-mining is idempotent); no near-duplicate check.
+   */
+  async fileSources(files: readonly SourceFiling[]): Promise<{ filed: number; removed: number }> {
+    if (files.length === 0) return { filed: 0, removed: 0 };
+    const unknown = files.filter((f) => !f.replace);
+    const firstIds = unknown.map((f) => sourceDrawerId(f.source_file, 0));
+    const present = firstIds.length === 0 ? [] : await this.store.scan({ ids: firstIds }, { columns: ['id', 'source_file'] });
+    const again = new Set(present.map((d) => d.source_file));
+    let removed = 0;
+    for (const f of files) if (f.replace || again.has(f.source_file)) removed += await this.store.delete({ source_file: f.source_file });
+    const filedAt = isoSeconds(this.now());
+    const drawers: StoredDrawer[] = files.flatMap((f) =>
+      f.chunks.map((c, i) => ({
+        id: sourceDrawerId(f.source_file, c.index),
+        wing: f.wing,
+        room: f.room,
+        tags: f.tags,
+        content: c.text,
+        source_file: f.source_file,
+        chunk_index: c.index,
+        parent_id: sourceParentId(f.source_file),
+        filed_at: filedAt,
+        added_by: f.added_by,
+        useful: null,
+        metadata: { ...f.metadata, ...(c.metadata ?? {}), char_start: c.start, char_end: c.end, chunks: f.chunks.length },
+        embedder: this.key,
+        vector: f.vectors[i] ?? new Float32Array(0),
+      })),
+    );
+    for (let i = 0; i < drawers.length; i += UPSERT_BATCH) await this.store.upsert(drawers.slice(i, i + UPSERT_BATCH));
+    if (drawers.length > 0) {
+      this.onFirstWrite?.();
+      this.onFirstWrite = undefined;
+    }
+    return { filed: drawers.length, removed };
+  }
+
+  /** Deletes every drawer mined from these source files; returns how many went. */
+  async removeSources(sourceFiles: readonly string[]): Promise<number> {
+    let removed = 0;
+    for (const sourceFile of sourceFiles) removed += await this.store.delete({ source_file: sourceFile });
+    return removed;
+  }
+
+  /** Drawer counts per embedder key, against the key this memory embeds with (repair-status). */
+  async embedderCensus(): Promise<{ drawers: number; current: string; by_embedder: Record<string, number> }> {
+    const rows = await this.store.scan({}, { columns: ['embedder'] });
+    const byEmbedder: Record<string, number> = {};
+    for (const r of rows) byEmbedder[r.embedder] = (byEmbedder[r.embedder] ?? 0) + 1;
+    return { drawers: rows.length, current: this.key, by_embedder: byEmbedder };
   }
 
   async close(): Promise<void> {

@@ -2,11 +2,10 @@
 // loaded on first use, so a hub starts fast and small and coordination never waits for a model.
 
 import type { PalaceConfig } from '../config.js';
-import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { chooseEmbedder, checkAgainstRecord, readEmbedderRecord, writeEmbedderRecord } from '../embed/select.js';
 import { createWorkerEmbedder } from '../embed/worker-embedder.js';
-import { LanceDbVectorStore } from '../vector/lancedb-vector-store.js';
+import { openVectorStore } from '../vector/open-vector-store.js';
 import { Memory } from './memory.js';
 
 export interface MemoryHandle {
@@ -18,8 +17,6 @@ export interface MemoryHandle {
 }
 
 export async function openMemory(config: Readonly<PalaceConfig>, palacePath: string, log: Logger): Promise<Memory> {
-  if (config.backend !== 'lancedb')
-    throw new HubError('hub.config', `backend '${config.backend}' is not available in this build; use the embedded default (lancedb)`, { field: 'PALACE_BACKEND' });
   const { spec, fallback } = chooseEmbedder(config, palacePath);
   if (fallback)
     log.info(
@@ -30,7 +27,7 @@ export async function openMemory(config: Readonly<PalaceConfig>, palacePath: str
   try {
     const info = embedder.info();
     checkAgainstRecord(palacePath, info);
-    const store = await LanceDbVectorStore.open({ palacePath, dimensions: info.dimensions, log });
+    const store = await openVectorStore(config, palacePath, info.dimensions, log);
     const hasRecord = readEmbedderRecord(palacePath) !== undefined;
     if (!hasRecord && (await store.count()) > 0) writeEmbedderRecord(palacePath, info);
     return new Memory({

@@ -46,10 +46,11 @@ export function buildServer(hub: HubServices, options: BuildServerOptions = {}):
               params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message ? { message } : {}) },
             });
           },
+          ...(tool.stepLocked && options.withLock ? { withLock: options.withLock } : {}),
         };
         const run = async (): Promise<unknown> => tool.handler(args as never, hub, ctx);
         try {
-          const value = tool.lockFree || !options.withLock ? await run() : await options.withLock(run);
+          const value = tool.lockFree || tool.stepLocked || !options.withLock ? await run() : await options.withLock(run);
           return jsonResult(value);
         } catch (err) {
           const error = toHubError(err);

@@ -10,6 +10,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Reports progress to clients that asked for it (resets their request timeout). */
   progress(progress: number, total?: number, message?: string): Promise<void>;
+  /** Runs one write step under the hub's global request lock (set for `stepLocked` tools on the hub). */
+  withLock?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 export interface ToolDef<Shape extends z.ZodRawShape = z.ZodRawShape> {
@@ -21,6 +23,8 @@ export interface ToolDef<Shape extends z.ZodRawShape = z.ZodRawShape> {
   mutating: boolean;
   /** Runs outside the global request lock (every logstream tool does). */
   lockFree: boolean;
+  /** Mutating but long: runs outside the lock and takes it per write step through `ctx.withLock`. */
+  stepLocked?: boolean;
   handler(args: z.infer<z.ZodObject<Shape>>, services: HubServices, ctx: ToolContext): Promise<unknown> | unknown;
 }
 

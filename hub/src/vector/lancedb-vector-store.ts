@@ -125,6 +125,7 @@ export interface LanceDbOptions {
 
 export class LanceDbVectorStore implements VectorStore {
   private ftsReady = false;
+  private ftsBuild: Promise<boolean> | undefined;
   private annStarted = false;
   private maintenance: Promise<void> = Promise.resolve();
   private writesSinceOptimize = 0;
@@ -230,12 +231,18 @@ export class LanceDbVectorStore implements VectorStore {
     return this.table.countRows(filterSql(filter));
   }
 
-  private async ensureFts(): Promise<boolean> {
-    if (this.ftsReady) return true;
-    if ((await this.table.countRows()) === 0) return false;
-    await this.table.createIndex('content', { config: lancedb.Index.fts(), replace: true });
-    this.ftsReady = true;
-    return true;
+  /** Builds the FTS index once: concurrent first searches share one build (two would conflict). */
+  private ensureFts(): Promise<boolean> {
+    if (this.ftsReady) return Promise.resolve(true);
+    this.ftsBuild ??= (async () => {
+      if ((await this.table.countRows()) === 0) return false;
+      await this.table.createIndex('content', { config: lancedb.Index.fts(), replace: true });
+      this.ftsReady = true;
+      return true;
+    })().finally(() => {
+      this.ftsBuild = undefined;
+    });
+    return this.ftsBuild;
   }
 
   /**

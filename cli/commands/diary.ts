@@ -1,0 +1,80 @@
+// Diary and wake-up commands: diary write|read (agent from --agent or PALACE_AGENT_NAME) and
+// wake-up (--wing). Each runs one palace tool, through the live hub when there is one.
+
+import type { Command } from 'commander';
+
+import { invalid } from '../../hub/src/errors.js';
+import type { DiaryEntry } from '../../hub/src/memory/diary.js';
+import { action, type CommandContext } from '../context.js';
+import { readText } from '../read-input.js';
+import { runTool } from '../tool-runner.js';
+
+function agentOf(ctx: CommandContext): string {
+  const agent = typeof ctx.opts.agent === 'string' && ctx.opts.agent.trim() ? ctx.opts.agent.trim() : ctx.config.agentName;
+  if (!agent) throw invalid('--agent', 'give --agent NAME or set PALACE_AGENT_NAME');
+  return agent;
+}
+
+function entryOf(o: Record<string, unknown>): string {
+  if (typeof o.entry === 'string' && typeof o.file === 'string') throw invalid('--entry', 'pass --entry or --file, not both');
+  if (typeof o.entry === 'string') return o.entry;
+  if (typeof o.file === 'string') return readText(o.file, '--file');
+  if (process.stdin.isTTY) throw invalid('--entry', 'give the entry with --entry, --file PATH, or on stdin');
+  return readText('-', 'stdin');
+}
+
+export function registerDiary(program: Command): void {
+  const diary = program.command('diary').description("an agent's own diary (drawers in its wing, room diary)");
+  diary
+    .command('write')
+    .description('write an entry (from --entry, --file or stdin)')
+    .option('--agent <name>', 'agent name (default PALACE_AGENT_NAME)')
+    .option('--entry <text>', 'the entry')
+    .option('--file <path>', 'read the entry from a file')
+    .option('--topic <topic>', 'short topic (default general)')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(async (ctx) => {
+        const o = ctx.opts;
+        const agent = agentOf(ctx);
+        const r = (await runTool(ctx.config, 'palace_diary_write', { agent_name: agent, entry: entryOf(o), topic: o.topic })) as {
+          entry_id: string;
+          wing: string;
+        };
+        ctx.out.result(r, () => `Wrote ${r.entry_id} in ${r.wing}/diary`);
+      }),
+    );
+  diary
+    .command('read')
+    .description('the newest entries, newest first')
+    .option('--agent <name>', 'agent name (default PALACE_AGENT_NAME)')
+    .option('--last <n>', 'how many (1-100, default 10)')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(async (ctx) => {
+        const last = ctx.opts.last === undefined ? undefined : Number(ctx.opts.last);
+        if (last !== undefined && !Number.isInteger(last)) throw invalid('--last', '--last must be a whole number');
+        const r = (await runTool(ctx.config, 'palace_diary_read', { agent_name: agentOf(ctx), last_n: last })) as {
+          entries: DiaryEntry[];
+          total: number;
+        };
+        ctx.out.result(r, () =>
+          r.entries.length === 0
+            ? 'No diary entries.'
+            : r.entries.map((e) => `[${e.timestamp}] (${e.topic}) ${e.entry_id}\n${e.content}`).join('\n\n'),
+        );
+      }),
+    );
+
+  program
+    .command('wake-up')
+    .description('session-start context: identity plus the most important drawers by room (bounded)')
+    .option('--wing <wing>', 'only this wing')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(async (ctx) => {
+        const r = (await runTool(ctx.config, 'palace_wakeup', { wing: ctx.opts.wing })) as { text: string };
+        ctx.out.result(r, () => r.text);
+      }),
+    );
+}

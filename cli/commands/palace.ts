@@ -1,0 +1,197 @@
+// Palace navigation commands: list, move, graph, stats (fast endpoints on a live hub, else the same
+// views in-process), taxonomy, rooms list|add|rename|remove, tunnels.
+
+import type { Command } from 'commander';
+
+import { invalid } from '../../hub/src/errors.js';
+import { action, type CommandContext } from '../context.js';
+import { daemonRequest, liveHubUrl } from '../daemon-client.js';
+import { runTool } from '../tool-runner.js';
+
+type Listing = {
+  drawers: Array<{ drawer_id: string; wing: string; room: string; filed_at: string; preview: string; source_file: string | null }>;
+  total: number;
+  offset: number;
+};
+
+function whole(flag: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw invalid(flag, `${flag} must be a whole number`);
+  return n;
+}
+
+function query(params: Record<string, unknown>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+/** The live hub's endpoint when there is one, else the equivalent tool in-process. */
+async function view(ctx: CommandContext, path: string, params: Record<string, unknown>, tool: string): Promise<unknown> {
+  const base = liveHubUrl(ctx.config);
+  if (base) return daemonRequest(ctx.config, ctx.out, base, 'GET', `${path}${query(params)}`);
+  return runTool(ctx.config, tool, params);
+}
+
+function table(map: Record<string, number>): string {
+  const entries = Object.entries(map);
+  if (entries.length === 0) return '  (none)';
+  const width = Math.max(...entries.map(([k]) => k.length));
+  return entries.map(([k, n]) => `  ${k.padEnd(width)}  ${n}`).join('\n');
+}
+
+export function registerPalace(program: Command): void {
+  program
+    .command('list')
+    .description('drawer metadata, in filing order (uses the live hub when there is one)')
+    .option('--wing <wing>', 'only this wing')
+    .option('--room <room>', 'only this room')
+    .option('--limit <n>', 'rows (1-1000, default 50)')
+    .option('--offset <n>', 'skip this many rows')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(async (ctx) => {
+        const o = ctx.opts;
+        const r = (await view(ctx, '/list', { wing: o.wing, room: o.room, limit: whole('--limit', o.limit), offset: whole('--offset', o.offset) }, 'palace_list_drawers')) as Listing;
+        ctx.out.result(r, () =>
+          r.drawers.length === 0
+            ? 'No drawers.'
+            : [
+                ...r.drawers.map((d) => `${d.drawer_id}  ${d.wing}/${d.room}  ${d.filed_at}\n    ${d.preview.replace(/\s+/g, ' ')}`),
+                `(${r.offset + 1}-${r.offset + r.drawers.length} of ${r.total})`,
+              ].join('\n'),
+        );
+      }),
+    );
+
+  program
+    .command('move <drawer_id>')
+    .description('move a drawer to another wing and/or room (content never changes)')
+    .option('--wing <wing>', 'new wing')
+    .option('--room <room>', 'new room')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(async (ctx, id: string) => {
+        const o = ctx.opts;
+        const body: Record<string, string> = {};
+        if (typeof o.wing === 'string' && o.wing.trim()) body.wing = o.wing;
+        if (typeof o.room === 'string' && o.room.trim()) body.room = o.room;
+        // The hub refuses an empty move with 400; refuse it here first.
+        if (Object.keys(body).length === 0) throw invalid('--wing', 'give --wing and/or --room');
+        const base = liveHubUrl(ctx.config);
+        const r = (
+          base
+            ? await daemonRequest(ctx.config, ctx.out, base, 'PATCH', `/memory/${encodeURIComponent(id)}`, body)
+            : await runTool(ctx.config, 'palace_update_drawer', { drawer_id: id, ...body })
+        ) as { drawer_id: string; wing: string; room: string };
+        ctx.out.result(r, () => `Moved ${r.drawer_id} to ${r.wing}/${r.room}`);
+      }),
+    );
+
+  program
+    .command('graph')
+    .description('wing/room/tunnel counts and a knowledge-graph slice')
+    .option('--limit <n>', 'tunnels, entities and facts to show (default 20)')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(async (ctx) => {
+        const r = (await view(ctx, '/graph', { limit: whole('--limit', ctx.opts.limit) }, 'palace_graph_stats')) as {
+          counts: Record<string, number>;
+          tunnels: Array<{ room: string; wings: string[] }>;
+          kg: { stats: { entities: number; triples: number; current_facts: number }; top_entities: Array<{ name: string; facts: number }> };
+        };
+        ctx.out.result(r, () =>
+          [
+            `${r.counts.wings} wings, ${r.counts.rooms} rooms, ${r.counts.drawers} drawers, ${r.counts.tunnels} tunnels`,
+            ...r.tunnels.map((t) => `  tunnel ${t.room}: ${t.wings.join(' ↔ ')}`),
+            `KG: ${r.kg.stats.entities} entities, ${r.kg.stats.triples} facts (${r.kg.stats.current_facts} current)`,
+            ...r.kg.top_entities.map((e) => `  ${e.name} (${e.facts})`),
+          ].join('\n'),
+        );
+      }),
+    );
+
+  program
+    .command('stats')
+    .description('palace statistics: kg, graph and status blocks')
+    .option('--section <name>', 'only one block: kg, graph or status')
+    .option('--tags', 'add tag counts')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(async (ctx) => {
+        const o = ctx.opts;
+        if (o.section !== undefined && !['kg', 'graph', 'status'].includes(String(o.section))) throw invalid('--section', '--section must be kg, graph or status');
+        const all = (await view(ctx, '/stats', {}, 'palace_stats')) as Record<string, unknown>;
+        const picked: Record<string, unknown> = o.section ? { [String(o.section)]: all[String(o.section)] } : { ...all };
+        if (o.tags) picked.tags = ((await runTool(ctx.config, 'palace_list_tags', {})) as { tags: Record<string, number> }).tags;
+        ctx.out.result(picked, () =>
+          Object.entries(picked)
+            .map(([name, block]) => `${name}:\n${Object.entries(block as Record<string, unknown>).map(([k, v]) => `  ${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join('\n')}`)
+            .join('\n'),
+        );
+      }),
+    );
+
+  program
+    .command('taxonomy')
+    .description('wing → room → drawer count')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(async (ctx) => {
+        const r = (await runTool(ctx.config, 'palace_get_taxonomy', {})) as { taxonomy: Record<string, Record<string, number>> };
+        ctx.out.result(r, () => {
+          const wings = Object.entries(r.taxonomy);
+          return wings.length === 0 ? 'No wings.' : wings.map(([w, rooms]) => `${w}\n${table(rooms)}`).join('\n');
+        });
+      }),
+    );
+
+  const rooms = program.command('rooms').description('rooms: list (default), add, rename, remove');
+  const roomsList = async (ctx: CommandContext) => {
+    const r = (await runTool(ctx.config, 'palace_rooms_list', { wing: ctx.opts.wing })) as { rooms: Array<{ wing: string; room: string; drawers: number }> };
+    ctx.out.result(r, () => (r.rooms.length === 0 ? 'No rooms.' : r.rooms.map((x) => `  ${x.wing}/${x.room}  ${x.drawers}`).join('\n')));
+  };
+  rooms.option('--wing <wing>', 'only this wing').option('--json', 'machine-readable output').action(action(roomsList));
+  rooms.command('list').option('--wing <wing>', 'only this wing').option('--json', 'machine-readable output').action(action(roomsList));
+  rooms
+    .command('add <wing> <room>')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(async (ctx, wing: string, room: string) => {
+        const r = (await runTool(ctx.config, 'palace_rooms_add', { wing, room })) as { created: boolean };
+        ctx.out.result(r, () => (r.created ? `Added ${wing}/${room}` : `${wing}/${room} already exists`));
+      }),
+    );
+  rooms
+    .command('rename <wing> <room> <new_room>')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(async (ctx, wing: string, room: string, newRoom: string) => {
+        const r = (await runTool(ctx.config, 'palace_rooms_rename', { wing, room, new_room: newRoom })) as { moved_drawers: number };
+        ctx.out.result(r, () => `Renamed ${wing}/${room} to ${wing}/${newRoom} (${r.moved_drawers} drawers moved)`);
+      }),
+    );
+  rooms
+    .command('remove <wing> <room>')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(async (ctx, wing: string, room: string) => {
+        const r = await runTool(ctx.config, 'palace_rooms_remove', { wing, room });
+        ctx.out.result(r, () => `Removed ${wing}/${room}`);
+      }),
+    );
+
+  program
+    .command('tunnels')
+    .description('rooms shared by two or more wings')
+    .option('--wing <wing>', 'only tunnels touching this wing')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(async (ctx) => {
+        const r = (await runTool(ctx.config, 'palace_list_tunnels', { wing: ctx.opts.wing })) as { tunnels: Array<{ room: string; wings: string[]; count: number }> };
+        ctx.out.result(r, () => (r.tunnels.length === 0 ? 'No tunnels.' : r.tunnels.map((t) => `  ${t.room}: ${t.wings.join(' ↔ ')} (${t.count} drawers)`).join('\n')));
+      }),
+    );
+}

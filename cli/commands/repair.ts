@@ -1,0 +1,86 @@
+// `palace repair --mode check|rebuild` and `palace repair-status`: checks the vector index against
+// the verbatim drawers and rebuilds it from them (the path after `set-embedder --force` too).
+
+import type { Command } from 'commander';
+
+import { HubError, invalid } from '../../hub/src/errors.js';
+import { chooseEmbedder, readEmbedderRecord } from '../../hub/src/embed/select.js';
+import { createWorkerEmbedder } from '../../hub/src/embed/worker-embedder.js';
+import { leaseHolder } from '../../hub/src/lease.js';
+import { makeLogger } from '../../hub/src/log.js';
+import { reembedPalace } from '../../hub/src/memory/reembed.js';
+import { canonicalPalace } from '../../hub/src/registration.js';
+import { action, type CommandContext } from '../context.js';
+import { createProgress } from '../progress.js';
+import { runTool } from '../tool-runner.js';
+
+interface RepairStatus {
+  palace: string;
+  drawers: number;
+  embedder: { recorded: string | null; in_use: string };
+  by_embedder: Record<string, number>;
+  stale_vectors: number;
+  manifest: { files: number; drawers: number };
+  ok: boolean;
+  hint?: string;
+}
+
+function statusText(s: RepairStatus): string {
+  return [
+    `palace    ${s.palace}`,
+    `drawers   ${s.drawers} (${Object.entries(s.by_embedder).map(([k, n]) => `${n} by ${k}`).join(', ') || 'none'})`,
+    `embedder  recorded ${s.embedder.recorded ?? 'none'}, in use ${s.embedder.in_use}`,
+    `mined     ${s.manifest.files} files, ${s.manifest.drawers} drawers`,
+    s.ok ? 'index     ok' : `index     ${s.stale_vectors} drawers need new vectors${s.hint ? `: ${s.hint}` : ''}`,
+  ].join('\n');
+}
+
+async function rebuild(ctx: CommandContext): Promise<void> {
+  const palacePath = canonicalPalace(ctx.config.palacePath);
+  const holder = leaseHolder(palacePath);
+  if (holder && holder.pid !== process.pid)
+    throw new HubError('lease.held', `a hub (pid ${holder.pid}${holder.address ? ` at ${holder.address}` : ''}) serves this palace; stop it before rebuilding the index`);
+  const record = readEmbedderRecord(palacePath);
+  const { spec } = chooseEmbedder(ctx.config, palacePath);
+  const embedder = await createWorkerEmbedder(spec);
+  try {
+    const info = embedder.info();
+    const progress = createProgress();
+    const drawers = await reembedPalace(palacePath, record?.dimensions ?? info.dimensions, embedder, makeLogger('palace:repair'), (p) =>
+      progress.update(p.done, p.total, `re-embedding drawers ${p.done}/${p.total}`),
+    );
+    progress.finish();
+    const result = { palace: palacePath, mode: 'rebuild', reembedded: drawers, embedder: `${info.model}/${info.dimensions}` };
+    ctx.out.result(result, () => `Rebuilt the vector index of ${palacePath}: ${drawers} drawers re-embedded with ${info.model} (${info.dimensions}-d).`);
+  } finally {
+    await embedder.close();
+  }
+}
+
+export function registerRepair(program: Command): void {
+  program
+    .command('repair')
+    .description('check (default) or rebuild the vector index from the verbatim drawers')
+    .option('--mode <mode>', 'check or rebuild', 'check')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(async (ctx) => {
+        const mode = String(ctx.opts.mode);
+        if (mode === 'rebuild') return rebuild(ctx);
+        if (mode !== 'check') throw invalid('--mode', '--mode must be check or rebuild');
+        const s = (await runTool(ctx.config, 'palace_repair_status', {})) as RepairStatus;
+        ctx.out.result(s, () => statusText(s));
+        return s.ok ? 0 : 1;
+      }),
+    );
+  program
+    .command('repair-status')
+    .description('read-only: the vector index against the drawers and the mined-files manifest')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(async (ctx) => {
+        const s = (await runTool(ctx.config, 'palace_repair_status', {})) as RepairStatus;
+        ctx.out.result(s, () => statusText(s));
+      }),
+    );
+}

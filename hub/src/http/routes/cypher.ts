@@ -1,0 +1,36 @@
+// POST /cypher {cypher, graph}: read-only Cypher over the knowledge graph mirrored into Apache AGE
+// on the pgvector backend's Postgres. Write verbs get 403 (SQLSTATE 25006); other backends get a clear 501.
+
+import type Router from '@koa/router';
+
+import { HubError, invalid } from '../../errors.js';
+import { createCypherService, type CypherService } from '../../memory/cypher-service.js';
+import type { HubServices } from '../../services.js';
+import { readJsonBody, tooLarge } from '../read-body.js';
+
+const BODY_LIMIT = 256 * 1024;
+const services = new WeakMap<HubServices, CypherService>();
+
+export const CYPHER_ALLOW: Record<string, string[]> = { '/cypher': ['POST'] };
+
+/** The hub's Cypher service (one Postgres pool per hub). */
+export function cypherServiceOf(hub: HubServices): CypherService {
+  let service = services.get(hub);
+  if (!service) {
+    service = createCypherService(hub.config, () => hub.kg.get());
+    services.set(hub, service);
+  }
+  return service;
+}
+
+export function cypherRoutes(router: Router, hub: HubServices): void {
+  router.post('/cypher', async (ctx) => {
+    const body = await readJsonBody(ctx.req, BODY_LIMIT);
+    if (!body.ok) throw body.reason === 'too_large' ? tooLarge(BODY_LIMIT) : new HubError('input.invalid', 'the body is not JSON');
+    const value = body.value as { cypher?: unknown; graph?: unknown } | null;
+    if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalid('body', 'send a JSON object {cypher, graph}');
+    if (typeof value.cypher !== 'string' || value.cypher.trim() === '') throw invalid('cypher', 'cypher must be a non-empty string');
+    if (value.graph !== undefined && value.graph !== null && typeof value.graph !== 'string') throw invalid('graph', 'graph must be a string');
+    ctx.body = await cypherServiceOf(hub).query({ cypher: value.cypher, graph: typeof value.graph === 'string' ? value.graph : undefined });
+  });
+}

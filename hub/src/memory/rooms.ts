@@ -1,0 +1,91 @@
+// Rooms: a room exists when drawers sit in it or when it was declared (kept in <palace>/rooms.json,
+// written atomically). Renaming a room moves its drawers; removing one refuses while drawers remain.
+
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { HubError, invalid } from '../errors.js';
+import { optionalPlace, placeName } from './drawer-input.js';
+import type { Memory } from './memory.js';
+import { palaceShape } from './palace-graph.js';
+
+type Declared = Record<string, string[]>;
+
+function file(palacePath: string): string {
+  return join(palacePath, 'rooms.json');
+}
+
+function readDeclared(palacePath: string): Declared {
+  try {
+    const value = JSON.parse(readFileSync(file(palacePath), 'utf8')) as { rooms?: unknown };
+    if (value.rooms && typeof value.rooms === 'object') return value.rooms as Declared;
+  } catch {
+    // absent or unreadable: no declared rooms
+  }
+  return {};
+}
+
+function writeDeclared(palacePath: string, rooms: Declared): void {
+  const tmp = `${file(palacePath)}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify({ rooms }, null, 2) + '\n', { mode: 0o600 });
+  renameSync(tmp, file(palacePath));
+}
+
+/** wing → room → drawer count, declared empty rooms included with 0. */
+export async function taxonomy(memory: Memory, palacePath: string): Promise<Record<string, Record<string, number>>> {
+  const shape = await palaceShape(memory);
+  const out = shape.taxonomy;
+  for (const [wing, rooms] of Object.entries(readDeclared(palacePath))) for (const room of rooms) (out[wing] ??= {})[room] ??= 0;
+  return out;
+}
+
+export async function listRooms(memory: Memory, palacePath: string, rawWing: unknown) {
+  const wing = optionalPlace('wing', rawWing);
+  const tax = await taxonomy(memory, palacePath);
+  const declared = readDeclared(palacePath);
+  const rooms = Object.entries(tax)
+    .filter(([w]) => !wing || w === wing)
+    .flatMap(([w, rs]) => Object.entries(rs).map(([room, drawers]) => ({ wing: w, room, drawers, declared: (declared[w] ?? []).includes(room) })))
+    .sort((a, b) => a.wing.localeCompare(b.wing) || a.room.localeCompare(b.room));
+  return { wing: wing ?? null, rooms, count: rooms.length };
+}
+
+export function addRoom(palacePath: string, raw: { wing?: unknown; room?: unknown }) {
+  const wing = placeName('wing', raw.wing);
+  const room = placeName('room', raw.room);
+  const declared = readDeclared(palacePath);
+  const rooms = declared[wing] ?? [];
+  const created = !rooms.includes(room);
+  if (created) writeDeclared(palacePath, { ...declared, [wing]: [...rooms, room].sort() });
+  return { success: true, wing, room, created };
+}
+
+export async function renameRoom(memory: Memory, palacePath: string, raw: { wing?: unknown; room?: unknown; new_room?: unknown }) {
+  const wing = placeName('wing', raw.wing);
+  const room = placeName('room', raw.room);
+  const newRoom = placeName('room', raw.new_room);
+  if (room === newRoom) throw invalid('new_room', 'new_room is the same as room');
+  const declared = readDeclared(palacePath);
+  const wasDeclared = (declared[wing] ?? []).includes(room);
+  const moved = await memory.patchDrawers({ wing, room }, { room: newRoom });
+  if (moved === 0 && !wasDeclared) throw new HubError('memory.not_found', `no room '${room}' in wing '${wing}'`, { field: 'room' });
+  if (wasDeclared) writeDeclared(palacePath, { ...declared, [wing]: [...new Set([...(declared[wing] ?? []).filter((r) => r !== room), newRoom])].sort() });
+  return { success: true, wing, room, new_room: newRoom, moved_drawers: moved };
+}
+
+export async function removeRoom(memory: Memory, palacePath: string, raw: { wing?: unknown; room?: unknown }) {
+  const wing = placeName('wing', raw.wing);
+  const room = placeName('room', raw.room);
+  const drawers = await memory.countDrawers({ wing, room });
+  if (drawers > 0)
+    throw new HubError('input.invalid', `room '${wing}/${room}' still holds ${drawers} drawers; move or delete them first (drawers are never dropped with a room)`, {
+      field: 'room',
+      data: { drawers },
+    });
+  const declared = readDeclared(palacePath);
+  if (!(declared[wing] ?? []).includes(room)) throw new HubError('memory.not_found', `no room '${room}' in wing '${wing}'`, { field: 'room' });
+  const rest = (declared[wing] ?? []).filter((r) => r !== room);
+  const { [wing]: _gone, ...others } = declared;
+  writeDeclared(palacePath, rest.length ? { ...others, [wing]: rest } : others);
+  return { success: true, wing, room, removed: true };
+}

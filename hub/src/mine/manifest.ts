@@ -1,0 +1,50 @@
+// The mined-files manifest (`<palace>/mined-files.json`): per source file its mtime, size, sha256,
+// placement and drawer count, so unchanged files are skipped without reading or embedding them.
+
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface MinedFileEntry {
+  mtime_ms: number;
+  size: number;
+  sha256: string;
+  wing: string;
+  room: string;
+  mode: string;
+  /** The directory (or file) the mine was started on. */
+  root: string;
+  drawers: number;
+  mined_at: string;
+}
+
+export type Manifest = Record<string, MinedFileEntry>;
+
+export function manifestPath(palacePath: string): string {
+  return join(palacePath, 'mined-files.json');
+}
+
+export function readManifest(palacePath: string): Manifest {
+  try {
+    const value: unknown = JSON.parse(readFileSync(manifestPath(palacePath), 'utf8'));
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Manifest) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Merges changes into the manifest on disk (re-read first, so concurrent mines of other roots
+ * keep their entries) and writes it atomically. `null` removes an entry.
+ */
+export function commitManifest(palacePath: string, changes: ReadonlyMap<string, MinedFileEntry | null>): Manifest {
+  const current = readManifest(palacePath);
+  for (const [file, entry] of changes) {
+    if (entry === null) delete current[file];
+    else current[file] = entry;
+  }
+  const path = manifestPath(palacePath);
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(current));
+  renameSync(tmp, path);
+  return current;
+}

@@ -1,0 +1,286 @@
+// Mines a directory or file into drawers: lists files, skips unchanged ones by the manifest, chunks
+// deterministically, embeds outside any lock and writes each batch of files as one short step (the
+// hub runs steps under its request lock, so other tools run between batches of a long mine).
+
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, relative, resolve, sep } from 'node:path';
+
+import { chunkText } from '../core/chunk.js';
+import { isoSeconds } from '../core/ids.js';
+import { findSecret } from '../core/secrets.js';
+import { HubError } from '../errors.js';
+import type { Memory, SourceChunk, SourceFiling } from '../memory/memory.js';
+import type { MineMode, SourceAdapter } from './adapters.js';
+import { exchangeChunks, parseTranscript } from './convos.js';
+import { extractText } from './extract.js';
+import { commitManifest, readManifest, type MinedFileEntry } from './manifest.js';
+import { CONVO_EXTENSIONS, EXTRACT_EXTENSIONS, MAX_FILE_BYTES, PROJECT_EXTENSIONS, defaultWing, listFiles, looksText, projectRoom } from './walk.js';
+
+const BATCH_FILES = 32;
+const MAX_CHUNKS_PER_FILE = 50_000;
+const LISTED_FILES = 1000;
+
+export interface MineRequest {
+  /** A directory or file (absolute or relative to the hub's working directory). */
+  path: string;
+  mode: MineMode;
+  adapter?: SourceAdapter | undefined;
+  wing?: string | undefined;
+  room?: string | undefined;
+  dryRun?: boolean;
+  /** Delete the drawers of previously mined files under `path` that are gone (or now ignored). */
+  prune?: boolean;
+  /** Re-mine files even when the manifest says they are unchanged. */
+  force?: boolean;
+  gitignore?: boolean;
+  addedBy?: string;
+  /** Mine at most this many files (0 = all). */
+  limit?: number;
+}
+
+export interface MineProgress {
+  files_done: number;
+  files_total: number;
+  drawers_filed: number;
+  file?: string;
+}
+
+export interface MineHooks {
+  /** Runs one write step; the hub runs it under its global request lock. */
+  step: <T>(fn: () => Promise<T>) => Promise<T>;
+  progress?: (p: MineProgress) => void;
+  signal?: AbortSignal | undefined;
+}
+
+export interface MineReport {
+  source: string;
+  mode: MineMode;
+  adapter: string | null;
+  wing: string;
+  dry_run: boolean;
+  files_seen: number;
+  files_mined: number;
+  files_unchanged: number;
+  files_skipped: number;
+  drawers_filed: number;
+  drawers_removed: number;
+  chunks_with_secrets_skipped: number;
+  /** Previously mined files under the source that no longer exist (their drawers are kept unless --prune). */
+  files_vanished: number;
+  files_pruned: number;
+  errors: Array<{ file: string; error: string }>;
+  /** Dry run: what would be filed, per file (at most 1000 listed). */
+  files?: Array<{ file: string; room: string; chunks: number }>;
+  aborted?: boolean;
+}
+
+interface Prepared {
+  file: string;
+  entry: MinedFileEntry;
+  filing: Omit<SourceFiling, 'vectors'>;
+}
+
+function extensionsOf(mode: MineMode): ReadonlySet<string> {
+  return mode === 'projects' ? PROJECT_EXTENSIONS : mode === 'convos' ? CONVO_EXTENSIONS : EXTRACT_EXTENSIONS;
+}
+
+function lineAt(starts: readonly number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] ?? 0) <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo + 1;
+}
+
+/** A file's text cut into chunks for the mode, with the room it goes to (undefined: not minable). */
+export function chunksFor(mode: MineMode, root: string, file: string, text: string): { room: string; chunks: SourceChunk[]; format?: string } | undefined {
+  if (mode === 'convos') {
+    const parsed = parseTranscript(text);
+    if (parsed) return { room: parsed.format === 'transcript' ? 'conversations' : parsed.format, chunks: exchangeChunks(parsed), format: parsed.format };
+    if (file.endsWith('.json') || file.endsWith('.jsonl')) return undefined;
+    return { room: 'conversations', chunks: chunkText(text).map((c) => ({ ...c, metadata: { format: 'text' } })) };
+  }
+  const body = mode === 'extract' ? extractText(file, text) : text;
+  if (body === undefined) return undefined;
+  const starts = [0];
+  if (mode === 'projects') for (let i = 0; i < body.length; i++) if (body.charCodeAt(i) === 10) starts.push(i + 1);
+  const chunks = chunkText(body).map((c) => ({
+    ...c,
+    ...(mode === 'projects' ? { metadata: { line_start: lineAt(starts, c.start), line_end: lineAt(starts, Math.max(c.start, c.end - 1)) } } : {}),
+  }));
+  return { room: mode === 'projects' ? projectRoom(root, file) : 'documents', chunks };
+}
+
+function under(root: string, file: string): boolean {
+  const rel = relative(root, file);
+  return rel === '' || (!rel.startsWith('..') && !rel.startsWith(sep) && rel !== '..');
+}
+
+/** Mines `request.path` into the palace at `palacePath`. The memory is opened only when something is filed. */
+export async function mineSource(memory: () => Promise<Memory>, palacePath: string, request: MineRequest, hooks: MineHooks): Promise<MineReport> {
+  const root = resolve(request.path);
+  if (!existsSync(root)) throw new HubError('mine.source_missing', `nothing to mine at ${root}: no such file or directory`, { field: 'source' });
+  const mode = request.mode;
+  const isFile = statSync(root).isFile();
+  const wing = request.wing?.trim() || defaultWing(isFile ? dirname(root) : root);
+  const dryRun = request.dryRun === true;
+  const addedBy = request.addedBy?.trim() || 'palace-mine';
+  let files = listFiles(root, { extensions: extensionsOf(mode), gitignore: request.gitignore !== false });
+  if (request.adapter?.accepts) files = files.filter(request.adapter.accepts);
+  if (request.limit && request.limit > 0) files = files.slice(0, request.limit);
+  const manifest = readManifest(palacePath);
+  const report: MineReport = {
+    source: root,
+    mode,
+    adapter: request.adapter?.name ?? null,
+    wing,
+    dry_run: dryRun,
+    files_seen: files.length,
+    files_mined: 0,
+    files_unchanged: 0,
+    files_skipped: 0,
+    drawers_filed: 0,
+    drawers_removed: 0,
+    chunks_with_secrets_skipped: 0,
+    files_vanished: 0,
+    files_pruned: 0,
+    errors: [],
+    ...(dryRun ? { files: [] } : {}),
+  };
+  const now = isoSeconds(new Date());
+  let done = 0;
+  const tell = (file?: string): void =>
+    hooks.progress?.({ files_done: done, files_total: files.length, drawers_filed: report.drawers_filed, ...(file ? { file } : {}) });
+  tell();
+
+  for (let b = 0; b < files.length; b += BATCH_FILES) {
+    if (hooks.signal?.aborted) {
+      report.aborted = true;
+      break;
+    }
+    const changes = new Map<string, MinedFileEntry | null>();
+    const prepared: Prepared[] = [];
+    for (const file of files.slice(b, b + BATCH_FILES)) {
+      try {
+        const stat = statSync(file);
+        const old = manifest[file];
+        const samePlace = old !== undefined && old.wing === wing && old.mode === mode && (request.room === undefined || old.room === request.room);
+        if (!request.force && samePlace && old.mtime_ms === stat.mtimeMs && old.size === stat.size) {
+          report.files_unchanged++;
+          continue;
+        }
+        if (stat.size > MAX_FILE_BYTES) {
+          report.files_skipped++;
+          continue;
+        }
+        const bytes = readFileSync(file);
+        if (!looksText(bytes)) {
+          report.files_skipped++;
+          continue;
+        }
+        const sha256 = createHash('sha256').update(bytes).digest('hex');
+        if (!request.force && samePlace && old.sha256 === sha256) {
+          changes.set(file, { ...old, mtime_ms: stat.mtimeMs, size: stat.size });
+          report.files_unchanged++;
+          continue;
+        }
+        const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+        const cut = text.trim() === '' ? undefined : chunksFor(mode, isFile ? dirname(root) : root, file, text);
+        if (!cut || cut.chunks.length === 0) {
+          report.files_skipped++;
+          continue;
+        }
+        const chunks = cut.chunks.slice(0, MAX_CHUNKS_PER_FILE).filter((c) => {
+          if (!findSecret(c.text)) return true;
+          report.chunks_with_secrets_skipped++;
+          return false;
+        });
+        const room = request.room ?? request.adapter?.room ?? cut.room;
+        const entry: MinedFileEntry = { mtime_ms: stat.mtimeMs, size: stat.size, sha256, wing, room, mode, root, drawers: chunks.length, mined_at: now };
+        prepared.push({
+          file,
+          entry,
+          filing: {
+            source_file: file,
+            wing,
+            room,
+            tags: [],
+            added_by: addedBy,
+            metadata: { mode, source_mtime: new Date(stat.mtimeMs).toISOString(), source_sha256: sha256, ...(cut.format ? { format: cut.format } : {}) },
+            chunks,
+            replace: old !== undefined,
+          },
+        });
+      } catch (err) {
+        report.errors.push({ file, error: (err as Error).message });
+      }
+    }
+    if (dryRun) {
+      for (const p of prepared) {
+        report.files_mined++;
+        report.drawers_filed += p.filing.chunks.length;
+        if ((report.files?.length ?? 0) < LISTED_FILES) report.files?.push({ file: p.file, room: p.filing.room, chunks: p.filing.chunks.length });
+      }
+    } else if (prepared.length > 0 || changes.size > 0) {
+      const m = prepared.length > 0 ? await memory() : undefined;
+      const vectors = m ? await m.embedDocuments(prepared.flatMap((p) => p.filing.chunks.map((c) => c.text))) : [];
+      let at = 0;
+      const filings: SourceFiling[] = prepared.map((p) => {
+        const own = vectors.slice(at, at + p.filing.chunks.length);
+        at += p.filing.chunks.length;
+        changes.set(p.file, p.entry);
+        return { ...p.filing, vectors: own };
+      });
+      const result = await hooks.step(async () => {
+        const r = m ? await m.fileSources(filings) : { filed: 0, removed: 0 };
+        commitManifest(palacePath, changes);
+        return r;
+      });
+      report.files_mined += prepared.length;
+      report.drawers_filed += result.filed;
+      report.drawers_removed += result.removed;
+    }
+    done = Math.min(files.length, b + BATCH_FILES);
+    tell(files[done - 1]);
+  }
+
+  // Files mined before from this source (same wing and mode) that this pass did not list: gone, or
+  // now ignored. Their drawers are kept unless --prune (a limited pass prunes only the gone ones).
+  const seen = new Set(files);
+  const unlisted = Object.entries(manifest)
+    .filter(([file, e]) => !seen.has(file) && e.wing === wing && e.mode === mode && under(root, file))
+    .map(([file]) => file);
+  const gone = unlisted.filter((f) => !existsSync(f));
+  report.files_vanished = gone.length;
+  const targets = request.limit ? gone : unlisted;
+  if (request.prune && targets.length > 0 && !report.aborted) {
+    if (!dryRun) {
+      const m = await memory();
+      report.drawers_removed += await hooks.step(async () => {
+        const removed = await m.removeSources(targets);
+        commitManifest(palacePath, new Map(targets.map((f) => [f, null])));
+        return removed;
+      });
+    }
+    report.files_pruned = targets.length;
+  }
+  return report;
+}
+
+/** A one-line summary of a mine for people. */
+export function mineSummary(r: MineReport): string {
+  const verb = r.dry_run ? 'would file' : 'filed';
+  return (
+    `${r.dry_run ? '[dry run] ' : ''}${basename(r.source)} → wing ${r.wing}: ${r.files_mined} files mined, ${verb} ${r.drawers_filed} drawers` +
+    `; ${r.files_unchanged} unchanged, ${r.files_skipped} skipped` +
+    (r.drawers_removed ? `; ${r.drawers_removed} old drawers replaced or removed` : '') +
+    (r.chunks_with_secrets_skipped ? `; ${r.chunks_with_secrets_skipped} chunks with secrets left out` : '') +
+    (r.files_vanished ? `; ${r.files_vanished} mined files are gone (drawers kept; --prune removes them)` : '') +
+    (r.files_pruned ? `; ${r.files_pruned} files pruned` : '') +
+    (r.errors.length ? `; ${r.errors.length} errors` : '')
+  );
+}

@@ -1,0 +1,118 @@
+// Lists the files a mine reads: project text/code files (skip lists, .gitignore respected),
+// conversation transcripts or documents, in a stable (sorted) order. Reads names, never contents.
+
+import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, extname, join, relative, sep } from 'node:path';
+
+import type { Ignore } from 'ignore';
+
+// `ignore` is CommonJS whose typings declare an ES default export; load it the CommonJS way.
+const ignore = createRequire(import.meta.url)('ignore') as () => Ignore;
+
+export const PROJECT_EXTENSIONS: ReadonlySet<string> = new Set(
+  '.txt .md .mdx .rst .py .js .mjs .cjs .ts .mts .cts .jsx .tsx .json .jsonl .yaml .yml .html .css .scss .java .kt .go .rs .rb .php .c .h .cc .cpp .hpp .cs .swift .sh .bash .zsh .csv .sql .toml .ini .cfg .lua .r .scala .ex .exs .erl .hs .ml .clj .vue .svelte .astro .tf .proto .graphql .gradle .dockerfile'.split(' '),
+);
+export const CONVO_EXTENSIONS: ReadonlySet<string> = new Set(['.txt', '.md', '.json', '.jsonl']);
+export const EXTRACT_EXTENSIONS: ReadonlySet<string> = new Set(['.md', '.markdown', '.html', '.htm', '.txt']);
+
+export const SKIP_DIRS: ReadonlySet<string> = new Set(
+  '.git .hg .svn node_modules __pycache__ .venv venv env dist build out .next .nuxt coverage .palace .mempalace .ruff_cache .mypy_cache .pytest_cache .cache .tox .nox .idea .vscode .ipynb_checkpoints .eggs htmlcov target .turbo .parcel-cache vendor'.split(' '),
+);
+export const SKIP_NAMES: ReadonlySet<string> = new Set([
+  'entities.json',
+  'palace.yaml',
+  'palace.yml',
+  '.gitignore',
+  'package-lock.json',
+  'pnpm-lock.yaml',
+  'yarn.lock',
+  'Cargo.lock',
+  'poetry.lock',
+  'composer.lock',
+  'Gemfile.lock',
+  'go.sum',
+]);
+/** Files above this size are skipped (generated or data files, not knowledge). */
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+const EXTENSIONLESS: ReadonlySet<string> = new Set(['Dockerfile', 'Makefile', 'README', 'LICENSE', 'Procfile', 'Justfile']);
+
+export interface WalkOptions {
+  extensions: ReadonlySet<string>;
+  /** Respect .gitignore files (root and nested). */
+  gitignore: boolean;
+  /** Extra names (files or dirs) to skip. */
+  skip?: (name: string, isDir: boolean) => boolean;
+}
+
+function wanted(name: string, extensions: ReadonlySet<string>): boolean {
+  if (SKIP_NAMES.has(name) || name.endsWith('.min.js') || name.endsWith('.map')) return false;
+  const ext = extname(name).toLowerCase();
+  return ext === '' ? extensions === PROJECT_EXTENSIONS && EXTENSIONLESS.has(name) : extensions.has(ext);
+}
+
+function gitignoreAt(dir: string): Ignore | undefined {
+  const path = join(dir, '.gitignore');
+  if (!existsSync(path)) return undefined;
+  try {
+    return ignore().add(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Files under `root` (or `root` itself when it is a file), absolute, sorted. */
+export function listFiles(root: string, options: WalkOptions): string[] {
+  const stat = statSync(root);
+  if (stat.isFile()) return [root];
+  const out: string[] = [];
+  const rules: Array<{ base: string; ig: Ignore }> = [];
+  const ignored = (path: string, isDir: boolean): boolean =>
+    rules.some(({ base, ig }) => {
+      const rel = relative(base, path).split(sep).join('/');
+      return rel !== '' && !rel.startsWith('..') && ig.ignores(isDir ? `${rel}/` : rel);
+    });
+  const visit = (dir: string): void => {
+    const own = options.gitignore ? gitignoreAt(dir) : undefined;
+    if (own) rules.push({ base: dir, ig: own });
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      entries = [];
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      const path = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (SKIP_DIRS.has(e.name) || e.name.endsWith('.egg-info') || options.skip?.(e.name, true) || ignored(path, true)) continue;
+        visit(path);
+      } else if (e.isFile() && wanted(e.name, options.extensions) && !options.skip?.(e.name, false) && !ignored(path, false)) {
+        out.push(path);
+      }
+    }
+    if (own) rules.pop();
+  };
+  visit(root);
+  return out;
+}
+
+/** Whether bytes look like text (no NUL in the first 8 KiB). */
+export function looksText(bytes: Uint8Array): boolean {
+  const n = Math.min(bytes.length, 8192);
+  for (let i = 0; i < n; i++) if (bytes[i] === 0) return false;
+  return true;
+}
+
+/** The room of a project file: its first folder under the mined root, else `general`. */
+export function projectRoom(root: string, file: string): string {
+  const rel = relative(root, file).split(sep);
+  const first = rel.length > 1 ? rel[0] : undefined;
+  return first ? first.replace(/^\.+/, '').toLowerCase() || 'general' : 'general';
+}
+
+/** The default wing of a mined directory: its folder name, lower-case, safe characters only. */
+export function defaultWing(root: string): string {
+  const name = basename(root).toLowerCase().replace(/[^a-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '');
+  return name || 'default';
+}

@@ -1,0 +1,168 @@
+// PeerTransport over HTTP(S) with an injected fetch: bearer token from peers.json, a per-request
+// timeout covering the whole body, a cap on response size, gzip accepted, no redirects (a token is
+// never replayed to another origin). Every failure becomes a HubError whose message names the peer.
+
+import { HubError } from '../errors.js';
+import type { PeerTransport } from './peer-transport.js';
+import {
+  PROTOCOL_HEADER,
+  PROTOCOL_VERSION,
+  parseMessage,
+  type MessageOf,
+  type SyncMessageType,
+} from './protocol.js';
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** Largest decoded response accepted: a 4 MiB artifact can grow when JSON-escaped. */
+export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+export interface HttpPeerTransportOptions {
+  /** The peer's base URL (http or https); a trailing slash is ignored. */
+  url: string;
+  /** The peer's bearer token (from peers.json or PALACE_SYNC_PEER_TOKEN). */
+  token?: string | undefined;
+  /** The peer's name in messages. */
+  name?: string;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+}
+
+/** A base URL checked and normalized (no trailing slash); throws `sync.peers_file` naming it. */
+export function peerBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new HubError('sync.peers_file', `peer url '${raw}' is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new HubError('sync.peers_file', `peer url '${raw}' must be http:// or https://`);
+  if (url.username || url.password)
+    throw new HubError('sync.peers_file', `peer url '${raw}' must not carry credentials; use "token"`);
+  if (url.search || url.hash)
+    throw new HubError('sync.peers_file', `peer url '${raw}' must not have a query or fragment`);
+  return url.toString().replace(/\/+$/, '');
+}
+
+async function readCapped(res: Response, cap: number, what: string): Promise<string> {
+  const reader = res.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > cap) {
+      await reader.cancel().catch(() => undefined);
+      throw new HubError('sync.bad_message', `${what}: response is larger than ${cap} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function describeFailure(err: unknown, timeoutMs: number): string {
+  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (e.name === 'TimeoutError') return `timed out after ${timeoutMs / 1000} s`;
+  if (e.name === 'AbortError') return 'aborted (the sync loop is stopping)';
+  const cause = e.cause?.code ?? e.cause?.message;
+  if (e.message === 'terminated') return `connection lost mid-response${cause ? ` (${cause})` : ''}`;
+  return `unreachable (${cause ?? e.message ?? String(err)})`;
+}
+
+function errorFromBody(body: string): { code?: string; message?: string } {
+  try {
+    const parsed = JSON.parse(body) as { error?: { code?: unknown; message?: unknown } };
+    const code = typeof parsed.error?.code === 'string' ? parsed.error.code : undefined;
+    const message = typeof parsed.error?.message === 'string' ? parsed.error.message : undefined;
+    return { ...(code ? { code } : {}), ...(message ? { message } : {}) };
+  } catch {
+    return {};
+  }
+}
+
+export function createHttpPeerTransport(options: HttpPeerTransportOptions): PeerTransport {
+  const base = peerBaseUrl(options.url);
+  const name = options.name ?? base;
+  const doFetch = options.fetch ?? fetch;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const cap = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+  const headers: Record<string, string> = {
+    Accept: 'application/json',
+    'Accept-Encoding': 'gzip',
+    [PROTOCOL_HEADER]: String(PROTOCOL_VERSION),
+  };
+  if (options.token) headers.Authorization = `Bearer ${options.token}`;
+
+  const failHttp = (status: number, body: string): HubError => {
+    const remote = errorFromBody(body);
+    const detail = remote.message ?? (body.trim().slice(0, 200) || `HTTP ${status}`);
+    const data = { status, ...(remote.code ? { remote_code: remote.code } : {}) };
+    if (status === 401)
+      return new HubError(
+        'sync.peer_failed',
+        `peer '${name}' answered 401 Unauthorized: its token in peers.json is missing or wrong`,
+        { data },
+      );
+    if (remote.code === 'sync.version_mismatch')
+      return new HubError('sync.version_mismatch', `peer '${name}': ${detail}`, { data });
+    if (remote.code === 'artifact.not_found')
+      return new HubError('artifact.not_found', `peer '${name}': ${detail}`, { data });
+    if (status === 404)
+      return new HubError(
+        'sync.peer_failed',
+        `peer '${name}' does not serve palace sync at ${base} (404): not a palace hub, or too old`,
+        { data },
+      );
+    return new HubError('sync.peer_failed', `peer '${name}' answered ${status}: ${detail}`, { data });
+  };
+
+  async function get<T extends SyncMessageType>(
+    type: T,
+    path: string,
+    params: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<MessageOf<T>> {
+    const query = new URLSearchParams(params).toString();
+    const url = `${base}${path}${query ? `?${query}` : ''}`;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    let text: string;
+    let status: number;
+    try {
+      const res = await doFetch(url, { method: 'GET', headers, signal: combined, redirect: 'error' });
+      status = res.status;
+      text = await readCapped(res, cap, `peer '${name}' ${path}`);
+    } catch (err) {
+      if (err instanceof HubError) throw err;
+      throw new HubError('sync.peer_failed', `peer '${name}' ${path}: ${describeFailure(err, timeoutMs)}`, {
+        cause: err,
+      });
+    }
+    if (status < 200 || status >= 300) throw failHttp(status, text);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new HubError('sync.bad_message', `peer '${name}' ${path}: the response is not JSON`);
+    }
+    try {
+      return parseMessage(type, json);
+    } catch (err) {
+      const e = err as HubError;
+      throw new HubError(e.code, `peer '${name}' ${path}: ${e.message}`, {
+        cause: err,
+        ...(e.data ? { data: e.data } : {}),
+      });
+    }
+  }
+
+  return {
+    versionVector: (signal) => get('version_vector', '/sync/version_vector', {}, signal),
+    ops: (origin, after, limit, signal) =>
+      get('ops', '/sync/ops', { origin, after: String(after), limit: String(limit) }, signal),
+    artifact: (id, signal) => get('artifact', '/sync/artifact', { id }, signal),
+  };
+}

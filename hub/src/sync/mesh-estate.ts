@@ -1,0 +1,124 @@
+// The mesh estate (GET /sync/peers and palace_mesh_peers): this hub's identity and vector, each peer
+// of peers.json with what the last rounds learned about it, and the origins known only through
+// gossip. Built from plain state; tokens are not part of any input, so they can never leak here.
+
+import type { VersionVector } from '../core/replication.js';
+import type { HubError } from '../errors.js';
+import type { ReplicaStore } from '../logstream/replica-store.js';
+import { loadPeers, peersFilePath, type PeerEntry } from './peers-file.js';
+import { PROTOCOL_VERSION, type MeshMessage, type PeerEstate } from './protocol.js';
+
+/** What the sync loop remembers about one peer (keyed by name). */
+export interface PeerStatus {
+  url: string;
+  replicaId: string | null;
+  reachable: boolean | null;
+  lastAttemptAt: string | null;
+  lastSuccessAt: string | null;
+  lastError: HubError | null;
+  lastErrorAt: string | null;
+  lastPulledEvents: number;
+  lastPulledArtifacts: number;
+  pulledEventsTotal: number;
+  pulledArtifactsTotal: number;
+  remoteVector: VersionVector | null;
+}
+
+export function freshStatus(url: string): PeerStatus {
+  return {
+    url,
+    replicaId: null,
+    reachable: null,
+    lastAttemptAt: null,
+    lastSuccessAt: null,
+    lastError: null,
+    lastErrorAt: null,
+    lastPulledEvents: 0,
+    lastPulledArtifacts: 0,
+    pulledEventsTotal: 0,
+    pulledArtifactsTotal: 0,
+    remoteVector: null,
+  };
+}
+
+export interface EstateInput {
+  replica: ReplicaStore;
+  name: string;
+  peers: readonly PeerEntry[];
+  status: (name: string) => PeerStatus | undefined;
+  inFlight: (name: string) => boolean;
+  peersFile: { path: string; error: string | null };
+  intervalSeconds: number;
+  enabled: boolean;
+  source: MeshMessage['estate_source'];
+  now: Date;
+}
+
+function peerEstate(peer: PeerEntry, s: PeerStatus | undefined, inFlight: boolean): PeerEstate {
+  const st = s && s.url === peer.url ? s : freshStatus(peer.url);
+  return {
+    name: peer.name,
+    url: peer.url,
+    replica_id: st.replicaId,
+    reachable: st.reachable,
+    in_flight: inFlight,
+    last_attempt_at: st.lastAttemptAt,
+    last_success_at: st.lastSuccessAt,
+    last_error: st.lastError?.message ?? null,
+    last_error_code: st.lastError?.code ?? null,
+    last_error_at: st.lastErrorAt,
+    last_pulled_events: st.lastPulledEvents,
+    last_pulled_artifacts: st.lastPulledArtifacts,
+    pulled_events_total: st.pulledEventsTotal,
+    pulled_artifacts_total: st.pulledArtifactsTotal,
+    remote_version_vector: st.remoteVector,
+  };
+}
+
+export function buildEstate(input: EstateInput): MeshMessage {
+  const vector = input.replica.versionVector();
+  const self = input.replica.replicaId;
+  const peers = input.peers.map((p) => peerEstate(p, input.status(p.name), input.inFlight(p.name)));
+  const named = new Set(peers.map((p) => p.replica_id).filter((id): id is string => id !== null));
+  return {
+    type: 'mesh',
+    protocol: PROTOCOL_VERSION,
+    self: { replica_id: self, name: input.name, version_vector: vector },
+    peers,
+    gossip_origins: Object.keys(vector)
+      .filter((origin) => origin !== self && !named.has(origin))
+      .sort(),
+    sync_interval_s: input.intervalSeconds,
+    sync_enabled: input.enabled,
+    peers_file: { path: input.peersFile.path, peers: input.peers.length, error: input.peersFile.error },
+    estate_source: input.source,
+    generated_at: input.now.toISOString(),
+  };
+}
+
+/** The estate answered without a running hub (stdio server, CLI): peers.json as it is, nothing tried yet. */
+export function localEstate(
+  replica: ReplicaStore,
+  options: { palacePath: string; name: string; intervalSeconds: number; now?: Date },
+): MeshMessage {
+  const path = peersFilePath(options.palacePath);
+  let peers: PeerEntry[] = [];
+  let error: string | null = null;
+  try {
+    peers = loadPeers(path);
+  } catch (err) {
+    error = (err as Error).message;
+  }
+  return buildEstate({
+    replica,
+    name: options.name,
+    peers,
+    status: () => undefined,
+    inFlight: () => false,
+    peersFile: { path, error },
+    intervalSeconds: options.intervalSeconds,
+    enabled: false,
+    source: 'local',
+    now: options.now ?? new Date(),
+  });
+}

@@ -1,0 +1,13 @@
+// The PeerTransport interface: how a pull round reaches one peer, in our own terms. Adapters:
+// http-peer-transport.ts (fetch, injected) and, in tests, an in-process transport over a store.
+
+import type { ArtifactMessage, OpsMessage, VersionVectorMessage } from './protocol.js';
+
+export interface PeerTransport {
+  /** The peer's replica id, name and version vector; the first message of a round (protocol check). */
+  versionVector(signal?: AbortSignal): Promise<VersionVectorMessage>;
+  /** One page of `origin`'s events after origin_seq `after`, ascending, at most `limit` (≤ 500). */
+  ops(origin: string, after: number, limit: number, signal?: AbortSignal): Promise<OpsMessage>;
+  /** One artifact with its content; rejects with `artifact.not_found` when the peer does not hold it. */
+  artifact(id: string, signal?: AbortSignal): Promise<ArtifactMessage>;
+}

@@ -1,0 +1,101 @@
+// `<palace>/peers.json`: {"peers": [{"name", "url", "token"}]}, the peers this hub pulls from.
+// Parsing is strict and every error names the file; reading a missing file gives no peers.
+// Tokens stay in memory only: they are never logged, never shown in the mesh estate.
+
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { HubError } from '../errors.js';
+import { peerBaseUrl } from './http-peer-transport.js';
+
+export const PEERS_FILE = 'peers.json';
+
+export interface PeerEntry {
+  /** Unique within the file; defaults to the url. */
+  name: string;
+  /** Normalized base URL of the peer hub. */
+  url: string;
+  /** The peer's bearer token, exchanged out-of-band; absent for a tokenless loopback peer. */
+  token: string | undefined;
+}
+
+export function peersFilePath(palacePath: string): string {
+  return join(palacePath, PEERS_FILE);
+}
+
+function malformed(path: string, message: string): HubError {
+  return new HubError('sync.peers_file', `${path} is malformed: ${message}`, { field: PEERS_FILE });
+}
+
+/** One peer entry {name?, url, token?}; throws an Error saying what is wrong with it. */
+export function parsePeerEntry(raw: unknown): PeerEntry {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+    throw new Error('a peer must be an object {"name", "url", "token"}');
+  const entry = raw as { name?: unknown; url?: unknown; token?: unknown };
+  if (typeof entry.url !== 'string' || entry.url.trim() === '')
+    throw new Error('a peer needs a "url" (the peer hub\'s base address)');
+  if (entry.name !== undefined && (typeof entry.name !== 'string' || entry.name.trim() === ''))
+    throw new Error('"name" must be a non-empty string');
+  if (entry.token !== undefined && entry.token !== null && typeof entry.token !== 'string')
+    throw new Error('"token" must be a string');
+  const url = peerBaseUrl(entry.url.trim());
+  const name = typeof entry.name === 'string' ? entry.name.trim() : url;
+  const token = typeof entry.token === 'string' && entry.token.trim() !== '' ? entry.token.trim() : undefined;
+  return { name, url, token };
+}
+
+/** Parses the text of a peers file; throws `sync.peers_file` naming the file and the problem. */
+export function parsePeersFile(text: string, path: string): PeerEntry[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw malformed(path, `not JSON (${(err as Error).message})`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw malformed(path, 'expected an object {"peers": [...]}');
+  const list = (value as { peers?: unknown }).peers;
+  if (list === undefined) throw malformed(path, 'missing the top-level key "peers"');
+  if (!Array.isArray(list)) throw malformed(path, '"peers" must be a list');
+  const peers: PeerEntry[] = [];
+  list.forEach((raw: unknown, i) => {
+    let peer: PeerEntry;
+    try {
+      peer = parsePeerEntry(raw);
+    } catch (err) {
+      throw malformed(path, `peers[${i}]: ${(err as Error).message}`);
+    }
+    if (peers.some((p) => p.name === peer.name))
+      throw malformed(path, `peers[${i}]: the name '${peer.name}' is used twice`);
+    peers.push(peer);
+  });
+  return peers;
+}
+
+/** The raw text of the peers file, or null when there is none. Other read errors throw. */
+export function readPeersText(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new HubError('sync.peers_file', `cannot read ${path}: ${(err as Error).message}`, {
+      field: PEERS_FILE,
+    });
+  }
+}
+
+/** The peers listed in the file ([] when it does not exist). */
+export function loadPeers(path: string): PeerEntry[] {
+  const text = readPeersText(path);
+  return text === null ? [] : parsePeersFile(text, path);
+}
+
+/** Whether group or others can read the file (it holds tokens); false when unknown. */
+export function isShared(path: string): boolean {
+  if (process.platform === 'win32') return false;
+  try {
+    return (statSync(path).mode & 0o077) !== 0;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,210 @@
+// The peer-sync wire protocol, version 1: every message is a union member on `type` carrying
+// `protocol`, checked with a zod schema at the edge (parseMessage). The puller names its version in
+// the Palace-Sync-Protocol header of its first request (GET /sync/version_vector); a hub that does not
+// speak it answers 409 `sync.version_mismatch` listing what it supports. No I/O here.
+
+import { z } from 'zod';
+
+import { REPLICA_ID_PATTERN } from '../core/ids.js';
+import type { ReplicatedArtifact, ReplicatedEvent, VersionVector } from '../core/replication.js';
+import { ARTIFACT_KINDS, EVENT_STATUSES } from '../core/types.js';
+import { HubError } from '../errors.js';
+
+export const PROTOCOL_VERSION = 1;
+/** Versions this hub serves and understands, newest first. */
+export const SUPPORTED_PROTOCOLS: readonly number[] = [PROTOCOL_VERSION];
+/** Request header naming the protocol version the puller speaks. */
+export const PROTOCOL_HEADER = 'Palace-Sync-Protocol';
+
+const replicaId = z.string().regex(REPLICA_ID_PATTERN, 'expected a replica id rep_<12 hex>');
+const text = z.string().max(1024);
+const nullableText = text.nullable();
+const timestamp = z.string().max(64).nullable();
+
+const versionVectorSchema = z.record(replicaId, z.number().int().nonnegative());
+
+const eventSchema = z.object({
+  id: text,
+  type: text,
+  stream: text,
+  room: text,
+  from_agent: text,
+  to_agent: nullableText,
+  correlation_id: nullableText,
+  branch: nullableText,
+  base_commit: nullableText,
+  status: z.enum(EVENT_STATUSES).nullable(),
+  artifact_ids: z.array(text).max(1000),
+  body: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  created_at: text,
+  origin_replica: replicaId,
+  origin_seq: z.number().int().positive(),
+  hlc: text,
+});
+
+const artifactSchema = z.object({
+  id: text,
+  kind: z.enum(ARTIFACT_KINDS),
+  created_by: text,
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  size_bytes: z.number().int().nonnegative(),
+  created_at: text,
+  origin_replica: replicaId,
+  metadata: z.record(z.string(), z.unknown()),
+  content: z.string(),
+});
+
+const errorSchema = z.object({ code: z.string(), message: z.string() });
+
+const peerEstateSchema = z.object({
+  name: z.string(),
+  url: z.string(),
+  replica_id: replicaId.nullable(),
+  reachable: z.boolean().nullable(),
+  in_flight: z.boolean(),
+  last_attempt_at: timestamp,
+  last_success_at: timestamp,
+  last_error: z.string().nullable(),
+  last_error_code: z.string().nullable(),
+  last_error_at: timestamp,
+  last_pulled_events: z.number().int().nonnegative(),
+  last_pulled_artifacts: z.number().int().nonnegative(),
+  pulled_events_total: z.number().int().nonnegative(),
+  pulled_artifacts_total: z.number().int().nonnegative(),
+  remote_version_vector: versionVectorSchema.nullable(),
+});
+
+const peerRoundSchema = z.object({
+  peer_name: z.string(),
+  peer_url: z.string(),
+  ok: z.boolean(),
+  peer_replica: replicaId.nullable(),
+  pulled_events: z.number().int().nonnegative(),
+  pulled_artifacts: z.number().int().nonnegative(),
+  duplicates: z.number().int().nonnegative(),
+  per_origin: z.record(z.string(), z.number().int().nonnegative()),
+  remote_version_vector: versionVectorSchema.nullable(),
+  error: errorSchema.nullable(),
+  notes: z.array(z.string()),
+});
+
+const protocol = z.number().int().positive();
+
+const versionVectorMessage = z.object({
+  type: z.literal('version_vector'),
+  protocol,
+  replica_id: replicaId,
+  name: z.string(),
+  version_vector: versionVectorSchema,
+});
+
+const opsMessage = z.object({
+  type: z.literal('ops'),
+  protocol,
+  origin: replicaId,
+  after: z.number().int().nonnegative(),
+  events: z.array(eventSchema),
+  count: z.number().int().nonnegative(),
+  /** The serving hub holds more events of this origin after the last one in `events`. */
+  has_more: z.boolean(),
+});
+
+const artifactMessage = z.object({ type: z.literal('artifact'), protocol, artifact: artifactSchema });
+
+const meshMessage = z.object({
+  type: z.literal('mesh'),
+  protocol,
+  self: z.object({ replica_id: replicaId, name: z.string(), version_vector: versionVectorSchema }),
+  peers: z.array(peerEstateSchema),
+  /** Origins this hub holds events of that are neither itself nor a peer named in peers.json. */
+  gossip_origins: z.array(replicaId),
+  sync_interval_s: z.number().nonnegative(),
+  sync_enabled: z.boolean(),
+  peers_file: z.object({
+    path: z.string(),
+    peers: z.number().int().nonnegative(),
+    error: z.string().nullable(),
+  }),
+  /** 'hub': live state of the running hub's sync loop; 'local': read from disk, no hub running. */
+  estate_source: z.enum(['hub', 'local']),
+  generated_at: z.string(),
+});
+
+const roundMessage = z.object({
+  type: z.literal('round'),
+  protocol,
+  source: z.enum(['hub', 'direct']),
+  replica_id: replicaId,
+  results: z.array(peerRoundSchema),
+});
+
+const SCHEMAS = {
+  version_vector: versionVectorMessage,
+  ops: opsMessage,
+  artifact: artifactMessage,
+  mesh: meshMessage,
+  round: roundMessage,
+} as const;
+
+export type VersionVectorMessage = z.infer<typeof versionVectorMessage>;
+export type OpsMessage = z.infer<typeof opsMessage>;
+export type ArtifactMessage = z.infer<typeof artifactMessage>;
+export type MeshMessage = z.infer<typeof meshMessage>;
+export type RoundMessage = z.infer<typeof roundMessage>;
+export type PeerEstate = z.infer<typeof peerEstateSchema>;
+export type PeerRoundResult = z.infer<typeof peerRoundSchema>;
+export type SyncMessage = VersionVectorMessage | OpsMessage | ArtifactMessage | MeshMessage | RoundMessage;
+export type SyncMessageType = SyncMessage['type'];
+export type MessageOf<T extends SyncMessageType> = Extract<SyncMessage, { type: T }>;
+
+// The wire shapes and our own types must not drift apart.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const wireMatches: [
+  Same<z.infer<typeof eventSchema>, ReplicatedEvent>,
+  Same<z.infer<typeof artifactSchema>, ReplicatedArtifact>,
+  Same<z.infer<typeof versionVectorSchema>, VersionVector>,
+] = [true, true, true];
+void wireMatches;
+
+export function isSupportedProtocol(version: unknown): boolean {
+  return typeof version === 'number' && SUPPORTED_PROTOCOLS.includes(version);
+}
+
+/** The protocol version a request names in its header; undefined when it names none. */
+export function requestedProtocol(header: string | undefined): number | undefined {
+  if (header === undefined || header.trim() === '') return undefined;
+  const n = Number(header.trim());
+  return Number.isInteger(n) ? n : NaN;
+}
+
+export function versionMismatch(theirs: unknown): HubError {
+  return new HubError(
+    'sync.version_mismatch',
+    `sync protocol ${String(theirs)} is not supported here; this hub speaks ${SUPPORTED_PROTOCOLS.join(', ')}: upgrade the older hub`,
+    { data: { supported: [...SUPPORTED_PROTOCOLS] } },
+  );
+}
+
+function summarize(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.join('.') || '(message)'}: ${i.message}`)
+    .join('; ');
+}
+
+/** Checks an incoming message against its schema; throws sync.version_mismatch or sync.bad_message. */
+export function parseMessage<T extends SyncMessageType>(type: T, value: unknown): MessageOf<T> {
+  const version = (value as { protocol?: unknown } | null)?.protocol;
+  if (value && typeof value === 'object' && version !== undefined && !isSupportedProtocol(version))
+    throw versionMismatch(version);
+  const parsed = SCHEMAS[type].safeParse(value);
+  if (!parsed.success)
+    throw new HubError('sync.bad_message', `malformed ${type} message: ${summarize(parsed.error)}`);
+  return parsed.data as MessageOf<T>;
+}
+
+/** Type guard: a well-formed message of this type. */
+export function isMessage<T extends SyncMessageType>(type: T, value: unknown): value is MessageOf<T> {
+  return SCHEMAS[type].safeParse(value).success;
+}

@@ -1,0 +1,30 @@
+// Picks the VectorStore for the configured backend (PALACE_BACKEND / --backend / config `backend`)
+// and opens it. Networked stores are claimed by one palace on one host, so two hubs never share one.
+
+import { hostname } from 'node:os';
+
+import type { PalaceConfig } from '../config.js';
+import { HubError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { LanceDbVectorStore } from './lancedb-vector-store.js';
+import { PgVectorStore } from './pgvector-vector-store.js';
+import type { VectorStore } from './vector-store.js';
+
+/** Who claims a networked collection: this host and palace (the palace's own lease covers processes). */
+export function claimHolder(palacePath: string): string {
+  return `${hostname()}:${palacePath}`;
+}
+
+export async function openVectorStore(config: Readonly<PalaceConfig>, palacePath: string, dimensions: number, log: Logger): Promise<VectorStore> {
+  const settings = config.backendSettings;
+  const claimAs = claimHolder(palacePath);
+  switch (config.backend) {
+    case 'lancedb':
+      return LanceDbVectorStore.open({ palacePath, dimensions, log });
+    case 'pgvector':
+      return PgVectorStore.open({ settings, dimensions, claimAs });
+    case 'qdrant':
+    case 'milvus':
+      throw new HubError('hub.config', `PALACE_BACKEND: the ${config.backend} adapter is not in this build yet; use lancedb or pgvector`, { field: 'PALACE_BACKEND' });
+  }
+}

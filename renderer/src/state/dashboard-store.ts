@@ -1,0 +1,341 @@
+// The dashboard's one store: the connection to the hub (token, liveness, feed mode), the window of
+// events, /statusz, /sync/peers and the tool list. Views read snapshots; nothing here renders.
+// When the hub goes away the last data stays, marked read-only, until it answers again.
+
+import { createEventFeed, type EventFeed, type FeedMode } from '../../../hub/src/client/event-feed.js';
+import { createHubClient, HubClientError, type HubClient } from '../../../hub/src/client/hub-client.js';
+import type { Artifact, EventPage, LogEvent } from '../../../hub/src/core/types.js';
+import type { HubInfo, PalaceBridge } from '../../../main/ipc-contract.js';
+import { mergeEvents } from './event-log.js';
+import { normalizePeers, type Loadable, type PeersPayload, type StatusPayload } from './hub-types.js';
+
+export type Phase = 'checking' | 'needs-token' | 'connected' | 'down';
+
+export interface DashboardSnapshot {
+  phase: Phase;
+  feed: FeedMode;
+  baseUrl: string;
+  token: string | null;
+  /** Whether the hub answered without a token (a loopback hub with none set). */
+  tokenRequired: boolean | null;
+  tokenError: string | null;
+  /** When data was last read from the hub (ms since epoch). */
+  lastReadAt: number | null;
+  downSince: number | null;
+  events: readonly LogEvent[];
+  eventsLoaded: boolean;
+  status: Loadable<StatusPayload>;
+  peers: Loadable<PeersPayload>;
+  tools: readonly string[] | null;
+  /** The tray's view of the hub, inside the desktop app. */
+  hubInfo: HubInfo | null;
+}
+
+export interface StoreOptions {
+  baseUrl: string;
+  bridge?: PalaceBridge | undefined;
+  storage?: Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> | undefined;
+  fetch?: typeof fetch;
+}
+
+const TOKEN_KEY = 'palace.token';
+const TASK_TYPES = ['task.request', 'task.reply', 'patch.ready', 'event.ack'];
+const HEALTH_EVERY_MS = 5_000;
+const DOWN_HEALTH_EVERY_MS = 2_000;
+const STATUS_EVERY_MS = 10_000;
+
+export class DashboardStore {
+  private snapshot: DashboardSnapshot;
+  private readonly listeners = new Set<() => void>();
+  private readonly artifacts = new Map<string, Promise<Artifact>>();
+  private hub: HubClient;
+  private feed: EventFeed | undefined;
+  private timers: ReturnType<typeof setTimeout>[] = [];
+  private generation = 0;
+  private everConnected = false;
+
+  constructor(private readonly options: StoreOptions) {
+    const token = options.storage?.getItem(TOKEN_KEY) ?? null;
+    this.snapshot = {
+      phase: 'checking',
+      feed: 'stopped',
+      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+      token,
+      tokenRequired: null,
+      tokenError: null,
+      lastReadAt: null,
+      downSince: null,
+      events: [],
+      eventsLoaded: false,
+      status: { state: 'idle' },
+      peers: { state: 'idle' },
+      tools: null,
+      hubInfo: null,
+    };
+    this.hub = this.makeClient();
+  }
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getSnapshot = (): DashboardSnapshot => this.snapshot;
+
+  /** The client for direct calls (memory tools); it carries the current token. */
+  get client(): HubClient {
+    return this.hub;
+  }
+
+  get bridge(): PalaceBridge | undefined {
+    return this.options.bridge;
+  }
+
+  private set(patch: Partial<DashboardSnapshot>): void {
+    this.snapshot = { ...this.snapshot, ...patch };
+    for (const l of this.listeners) l();
+  }
+
+  private makeClient(): HubClient {
+    return createHubClient({
+      baseUrl: this.snapshot.baseUrl,
+      token: this.snapshot.token,
+      ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+    });
+  }
+
+  /** Starts everything: bridge info (desktop), connection check, data, live feed. */
+  async start(): Promise<void> {
+    const bridge = this.options.bridge;
+    if (bridge) {
+      bridge.on('hub:changed', (info) => this.applyHubInfo(info));
+      bridge.on('peers:changed', () => void this.refreshPeers());
+      try {
+        this.applyHubInfo(await bridge.invoke('hub:info'));
+      } catch {
+        // an older main without the channel: run as a browser page
+      }
+    }
+    await this.connect();
+  }
+
+  private applyHubInfo(info: HubInfo): void {
+    const patch: Partial<DashboardSnapshot> = { hubInfo: info };
+    if (info.token && info.token !== this.snapshot.token) patch.token = info.token;
+    if (info.url && !/^https?:/.test(globalThis.location?.protocol ?? '') && info.url !== this.snapshot.baseUrl) patch.baseUrl = info.url;
+    const reconnect = patch.token !== undefined || patch.baseUrl !== undefined;
+    this.set(patch);
+    if (reconnect && this.everConnected) void this.connect();
+    else if (info.state === 'running' && this.snapshot.phase === 'down') this.healthTick();
+  }
+
+  /** Keeps a token for this tab (sessionStorage) and connects with it. */
+  async submitToken(token: string): Promise<void> {
+    const t = token.trim();
+    if (!t) return;
+    this.options.storage?.setItem(TOKEN_KEY, t);
+    this.set({ token: t, tokenError: null });
+    await this.connect();
+  }
+
+  forgetToken(): void {
+    this.options.storage?.removeItem(TOKEN_KEY);
+    this.stopLive();
+    this.set({ token: null, phase: 'needs-token', tokenError: null, feed: 'stopped' });
+  }
+
+  stop(): void {
+    this.generation++;
+    this.stopLive();
+  }
+
+  private stopLive(): void {
+    this.feed?.stop();
+    this.feed = undefined;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers = [];
+  }
+
+  private later(ms: number, fn: () => void): void {
+    const gen = this.generation;
+    const timer = setTimeout(() => {
+      this.timers = this.timers.filter((t) => t !== timer);
+      if (gen === this.generation) fn();
+    }, ms);
+    this.timers.push(timer);
+  }
+
+  async connect(): Promise<void> {
+    this.stopLive();
+    const gen = ++this.generation;
+    this.hub = this.makeClient();
+    if (!this.everConnected) this.set({ phase: 'checking' });
+    let status: StatusPayload;
+    try {
+      status = await this.hub.getJson<StatusPayload>('/statusz');
+    } catch (err) {
+      if (gen !== this.generation) return;
+      if (err instanceof HubClientError && err.status === 401) {
+        this.set({
+          phase: 'needs-token',
+          tokenRequired: true,
+          tokenError: this.snapshot.token ? 'The hub refused this token. Check it and paste it again.' : null,
+        });
+        if (this.snapshot.token) this.options.storage?.removeItem(TOKEN_KEY);
+        return;
+      }
+      this.markDown();
+      return;
+    }
+    if (gen !== this.generation) return;
+    this.everConnected = true;
+    this.set({
+      phase: 'connected',
+      tokenError: null,
+      tokenRequired: this.snapshot.tokenRequired ?? (this.snapshot.token ? null : false),
+      downSince: null,
+      lastReadAt: Date.now(),
+      status: { state: 'ready', data: status, at: Date.now() },
+    });
+    void this.hub.hello('palace-dashboard', status.server?.version ?? '').catch(() => undefined);
+    const [tip] = await Promise.all([this.loadEvents(gen), this.loadTools(gen), this.refreshPeers()]);
+    if (gen !== this.generation) return;
+    this.startFeed(tip ?? null, gen);
+    this.later(HEALTH_EVERY_MS, () => this.healthTick());
+    this.later(STATUS_EVERY_MS, () => this.statusTick());
+  }
+
+  private markDown(): void {
+    if (this.snapshot.phase !== 'down') this.set({ phase: 'down', downSince: Date.now() });
+    this.later(DOWN_HEALTH_EVERY_MS, () => this.healthTick());
+  }
+
+  private healthTick(): void {
+    void this.hub.health().then((ok) => {
+      if (ok && this.snapshot.phase === 'down') {
+        if (!this.everConnected || !this.feed) return void this.connect();
+        this.set({ phase: 'connected', downSince: null });
+        this.feed.reconnectNow();
+        void this.refreshStatus();
+        void this.refreshPeers();
+      } else if (!ok && this.snapshot.phase === 'connected') {
+        this.set({ phase: 'down', downSince: Date.now() });
+      }
+      const down = (this.snapshot.phase as Phase) === 'down';
+      this.later(down ? DOWN_HEALTH_EVERY_MS : HEALTH_EVERY_MS, () => this.healthTick());
+    });
+  }
+
+  private statusTick(): void {
+    const peers = this.snapshot.peers.state === 'unavailable' ? Promise.resolve() : this.refreshPeers();
+    void Promise.all([this.refreshStatus(), peers]).finally(() => this.later(STATUS_EVERY_MS, () => this.statusTick()));
+  }
+
+  private async loadTools(gen: number): Promise<void> {
+    try {
+      const tools = await this.hub.listTools();
+      if (gen === this.generation) this.set({ tools });
+    } catch {
+      // the tool list is an optimisation for the memory view; it will ask again
+    }
+  }
+
+  /** Loads the newest events (all types) and the newest task events; returns the tip id. */
+  private async loadEvents(gen: number): Promise<string | undefined> {
+    const pages = async (args: Record<string, unknown>, max: number): Promise<LogEvent[]> => {
+      const out: LogEvent[] = [];
+      let before: string | undefined;
+      for (let i = 0; i < max; i++) {
+        const page = await this.hub.callTool<EventPage>('palace_event_list', {
+          ...args,
+          order: 'desc',
+          limit: 500,
+          ...(before ? { before_event_id: before } : {}),
+        });
+        out.push(...page.events);
+        before = page.events.at(-1)?.id;
+        if (!page.has_more || !before) break;
+      }
+      return out;
+    };
+    try {
+      const [recent, tasks] = await Promise.all([pages({}, 2), pages({ type: TASK_TYPES }, 4)]);
+      if (gen !== this.generation) return undefined;
+      this.set({ events: mergeEvents(this.snapshot.events, [...recent, ...tasks]), eventsLoaded: true, lastReadAt: Date.now() });
+      return recent[0]?.id ?? this.snapshot.events.at(-1)?.id;
+    } catch {
+      this.set({ eventsLoaded: true });
+      return this.snapshot.events.at(-1)?.id;
+    }
+  }
+
+  private startFeed(cursor: string | null, gen: number): void {
+    let caughtUp = cursor !== null;
+    this.feed = createEventFeed({
+      client: this.hub,
+      cursor,
+      onPage: (page) => {
+        if (gen !== this.generation) return;
+        this.set({ events: mergeEvents(this.snapshot.events, page.events), lastReadAt: Date.now() });
+      },
+      onMode: (mode) => {
+        if (gen !== this.generation) return;
+        const patch: Partial<DashboardSnapshot> = { feed: mode };
+        if (mode === 'stream' || mode === 'poll') {
+          patch.lastReadAt = Date.now();
+          if (this.snapshot.phase === 'down') {
+            patch.phase = 'connected';
+            patch.downSince = null;
+          }
+        }
+        if (mode === 'down' && this.snapshot.phase === 'connected') {
+          patch.phase = 'down';
+          patch.downSince = Date.now();
+        }
+        if (mode === 'unauthorized') patch.phase = 'needs-token';
+        this.set(patch);
+        // An empty log at load time: anything appended before the stream opened is read once here.
+        if (mode === 'stream' && !caughtUp) {
+          caughtUp = true;
+          void this.hub
+            .callTool<EventPage>('palace_event_list', { limit: 500 })
+            .then((page) => this.set({ events: mergeEvents(this.snapshot.events, page.events) }))
+            .catch(() => undefined);
+        }
+      },
+    });
+    this.feed.start();
+  }
+
+  async refreshStatus(): Promise<void> {
+    try {
+      const data = await this.hub.getJson<StatusPayload>('/statusz');
+      this.set({ status: { state: 'ready', data, at: Date.now() }, lastReadAt: Date.now() });
+    } catch (err) {
+      if (this.snapshot.status.state !== 'ready') this.set({ status: { state: 'error', message: (err as Error).message } });
+    }
+  }
+
+  async refreshPeers(): Promise<void> {
+    if (this.snapshot.peers.state === 'idle') this.set({ peers: { state: 'loading' } });
+    try {
+      const data = normalizePeers(await this.hub.getJson<unknown>('/sync/peers'));
+      this.set({ peers: { state: 'ready', data, at: Date.now() } });
+    } catch (err) {
+      if (err instanceof HubClientError && err.status === 404)
+        this.set({ peers: { state: 'unavailable', message: 'Peer sync is not available on this hub.' } });
+      else if (this.snapshot.peers.state !== 'ready') this.set({ peers: { state: 'error', message: (err as Error).message } });
+    }
+  }
+
+  /** An artifact with its content (cached: artifacts are immutable). */
+  artifact(id: string): Promise<Artifact> {
+    let pending = this.artifacts.get(id);
+    if (!pending) {
+      pending = this.hub.callTool<Artifact>('palace_artifact_get', { artifact_id: id });
+      pending.catch(() => this.artifacts.delete(id));
+      this.artifacts.set(id, pending);
+    }
+    return pending;
+  }
+}

@@ -1,0 +1,145 @@
+// Shapes the dashboard reads from the hub beyond the logstream types: /statusz, /sync/peers and the
+// memory tools. Loose where the hub may add fields; every reader tolerates missing ones.
+
+export interface StatusPayload {
+  ok?: boolean;
+  server?: {
+    name?: string;
+    version?: string;
+    transport?: string;
+    scheme?: string;
+    host?: string;
+    port?: number;
+    pid?: number;
+    started_at?: string;
+    uptime_seconds?: number;
+  };
+  palace?: { path?: string; backend?: string; sqlite_integrity?: string };
+  writer?: { mode?: string; lease?: { path?: string; pid?: number } | null };
+  requests?: { total?: number; mcp?: number; by_status?: Record<string, number>; lock_pending?: number };
+  logstream?: { replica_id?: string; events?: number; sse_clients?: number };
+  clients?: { recent?: StatusClient[] };
+  [block: string]: unknown;
+}
+
+export interface StatusClient {
+  client_id: string;
+  name: string | null;
+  version: string | null;
+  user_agent: string | null;
+  remote: string | null;
+  first_seen: string;
+  last_seen: string;
+  requests: number;
+  last_method: string | null;
+}
+
+export type VersionVector = Record<string, number>;
+
+export interface PeerEntry {
+  name: string;
+  url: string;
+  replica_id: string | null;
+  /** null: not tried yet. */
+  reachable: boolean | null;
+  in_flight: boolean;
+  last_attempt_at: string | null;
+  last_success_at: string | null;
+  last_error: string | null;
+  last_error_at: string | null;
+  remote_version_vector: VersionVector | null;
+  pulled_events_total: number | null;
+}
+
+export interface PeersPayload {
+  self: { replica_id: string; name: string; version_vector: VersionVector };
+  peers: PeerEntry[];
+  /** Replicas known only through gossip (no entry of their own in peers.json). */
+  unnamed_origins: string[];
+  sync_interval_s: number | null;
+  sync_enabled: boolean | null;
+  peers_file: { path: string | null; error: string | null } | null;
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+
+function vector(v: unknown): VersionVector {
+  const out: VersionVector = {};
+  for (const [k, n] of Object.entries(obj(v))) if (typeof n === 'number') out[k] = n;
+  return out;
+}
+
+/** /sync/peers as the dashboard reads it, whatever optional fields this hub's version sends. */
+export function normalizePeers(raw: unknown): PeersPayload {
+  const r = obj(raw);
+  const self = obj(r.self);
+  const file = r.peers_file === undefined ? null : obj(r.peers_file);
+  return {
+    self: { replica_id: str(self.replica_id) ?? '?', name: str(self.name) ?? '?', version_vector: vector(self.version_vector) },
+    peers: (Array.isArray(r.peers) ? r.peers : []).map((p) => {
+      const e = obj(p);
+      return {
+        name: str(e.name) ?? '?',
+        url: str(e.url) ?? '',
+        replica_id: str(e.replica_id),
+        reachable: typeof e.reachable === 'boolean' ? e.reachable : null,
+        in_flight: e.in_flight === true,
+        last_attempt_at: str(e.last_attempt_at),
+        last_success_at: str(e.last_success_at),
+        last_error: str(e.last_error),
+        last_error_at: str(e.last_error_at),
+        remote_version_vector: e.remote_version_vector ? vector(e.remote_version_vector) : null,
+        pulled_events_total: num(e.pulled_events_total),
+      };
+    }),
+    unnamed_origins: (Array.isArray(r.unnamed_origins) ? r.unnamed_origins : Array.isArray(r.gossip_origins) ? r.gossip_origins : []).filter(
+      (o): o is string => typeof o === 'string',
+    ),
+    sync_interval_s: num(r.sync_interval_s),
+    sync_enabled: typeof r.sync_enabled === 'boolean' ? r.sync_enabled : null,
+    peers_file: file ? { path: str(file.path), error: str(file.error) } : null,
+  };
+}
+
+export interface SearchHit {
+  drawer_id?: string;
+  wing?: string;
+  room?: string;
+  content?: string;
+  text?: string;
+  source_file?: string | null;
+  score?: number;
+  similarity?: number | null;
+}
+
+export interface Drawer {
+  drawer_id?: string;
+  id?: string;
+  wing?: string;
+  room?: string;
+  content?: string;
+  text?: string;
+  source_file?: string | null;
+  metadata?: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+export interface KgFact {
+  subject: string;
+  predicate: string;
+  object: string;
+  valid_from?: string | null;
+  valid_to?: string | null;
+  current?: boolean;
+  direction?: string;
+}
+
+/** A value loaded from the hub, with why it is missing when it is. */
+export type Loadable<T> =
+  | { state: 'idle' }
+  | { state: 'loading' }
+  | { state: 'ready'; data: T; at: number }
+  | { state: 'unavailable'; message: string }
+  | { state: 'error'; message: string };

@@ -1,0 +1,143 @@
+// Status: what /statusz says (version, uptime, palace, backend, writer lease, log size, SQLite
+// integrity, requests, recent MCP clients), plus any block the hub adds (embedder, memory counts).
+
+import { useEffect, type ReactElement } from 'react';
+
+import { EmptyState } from '../components/empty-state.js';
+import { IconAlert, IconCheck, IconGauge } from '../components/icons.js';
+import { KeyValues, type KeyValue } from '../components/key-values.js';
+import { useDashboard, useStore } from '../hooks/useDashboard.js';
+import { useNow } from '../hooks/useNow.js';
+import { formatAgo, formatDateTime, formatUptime } from '../lib/format.js';
+import type { StatusPayload } from '../state/hub-types.js';
+
+const KNOWN = new Set(['ok', 'server', 'palace', 'writer', 'requests', 'logstream', 'clients']);
+
+function scalarRows(block: Record<string, unknown>): KeyValue[] {
+  return Object.entries(block)
+    .filter(([, v]) => v === null || ['string', 'number', 'boolean'].includes(typeof v))
+    .map(([k, v]) => ({ label: k.replace(/_/g, ' '), value: v === null ? '—' : String(v), mono: typeof v !== 'boolean' }));
+}
+
+function Card({ title, children, aside }: { title: string; children: ReactElement | ReactElement[]; aside?: ReactElement | null }): ReactElement {
+  return (
+    <section className="card">
+      <header className="card-head">
+        <h2 className="card-title">{title}</h2>
+        {aside}
+      </header>
+      {children}
+    </section>
+  );
+}
+
+export function StatusView(): ReactElement {
+  const store = useStore();
+  const { status } = useDashboard();
+  const now = useNow(5_000);
+  useEffect(() => void store.refreshStatus(), [store]);
+  if (status.state !== 'ready')
+    return (
+      <div className="view view-pad">
+        <EmptyState icon={<IconGauge size={28} />} title={status.state === 'error' ? 'Could not read /statusz' : 'Reading status…'}>
+          {status.state === 'error' ? status.message : null}
+        </EmptyState>
+      </div>
+    );
+  const s: StatusPayload = status.data;
+  const integrity = s.palace?.sqlite_integrity;
+  const extra = Object.entries(s).filter(([k, v]) => !KNOWN.has(k) && v && typeof v === 'object' && !Array.isArray(v));
+  const statuses = Object.entries(s.requests?.by_status ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  return (
+    <div className="view view-pad view-scroll">
+      <div className="status-grid">
+        <Card title="Hub" aside={<span className="muted small">read {formatAgo(new Date(status.at).toISOString(), now)}</span>}>
+          <KeyValues
+            rows={[
+              { label: 'Version', value: s.server?.version, mono: true },
+              { label: 'Uptime', value: s.server?.uptime_seconds !== undefined ? formatUptime(s.server.uptime_seconds) : '—' },
+              { label: 'Started', value: formatDateTime(s.server?.started_at) },
+              { label: 'Listening', value: s.server ? `${s.server.scheme ?? 'http'}://${s.server.host}:${s.server.port}` : '—', mono: true },
+              { label: 'Process', value: s.server?.pid !== undefined ? `pid ${s.server.pid}` : '—', mono: true },
+              { label: 'Mode', value: s.writer?.mode === 'read_only' ? 'read-only' : 'writer' },
+            ]}
+          />
+        </Card>
+        <Card title="Palace">
+          <KeyValues
+            rows={[
+              { label: 'Path', value: s.palace?.path, mono: true },
+              { label: 'Backend', value: s.palace?.backend, mono: true },
+              {
+                label: 'SQLite integrity',
+                value: (
+                  <span className={integrity === 'ok' ? 'ok-text' : 'error-text'} data-testid="sqlite-integrity">
+                    {integrity === 'ok' ? <IconCheck size={13} /> : <IconAlert size={13} />} {integrity ?? '—'}
+                  </span>
+                ),
+              },
+              { label: 'Writer lease', value: s.writer?.lease ? `pid ${s.writer.lease.pid}` : 'none', mono: true },
+            ]}
+          />
+        </Card>
+        <Card title="Logstream">
+          <KeyValues
+            rows={[
+              { label: 'Events', value: s.logstream?.events?.toLocaleString() },
+              { label: 'Replica', value: s.logstream?.replica_id, mono: true },
+              { label: 'Stream clients', value: String(s.logstream?.sse_clients ?? 0) },
+            ]}
+          />
+        </Card>
+        <Card title="Requests">
+          <KeyValues
+            rows={[
+              { label: 'Total', value: s.requests?.total?.toLocaleString() },
+              { label: 'MCP', value: s.requests?.mcp?.toLocaleString() },
+              { label: 'Waiting for the lock', value: String(s.requests?.lock_pending ?? 0) },
+              { label: 'By status', value: statuses.map(([code, n]) => `${code}: ${n.toLocaleString()}`).join(' · ') || '—', mono: true },
+            ]}
+          />
+        </Card>
+        {extra.map(([name, block]) => (
+          <Card title={name.replace(/_/g, ' ')} key={name}>
+            <KeyValues rows={scalarRows(block as Record<string, unknown>)} />
+          </Card>
+        ))}
+      </div>
+      <Card title="Recent MCP clients">
+        {(s.clients?.recent ?? []).length === 0 ? (
+          <p className="muted">No MCP client has called this hub since it started.</p>
+        ) : (
+          <table className="table">
+            <thead>
+              <tr>
+                <th>Client</th>
+                <th>From</th>
+                <th className="num">Requests</th>
+                <th>Last call</th>
+                <th>Last seen</th>
+              </tr>
+            </thead>
+            <tbody>
+              {(s.clients?.recent ?? []).map((c) => (
+                <tr key={c.client_id} className="row-static">
+                  <td>
+                    <div>{c.name ?? <span className="muted">unnamed</span>}{c.version ? <span className="muted small"> {c.version}</span> : null}</div>
+                    <div className="muted small ellipsis" title={c.user_agent ?? undefined}>
+                      {c.user_agent ?? ''}
+                    </div>
+                  </td>
+                  <td className="mono small">{c.remote ?? '—'}</td>
+                  <td className="num">{c.requests.toLocaleString()}</td>
+                  <td className="mono small">{c.last_method ?? '—'}</td>
+                  <td>{formatAgo(c.last_seen, now)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,163 @@
+// `palace mine` on the palace directly (real CLI processes, real LanceDB, the bundled embedder):
+// a code repository with a .gitignore, idempotent re-mining, changed and deleted files, transcripts
+// of every format, documents, the adapter errors and repair of the vector index.
+
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { silentLogger } from '../../hub/src/log.js';
+import { LanceDbVectorStore } from '../../hub/src/vector/lancedb-vector-store.js';
+import type { MineReport } from '../../hub/src/mine/miner.js';
+import { makeTempPalace, parseJson, type CliResult, type ErrorJson, type TempPalace } from '../helpers/cli.js';
+import { FORMAT_OF, Q1, REPO, TRANSCRIPTS, writeTree } from '../helpers/transcripts.js';
+
+const SLOW = { timeout: 180_000 };
+
+function ok(result: CliResult): CliResult {
+  if (result.code !== 0) throw new Error(`exit ${String(result.code)}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
+  return result;
+}
+
+async function drawers(palace: TempPalace): Promise<Array<{ id: string; source_file: string | null; chunk_index: number; wing: string; room: string; content: string }>> {
+  const store = await LanceDbVectorStore.open({ palacePath: palace.dir, dimensions: 512, log: silentLogger });
+  try {
+    const rows = await store.scan({}, { columns: ['id', 'source_file', 'chunk_index', 'wing', 'room', 'content'] });
+    return rows.map((r) => ({ id: r.id, source_file: r.source_file, chunk_index: r.chunk_index, wing: r.wing, room: r.room, content: r.content })).sort((a, b) => a.id.localeCompare(b.id));
+  } finally {
+    await store.close();
+  }
+}
+
+describe('palace mine (project files, on the palace directly)', SLOW, () => {
+  let palace: TempPalace;
+  let repo: string;
+  const mine = async (...extra: string[]): Promise<MineReport> => parseJson<MineReport>(ok(await palace.run(['mine', repo, '--json', ...extra])));
+
+  beforeAll(() => {
+    palace = makeTempPalace('palace-mine-');
+    repo = join(palace.root, 'demo-repo');
+    writeTree(repo, REPO);
+  });
+  afterAll(async () => palace.cleanup());
+
+  it('dry-run lists what would be filed and writes nothing', async () => {
+    const r = await mine('--dry-run');
+    expect(r.dry_run).toBe(true);
+    expect(r.wing).toBe('demo-repo');
+    expect(r.files?.map((f) => f.file.slice(repo.length + 1))).toEqual(['README.md', 'docs/design.md', 'src/lease.ts', 'src/server.ts']);
+    expect(r.files_skipped).toBe(1); // empty.txt
+    expect(r.drawers_filed).toBe(r.files?.reduce((n, f) => n + f.chunks, 0));
+    const mined = parseJson<{ total_files: number }>(ok(await palace.run(['mined', '--json'])));
+    expect(mined.total_files).toBe(0);
+  });
+
+  it('files every chunk with source_file and position; re-mining is idempotent and cheap', async () => {
+    const first = await mine();
+    expect(first.files_mined).toBe(4);
+    const rows = await drawers(palace);
+    expect(rows).toHaveLength(first.drawers_filed);
+    expect(new Set(rows.map((r) => r.source_file))).toEqual(new Set(['README.md', 'docs/design.md', 'src/lease.ts', 'src/server.ts'].map((f) => join(repo, f))));
+    expect(rows.find((r) => r.source_file?.endsWith('lease.ts'))?.room).toBe('src');
+    expect(rows.some((r) => r.content.includes('ignored'))).toBe(false);
+
+    const again = await mine();
+    expect(again).toMatchObject({ files_mined: 0, files_unchanged: 4, drawers_filed: 0, drawers_removed: 0 });
+    expect(await drawers(palace)).toEqual(rows);
+
+    // Forced: every file is re-filed under the same ids.
+    const forced = await mine('--force');
+    expect(forced.files_mined).toBe(4);
+    expect((await drawers(palace)).map((r) => r.id)).toEqual(rows.map((r) => r.id));
+
+    const search = parseJson<{ results: Array<{ source_file: string }> }>(ok(await palace.run(['search', 'who keeps the writer lease', '--json'])));
+    expect(search.results[0]?.source_file.startsWith(repo)).toBe(true);
+  });
+
+  it('re-mining a changed file replaces exactly that file\'s drawers', async () => {
+    const before = await drawers(palace);
+    const lease = join(repo, 'src/lease.ts');
+    const others = before.filter((r) => r.source_file !== lease);
+    writeFileSync(lease, '// lease, rewritten\nThe lease is now a single advisory lock file held by the hub process.\n');
+    const r = await mine();
+    expect(r).toMatchObject({ files_mined: 1, files_unchanged: 3, drawers_filed: 1 });
+    expect(r.drawers_removed).toBe(before.length - others.length);
+    const after = await drawers(palace);
+    expect(after.filter((d) => d.source_file !== lease)).toEqual(others);
+    expect(after.filter((d) => d.source_file === lease).map((d) => d.content)).toEqual([
+      '// lease, rewritten\nThe lease is now a single advisory lock file held by the hub process.\n',
+    ]);
+  });
+
+  it('keeps the drawers of a deleted file until --prune', async () => {
+    const server = join(repo, 'src/server.ts');
+    rmSync(server);
+    const kept = await mine();
+    expect(kept.files_vanished).toBe(1);
+    expect((await drawers(palace)).some((d) => d.source_file === server)).toBe(true);
+    const pruned = await mine('--prune');
+    expect(pruned.files_pruned).toBe(1);
+    expect((await drawers(palace)).some((d) => d.source_file === server)).toBe(false);
+    const mined = parseJson<{ files: Array<{ source_file: string }> }>(ok(await palace.run(['mined', '--files', '--json'])));
+    expect(mined.files.map((f) => f.source_file)).not.toContain(server);
+  });
+
+  it('repair-status reports a healthy index; repair --mode rebuild re-embeds every drawer from its text', async () => {
+    const count = (await drawers(palace)).length;
+    const status = parseJson<{ ok: boolean; drawers: number; manifest: { drawers: number } }>(ok(await palace.run(['repair-status', '--json'])));
+    expect(status).toMatchObject({ ok: true, drawers: count, manifest: { drawers: count } });
+    const rebuilt = parseJson<{ reembedded: number }>(ok(await palace.run(['repair', '--mode', 'rebuild', '--json'])));
+    expect(rebuilt.reembedded).toBe(count);
+    expect((await drawers(palace)).length).toBe(count);
+  });
+});
+
+describe('palace mine --mode convos, --mode extract and --source', SLOW, () => {
+  let palace: TempPalace;
+  beforeAll(() => {
+    palace = makeTempPalace('palace-mine-convos-');
+  });
+  afterAll(async () => palace.cleanup());
+
+  it('mines one transcript of every format, one drawer per exchange, in a room per format', async () => {
+    const dir = join(palace.root, 'exports');
+    writeTree(dir, { ...TRANSCRIPTS, 'package.json': '{"name": "not-a-conversation"}' });
+    const r = parseJson<MineReport>(ok(await palace.run(['mine', dir, '--mode', 'convos', '--wing', 'chats', '--json'])));
+    expect(r.files_mined).toBe(Object.keys(TRANSCRIPTS).length);
+    expect(r.files_skipped).toBe(1);
+    expect(r.drawers_filed).toBe(2 * Object.keys(TRANSCRIPTS).length);
+    const rows = await drawers(palace);
+    for (const [name, format] of Object.entries(FORMAT_OF)) {
+      const own = rows.filter((d) => d.source_file === join(dir, name));
+      expect(own).toHaveLength(2);
+      expect(own[0]?.room).toBe(format === 'transcript' ? 'conversations' : format);
+      expect(own.some((d) => d.content.includes(Q1))).toBe(true);
+    }
+    const search = parseJson<{ results: Array<{ content: string }> }>(ok(await palace.run(['search', 'what stores the event log', '--wing', 'chats', '--json'])));
+    expect(search.results[0]?.content).toContain('SQLite in WAL mode');
+  });
+
+  it('extracts the text of HTML and Markdown documents', async () => {
+    const dir = join(palace.root, 'docs');
+    writeTree(dir, {
+      'guide.html': '<html><head><title>Runbook</title></head><body><p>Restart the hub with <code>palace daemon start</code> &amp; check /healthz.</p></body></html>',
+      'notes.md': '---\ntitle: x\n---\n# Notes\n\nThe backup runs nightly.\n',
+    });
+    const r = parseJson<MineReport>(ok(await palace.run(['mine', dir, '--mode', 'extract', '--wing', 'docs', '--json'])));
+    expect(r.files_mined).toBe(2);
+    const rows = (await drawers(palace)).filter((d) => d.wing === 'docs');
+    expect(rows.map((d) => d.content).sort()).toEqual(['# Notes\n\nThe backup runs nightly.', '# Runbook\n\nRestart the hub with palace daemon start & check /healthz.']);
+  });
+
+  it('refuses an unknown adapter and an adapter needing unsupported runner semantics with distinct errors', async () => {
+    const unknown = await palace.run(['mine', palace.root, '--source', 'nope', '--json']);
+    expect(unknown.code).toBe(2);
+    expect(parseJson<ErrorJson>(unknown).error.code).toBe('mine.unknown_adapter');
+    const unsupported = await palace.run(['mine', '--source', 'slack-live']);
+    expect(unsupported.code).toBe(2);
+    expect(unsupported.stderr).toContain("needs the 'poll' runner semantics");
+    const known = parseJson<MineReport>(ok(await palace.run(['mine', join(palace.root, 'exports', 'codex'), '--source', 'codex', '--wing', 'chats', '--dry-run', '--json'])));
+    expect(known).toMatchObject({ adapter: 'codex', mode: 'convos', files_unchanged: 1 });
+  });
+});

@@ -33,7 +33,8 @@ export function loadTrayConfig(env: Env = process.env, host: string = hostname()
   const token = palace.httpToken ?? readStoredToken(palace.home, palacePath);
   const rawPort = env.PALACE_TRAY_PORT?.trim();
   const port = rawPort ? Number(rawPort) : 8765;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PALACE_TRAY_PORT: must be 0-65535, got '${rawPort}'`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`PALACE_TRAY_PORT: must be 0-65535, got '${rawPort}'`);
   const childEnv: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) if (value !== undefined) childEnv[key] = value;
   if (token) childEnv.PALACE_MCP_HTTP_TOKEN = token;
@@ -56,7 +57,10 @@ export function loadTrayConfig(env: Env = process.env, host: string = hostname()
 }
 
 /** Whether an agent name belongs to this machine: listed, or named `<hostname>-<harness>`. */
-export function isLocalAgent(config: Pick<TrayConfig, 'agents' | 'agentPrefix'>, name: string | null): boolean {
+export function isLocalAgent(
+  config: Pick<TrayConfig, 'agents' | 'agentPrefix'>,
+  name: string | null,
+): boolean {
   if (!name || name === '*') return false;
   return config.agents.includes(name) || name.toLowerCase().startsWith(config.agentPrefix);
 }
@@ -72,9 +76,22 @@ export interface HubCommandInput {
 }
 
 /** How to start the hub: system node in development, Electron's binary as Node when packaged. */
-export function hubCommand(config: TrayConfig, input: HubCommandInput): { command: string; args: string[]; env: Record<string, string> } {
+export function hubCommand(
+  config: TrayConfig,
+  input: HubCommandInput,
+): { command: string; args: string[]; env: Record<string, string> } {
   const script = join(input.appRoot, 'bin', 'palace.js');
-  const args = [script, '--palace', config.palacePath, 'serve', '--host', '127.0.0.1', '--port', String(config.port)];
-  if (input.packaged) return { command: input.execPath, args, env: { ...config.childEnv, ELECTRON_RUN_AS_NODE: '1' } };
+  const args = [
+    script,
+    '--palace',
+    config.palacePath,
+    'serve',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(config.port),
+  ];
+  if (input.packaged)
+    return { command: input.execPath, args, env: { ...config.childEnv, ELECTRON_RUN_AS_NODE: '1' } };
   return { command: input.nodePath ?? 'node', args, env: config.childEnv };
 }

@@ -54,7 +54,10 @@ export type EventChannel = keyof PalaceEvents;
 
 /** What preload exposes on `window.palace`. */
 export interface PalaceBridge {
-  invoke<K extends InvokeChannel>(channel: K, ...args: Parameters<PalaceIpc[K]>): Promise<Awaited<ReturnType<PalaceIpc[K]>>>;
+  invoke<K extends InvokeChannel>(
+    channel: K,
+    ...args: Parameters<PalaceIpc[K]>
+  ): Promise<Awaited<ReturnType<PalaceIpc[K]>>>;
   on<K extends EventChannel>(channel: K, listener: (payload: PalaceEvents[K]) => void): () => void;
 }
 

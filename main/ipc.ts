@@ -3,10 +3,18 @@
 
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
 
-import { INVOKE_CHANNELS, type EventChannel, type InvokeChannel, type PalaceEvents, type PalaceIpc } from './ipc-contract.js';
+import {
+  INVOKE_CHANNELS,
+  type EventChannel,
+  type InvokeChannel,
+  type PalaceEvents,
+  type PalaceIpc,
+} from './ipc-contract.js';
 
 export type IpcHandlers = {
-  [K in InvokeChannel]: (...args: Parameters<PalaceIpc[K]>) => ReturnType<PalaceIpc[K]> | Promise<ReturnType<PalaceIpc[K]>>;
+  [K in InvokeChannel]: (
+    ...args: Parameters<PalaceIpc[K]>
+  ) => ReturnType<PalaceIpc[K]> | Promise<ReturnType<PalaceIpc[K]>>;
 };
 
 /** Registers one handler per request channel; returns a function that removes them all. */
@@ -20,7 +28,8 @@ export function registerIpc(
     const handler = handlers[channel] as (...args: unknown[]) => unknown;
     ipcMain.handle(channel, (event: IpcMainInvokeEvent, ...args: unknown[]) => {
       const url = event.senderFrame?.url ?? '';
-      if (!isTrustedSender(url)) throw new Error(`IPC ${channel} refused: ${url || 'unknown sender'} is not the dashboard`);
+      if (!isTrustedSender(url))
+        throw new Error(`IPC ${channel} refused: ${url || 'unknown sender'} is not the dashboard`);
       return handler(...args);
     });
   }
@@ -29,6 +38,10 @@ export function registerIpc(
   };
 }
 
-export function sendToRenderer<K extends EventChannel>(contents: Pick<WebContents, 'send' | 'isDestroyed'> | undefined, channel: K, payload: PalaceEvents[K]): void {
+export function sendToRenderer<K extends EventChannel>(
+  contents: Pick<WebContents, 'send' | 'isDestroyed'> | undefined,
+  channel: K,
+  payload: PalaceEvents[K],
+): void {
   if (contents && !contents.isDestroyed()) contents.send(channel, payload);
 }

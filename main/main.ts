@@ -14,6 +14,11 @@ if (!app.requestSingleInstanceLock()) {
   void app.whenReady().then(async () => {
     app.setAppUserModelId('dev.palace.app');
     if (process.platform === 'darwin') app.dock?.hide();
-    tray = await createTrayApp({ config: loadTrayConfig(), appPath: app.getAppPath(), packaged: app.isPackaged, execPath: process.execPath });
+    tray = await createTrayApp({
+      config: loadTrayConfig(),
+      appPath: app.getAppPath(),
+      packaged: app.isPackaged,
+      execPath: process.execPath,
+    });
   });
 }

@@ -14,7 +14,10 @@ export function originOf(url: string): string | null {
 }
 
 /** True when `target` is on one of the allowed origins (a file: URL only when 'file://' is allowed). */
-export function isAllowedUrl(target: string, allowedOrigins: readonly (string | null | undefined)[]): boolean {
+export function isAllowedUrl(
+  target: string,
+  allowedOrigins: readonly (string | null | undefined)[],
+): boolean {
   const origin = originOf(target);
   if (origin === null) return false;
   return allowedOrigins.some((allowed) => allowed != null && originOf(allowed) === origin);

@@ -3,10 +3,22 @@
 
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 
-import { BRIDGE_KEY, isEventChannel, isInvokeChannel, type EventChannel, type InvokeChannel, type PalaceBridge, type PalaceEvents, type PalaceIpc } from './ipc-contract.js';
+import {
+  BRIDGE_KEY,
+  isEventChannel,
+  isInvokeChannel,
+  type EventChannel,
+  type InvokeChannel,
+  type PalaceBridge,
+  type PalaceEvents,
+  type PalaceIpc,
+} from './ipc-contract.js';
 
 const bridge = {
-  invoke<K extends InvokeChannel>(channel: K, ...args: Parameters<PalaceIpc[K]>): Promise<Awaited<ReturnType<PalaceIpc[K]>>> {
+  invoke<K extends InvokeChannel>(
+    channel: K,
+    ...args: Parameters<PalaceIpc[K]>
+  ): Promise<Awaited<ReturnType<PalaceIpc[K]>>> {
     if (!isInvokeChannel(channel)) return Promise.reject(new Error(`unknown channel ${String(channel)}`));
     return ipcRenderer.invoke(channel, ...args) as Promise<Awaited<ReturnType<PalaceIpc[K]>>>;
   },

@@ -8,7 +8,11 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   logLevel: 'warn',
   build: {
-    lib: { entry: fileURLToPath(new URL('./preload.ts', import.meta.url)), formats: ['cjs'], fileName: () => 'preload.cjs' },
+    lib: {
+      entry: fileURLToPath(new URL('./preload.ts', import.meta.url)),
+      formats: ['cjs'],
+      fileName: () => 'preload.cjs',
+    },
     outDir: fileURLToPath(new URL('../dist/main', import.meta.url)),
     emptyOutDir: false,
     minify: false,

@@ -29,7 +29,8 @@ export function createRotatingLog(options: RotatingLogOptions): RotatingLog {
   const rotate = (): void => {
     if (fd !== undefined) closeSync(fd);
     rmSync(`${path}.${keep}`, { force: true });
-    for (let i = keep - 1; i >= 1; i--) if (existsSync(`${path}.${i}`)) renameSync(`${path}.${i}`, `${path}.${i + 1}`);
+    for (let i = keep - 1; i >= 1; i--)
+      if (existsSync(`${path}.${i}`)) renameSync(`${path}.${i}`, `${path}.${i + 1}`);
     renameSync(path, `${path}.1`);
     fd = openSync(path, 'a', 0o600);
     size = 0;

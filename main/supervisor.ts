@@ -125,7 +125,14 @@ export class HubSupervisor {
       await this.endAdopted(this.adoptedPid);
     }
     this.adoptedPid = undefined;
-    this.set({ state: HUB_STATES.stopped, url: null, pid: null, nextRestartMs: null, adopted: false, message: null });
+    this.set({
+      state: HUB_STATES.stopped,
+      url: null,
+      pid: null,
+      nextRestartMs: null,
+      adopted: false,
+      message: null,
+    });
   }
 
   async restart(): Promise<void> {
@@ -147,7 +154,14 @@ export class HubSupervisor {
   private adopt(live: Registration): void {
     this.adoptedPid = live.pid;
     this.runningSince = this.now();
-    this.set({ state: HUB_STATES.running, url: dialUrl(live), pid: live.pid, adopted: true, message: null, nextRestartMs: null });
+    this.set({
+      state: HUB_STATES.running,
+      url: dialUrl(live),
+      pid: live.pid,
+      adopted: true,
+      message: null,
+      nextRestartMs: null,
+    });
     this.scheduleHealth();
   }
 
@@ -165,11 +179,16 @@ export class HubSupervisor {
     });
     this.child = child;
     const startedAt = this.now();
-    this.options.log?.write(`\n--- ${new Date().toISOString()} starting hub: ${this.options.args.slice(1).join(' ')}\n`);
+    this.options.log?.write(
+      `\n--- ${new Date().toISOString()} starting hub: ${this.options.args.slice(1).join(' ')}\n`,
+    );
     child.stdout?.on('data', (chunk: Buffer) => this.options.log?.write(chunk));
     child.stderr?.on('data', (chunk: Buffer) => {
       this.options.log?.write(chunk);
-      const lines = chunk.toString('utf8').split('\n').filter((l) => l.trim() !== '');
+      const lines = chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '');
       if (lines.length > 0) this.lastStderr = (lines.at(-1) as string).slice(0, 300);
     });
     this.exited = new Promise((resolve) => {
@@ -183,12 +202,19 @@ export class HubSupervisor {
     this.waitForHealthy(child, startedAt);
   }
 
-  private onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null, resolve: () => void): void {
+  private onExit(
+    child: ChildProcess,
+    code: number | null,
+    signal: NodeJS.Signals | null,
+    resolve: () => void,
+  ): void {
     if (this.child !== child) return resolve();
     this.child = undefined;
     clearTimeout(this.healthTimer);
     const lastExit = { code, signal };
-    this.options.log?.write(`--- ${new Date().toISOString()} hub exited (code ${code ?? '-'}, signal ${signal ?? '-'})\n`);
+    this.options.log?.write(
+      `--- ${new Date().toISOString()} hub exited (code ${code ?? '-'}, signal ${signal ?? '-'})\n`,
+    );
     if (!this.wanted) {
       this.set({ lastExit });
       return resolve();
@@ -243,7 +269,13 @@ export class HubSupervisor {
       if (reg && reg.pid === child.pid && (await this.healthy(dialUrl(reg)))) {
         if (this.child !== child) return;
         this.runningSince = this.now();
-        this.set({ state: HUB_STATES.running, url: dialUrl(reg), pid: reg.pid, message: null, nextRestartMs: null });
+        this.set({
+          state: HUB_STATES.running,
+          url: dialUrl(reg),
+          pid: reg.pid,
+          message: null,
+          nextRestartMs: null,
+        });
         this.scheduleHealth();
         return;
       }

@@ -84,7 +84,9 @@ export class TaskWatcher {
         this.options.onRequest(e);
       }
     }
-    if (this.notified.size > NOTIFIED_CAP) for (const id of [...this.notified].slice(0, this.notified.size - NOTIFIED_CAP)) this.notified.delete(id);
+    if (this.notified.size > NOTIFIED_CAP)
+      for (const id of [...this.notified].slice(0, this.notified.size - NOTIFIED_CAP))
+        this.notified.delete(id);
     this.recount();
   }
 

@@ -4,7 +4,17 @@
 
 import { join } from 'node:path';
 
-import { app, clipboard, ipcMain, Menu, nativeImage, Notification, shell, Tray, type BrowserWindow } from 'electron';
+import {
+  app,
+  clipboard,
+  ipcMain,
+  Menu,
+  nativeImage,
+  Notification,
+  shell,
+  Tray,
+  type BrowserWindow,
+} from 'electron';
 
 import { createHubClient } from '../hub/src/client/hub-client.js';
 import type { LogEvent } from '../hub/src/core/types.js';
@@ -27,7 +37,9 @@ export interface TrayAppInput {
   packaged: boolean;
   execPath: string;
   /** Supervisor tuning (tests shorten the delays). */
-  supervisor?: Partial<Pick<SupervisorOptions, 'backoff' | 'stableAfterMs' | 'healthEveryMs' | 'stopGraceMs'>>;
+  supervisor?: Partial<
+    Pick<SupervisorOptions, 'backoff' | 'stableAfterMs' | 'healthEveryMs' | 'stopGraceMs'>
+  >;
 }
 
 export interface TrayApp {
@@ -47,7 +59,11 @@ function unpackedRoot(appPath: string, packaged: boolean): string {
 export async function createTrayApp(input: TrayAppInput): Promise<TrayApp> {
   const { config, appPath } = input;
   const log = createRotatingLog({ path: join(config.logDir, 'hub.log') });
-  const command = hubCommand(config, { packaged: input.packaged, execPath: input.execPath, appRoot: unpackedRoot(appPath, input.packaged) });
+  const command = hubCommand(config, {
+    packaged: input.packaged,
+    execPath: input.execPath,
+    appRoot: unpackedRoot(appPath, input.packaged),
+  });
   const readRegistration = () => readLiveRegistration(config.palace.home, config.palacePath);
   const supervisor = new HubSupervisor({ ...command, readRegistration, log, ...input.supervisor });
   const preloadPath = join(appPath, 'dist', 'main', 'preload.cjs');
@@ -76,18 +92,25 @@ export async function createTrayApp(input: TrayAppInput): Promise<TrayApp> {
     if (config.devServerUrl) return config.devServerUrl;
     return url ? `${url}/ui/` : undefined;
   };
-  const allowedOrigins = (): (string | undefined)[] => [info().url ?? undefined, config.devServerUrl, 'file://'];
+  const allowedOrigins = (): (string | undefined)[] => [
+    info().url ?? undefined,
+    config.devServerUrl,
+    'file://',
+  ];
   const isTrustedSender = (url: string): boolean => isAllowedUrl(url, allowedOrigins());
 
   app.on('web-contents-created', (_event, contents) => hardenContents(contents, allowedOrigins));
 
   const trayImage = (state: HubState) =>
-    nativeImage.createFromPath(join(appPath, 'assets', 'tray', `tray-${state === 'stopping' ? 'starting' : state}.png`));
+    nativeImage.createFromPath(
+      join(appPath, 'assets', 'tray', `tray-${state === 'stopping' ? 'starting' : state}.png`),
+    );
   const tray = new Tray(trayImage('stopped'));
 
   const copy = (text: string, what: string): void => {
     clipboard.writeText(text);
-    if (Notification.isSupported()) new Notification({ title: 'palace', body: `Copied ${what}`, silent: true }).show();
+    if (Notification.isSupported())
+      new Notification({ title: 'palace', body: `Copied ${what}`, silent: true }).show();
   };
   const actions: TrayActions = {
     openDashboard: () => openDashboard(),
@@ -109,7 +132,9 @@ export async function createTrayApp(input: TrayAppInput): Promise<TrayApp> {
     tray.setImage(trayImage(current.state));
     const waitingText = current.waitingTasks > 0 ? ` · ${current.waitingTasks} waiting` : '';
     tray.setToolTip(`palace: ${hubSummary(current)}${waitingText}`);
-    tray.setContextMenu(Menu.buildFromTemplate(trayMenuTemplate(current, app.getLoginItemSettings().openAtLogin, actions)));
+    tray.setContextMenu(
+      Menu.buildFromTemplate(trayMenuTemplate(current, app.getLoginItemSettings().openAtLogin, actions)),
+    );
     sendToRenderer(win?.webContents, 'hub:changed', current);
   };
 

@@ -18,7 +18,11 @@ export interface TrayActions {
   quit(): void;
 }
 
-const CLIENT_NAMES: Record<ClientConfig['client'], string> = { 'claude-code': 'Claude Code', codex: 'Codex', cursor: 'Cursor' };
+const CLIENT_NAMES: Record<ClientConfig['client'], string> = {
+  'claude-code': 'Claude Code',
+  codex: 'Codex',
+  cursor: 'Cursor',
+};
 
 /** One line about the hub for the menu header and the tooltip. */
 export function hubSummary(info: HubInfo): string {
@@ -36,20 +40,42 @@ export function hubSummary(info: HubInfo): string {
   }
 }
 
-export function trayMenuTemplate(info: HubInfo, startAtLogin: boolean, actions: TrayActions): MenuItemConstructorOptions[] {
+export function trayMenuTemplate(
+  info: HubInfo,
+  startAtLogin: boolean,
+  actions: TrayActions,
+): MenuItemConstructorOptions[] {
   const running = info.state === HUB_STATES.running;
   const active = running || info.state === HUB_STATES.starting || info.state === HUB_STATES.error;
   const configs = info.url
-    ? clientConfigs({ url: info.url, token: info.token ?? undefined, needsToken: info.token !== null, palacePath: info.palacePath })
+    ? clientConfigs({
+        url: info.url,
+        token: info.token ?? undefined,
+        needsToken: info.token !== null,
+        palacePath: info.palacePath,
+      })
     : [];
   return [
     { id: 'status', label: hubSummary(info), enabled: false },
-    ...(info.message && info.state !== HUB_STATES.running ? [{ id: 'message', label: info.message.slice(0, 90), enabled: false }] : []),
+    ...(info.message && info.state !== HUB_STATES.running
+      ? [{ id: 'message', label: info.message.slice(0, 90), enabled: false }]
+      : []),
     ...(info.waitingTasks > 0
-      ? [{ id: 'waiting', label: `${info.waitingTasks} task${info.waitingTasks === 1 ? '' : 's'} waiting for your agents`, click: () => actions.openDashboard() }]
+      ? [
+          {
+            id: 'waiting',
+            label: `${info.waitingTasks} task${info.waitingTasks === 1 ? '' : 's'} waiting for your agents`,
+            click: () => actions.openDashboard(),
+          },
+        ]
       : []),
     { type: 'separator' },
-    { id: 'open-dashboard', label: 'Open dashboard', accelerator: 'CmdOrCtrl+D', click: () => actions.openDashboard() },
+    {
+      id: 'open-dashboard',
+      label: 'Open dashboard',
+      accelerator: 'CmdOrCtrl+D',
+      click: () => actions.openDashboard(),
+    },
     { type: 'separator' },
     { id: 'start', label: 'Start hub', enabled: !active, click: () => actions.startHub() },
     { id: 'stop', label: 'Stop hub', enabled: active, click: () => actions.stopHub() },
@@ -75,7 +101,13 @@ export function trayMenuTemplate(info: HubInfo, startAtLogin: boolean, actions: 
     { id: 'open-palace', label: 'Open palace folder', click: () => actions.openPalaceFolder() },
     { id: 'open-logs', label: 'Open logs', click: () => actions.openLogs() },
     { type: 'separator' },
-    { id: 'start-at-login', label: 'Start at login', type: 'checkbox', checked: startAtLogin, click: (item) => actions.setStartAtLogin(item.checked) },
+    {
+      id: 'start-at-login',
+      label: 'Start at login',
+      type: 'checkbox',
+      checked: startAtLogin,
+      click: (item) => actions.setStartAtLogin(item.checked),
+    },
     { type: 'separator' },
     { id: 'quit', label: 'Quit palace', accelerator: 'CmdOrCtrl+Q', click: () => actions.quit() },
   ];

@@ -6,7 +6,10 @@ import { BrowserWindow, type Session, type WebContents } from 'electron';
 import { isAllowedUrl } from './navigation.js';
 
 /** Denies window.open, navigation and redirects to other origins, and <webview>. */
-export function hardenContents(contents: WebContents, allowedOrigins: () => readonly (string | null | undefined)[]): void {
+export function hardenContents(
+  contents: WebContents,
+  allowedOrigins: () => readonly (string | null | undefined)[],
+): void {
   contents.setWindowOpenHandler(() => ({ action: 'deny' }));
   contents.on('will-navigate', (event) => {
     if (!isAllowedUrl(event.url, allowedOrigins())) event.preventDefault();
@@ -19,7 +22,9 @@ export function hardenContents(contents: WebContents, allowedOrigins: () => read
 
 /** Only clipboard writes (the copy buttons) are granted; every other permission is refused. */
 export function restrictPermissions(session: Session): void {
-  session.setPermissionRequestHandler((_contents, permission, callback) => callback(permission === 'clipboard-sanitized-write'));
+  session.setPermissionRequestHandler((_contents, permission, callback) =>
+    callback(permission === 'clipboard-sanitized-write'),
+  );
   session.setPermissionCheckHandler((_contents, permission) => permission === 'clipboard-sanitized-write');
 }
 

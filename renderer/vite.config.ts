@@ -22,6 +22,10 @@ export default defineConfig({
     sourcemap: false,
     chunkSizeWarningLimit: 800,
   },
-  server: { port: 5173, strictPort: false, proxy: Object.fromEntries(proxied.map((path) => [path, { target: hub, changeOrigin: true }])) },
+  server: {
+    port: 5173,
+    strictPort: false,
+    proxy: Object.fromEntries(proxied.map((path) => [path, { target: hub, changeOrigin: true }])),
+  },
   logLevel: 'warn',
 });

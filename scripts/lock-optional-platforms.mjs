@@ -3,6 +3,7 @@
 // The npm registry mirror these machines reach lacks many of them, so `npm install` leaves them out
 // of the lock and `npm ci` then refuses the lock as out of sync. The entries carry os/cpu/libc, so
 // npm ci skips them on other platforms (and tolerates a missing optional one). Run after `npm install`.
+/* global URL, process */
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const path = new URL('../package-lock.json', import.meta.url);

@@ -38,7 +38,10 @@ const TITLES: Record<ViewId, [string, string]> = {
   status: ['Status', 'How the hub is doing'],
 };
 
-function useCommands(go: (v: ViewId) => void, actions: { palette(): void; shortcuts(): void; reveal(): void; focusAgent(): void; clearFilters(): void }): Command[] {
+function useCommands(
+  go: (v: ViewId) => void,
+  actions: { palette(): void; shortcuts(): void; reveal(): void; focusAgent(): void; clearFilters(): void },
+): Command[] {
   const store = useStore();
   const snap = useDashboard();
   const toast = useToast();
@@ -46,19 +49,86 @@ function useCommands(go: (v: ViewId) => void, actions: { palette(): void; shortc
     const bridge = store.bridge;
     const token = snap.token;
     const palacePath = snap.status.state === 'ready' ? snap.status.data.palace?.path : undefined;
-    const configs = clientConfigs({ url: snap.baseUrl, token: token ?? undefined, needsToken: Boolean(token), ...(palacePath ? { palacePath } : {}) });
+    const configs = clientConfigs({
+      url: snap.baseUrl,
+      token: token ?? undefined,
+      needsToken: Boolean(token),
+      ...(palacePath ? { palacePath } : {}),
+    });
     const names = { 'claude-code': 'Claude Code', codex: 'Codex', cursor: 'Cursor' } as const;
     const list: Command[] = [
-      ...VIEWS.map((v, i) => ({ id: `go-${v.id}`, title: `Go to ${v.label}`, group: 'Go to' as const, keys: `g ${v.go}`, keywords: `${i + 1} view`, run: () => go(v.id) })),
-      { id: 'filter-agent', title: 'Filter events by agent…', group: 'Actions', keys: '/', keywords: 'search find', run: actions.focusAgent },
+      ...VIEWS.map((v, i) => ({
+        id: `go-${v.id}`,
+        title: `Go to ${v.label}`,
+        group: 'Go to' as const,
+        keys: `g ${v.go}`,
+        keywords: `${i + 1} view`,
+        run: () => go(v.id),
+      })),
+      {
+        id: 'filter-agent',
+        title: 'Filter events by agent…',
+        group: 'Actions',
+        keys: '/',
+        keywords: 'search find',
+        run: actions.focusAgent,
+      },
       { id: 'clear-filters', title: 'Clear event filters', group: 'Actions', run: actions.clearFilters },
-      { id: 'refresh', title: 'Refresh status and peers', group: 'Actions', keywords: 'reload', run: () => void (store.refreshStatus(), store.refreshPeers()) },
+      {
+        id: 'refresh',
+        title: 'Refresh status and peers',
+        group: 'Actions',
+        keywords: 'reload',
+        run: () => void (store.refreshStatus(), store.refreshPeers()),
+      },
       { id: 'reconnect', title: 'Reconnect to the hub', group: 'Actions', run: () => void store.connect() },
-      ...(token ? [{ id: 'reveal-token', title: 'Reveal or hide the token', group: 'Actions' as const, run: actions.reveal }] : []),
-      ...(token && !bridge ? [{ id: 'forget-token', title: 'Forget the token in this tab', group: 'Actions' as const, keywords: 'sign out logout', run: () => store.forgetToken() }] : []),
-      { id: 'shortcuts', title: 'Show keyboard shortcuts', group: 'Actions', keys: '?', keywords: 'help keys', run: actions.shortcuts },
-      { id: 'copy-address', title: 'Copy the MCP address', group: 'Copy', keywords: 'url hub', run: () => void toast.copy(`${snap.baseUrl}/mcp`, 'MCP address') },
-      ...(token ? [{ id: 'copy-token', title: 'Copy the token', group: 'Copy' as const, keywords: 'bearer secret', run: () => void toast.copy(token, 'token') }] : []),
+      ...(token
+        ? [
+            {
+              id: 'reveal-token',
+              title: 'Reveal or hide the token',
+              group: 'Actions' as const,
+              run: actions.reveal,
+            },
+          ]
+        : []),
+      ...(token && !bridge
+        ? [
+            {
+              id: 'forget-token',
+              title: 'Forget the token in this tab',
+              group: 'Actions' as const,
+              keywords: 'sign out logout',
+              run: () => store.forgetToken(),
+            },
+          ]
+        : []),
+      {
+        id: 'shortcuts',
+        title: 'Show keyboard shortcuts',
+        group: 'Actions',
+        keys: '?',
+        keywords: 'help keys',
+        run: actions.shortcuts,
+      },
+      {
+        id: 'copy-address',
+        title: 'Copy the MCP address',
+        group: 'Copy',
+        keywords: 'url hub',
+        run: () => void toast.copy(`${snap.baseUrl}/mcp`, 'MCP address'),
+      },
+      ...(token
+        ? [
+            {
+              id: 'copy-token',
+              title: 'Copy the token',
+              group: 'Copy' as const,
+              keywords: 'bearer secret',
+              run: () => void toast.copy(token, 'token'),
+            },
+          ]
+        : []),
       ...configs.map((c) => ({
         id: `copy-${c.client}-${c.transport}`,
         title: `Copy ${names[c.client]} config (${c.transport})`,
@@ -69,11 +139,36 @@ function useCommands(go: (v: ViewId) => void, actions: { palette(): void; shortc
     ];
     if (bridge)
       list.push(
-        { id: 'hub-restart', title: 'Restart the hub', group: 'Desktop', run: () => void bridge.invoke('hub:restart') },
-        { id: 'hub-stop', title: 'Stop the hub', group: 'Desktop', run: () => void bridge.invoke('hub:stop') },
-        { id: 'hub-start', title: 'Start the hub', group: 'Desktop', run: () => void bridge.invoke('hub:start') },
-        { id: 'open-palace', title: 'Open the palace folder', group: 'Desktop', run: () => void bridge.invoke('shell:open-palace') },
-        { id: 'open-logs', title: 'Open the hub logs', group: 'Desktop', run: () => void bridge.invoke('shell:open-logs') },
+        {
+          id: 'hub-restart',
+          title: 'Restart the hub',
+          group: 'Desktop',
+          run: () => void bridge.invoke('hub:restart'),
+        },
+        {
+          id: 'hub-stop',
+          title: 'Stop the hub',
+          group: 'Desktop',
+          run: () => void bridge.invoke('hub:stop'),
+        },
+        {
+          id: 'hub-start',
+          title: 'Start the hub',
+          group: 'Desktop',
+          run: () => void bridge.invoke('hub:start'),
+        },
+        {
+          id: 'open-palace',
+          title: 'Open the palace folder',
+          group: 'Desktop',
+          run: () => void bridge.invoke('shell:open-palace'),
+        },
+        {
+          id: 'open-logs',
+          title: 'Open the hub logs',
+          group: 'Desktop',
+          run: () => void bridge.invoke('shell:open-logs'),
+        },
       );
     return list;
   }, [store, snap.token, snap.baseUrl, snap.status, toast, go, actions]);
@@ -126,7 +221,10 @@ function Shell(): ReactElement {
     const inFlight = rows.filter((r) => !r.done).length;
     const stalled = rows.filter((r) => r.stalled).length;
     return {
-      tasks: stalled > 0 ? { n: stalled, warn: true, title: `${stalled} stalled` } : { n: inFlight, title: `${inFlight} in flight` },
+      tasks:
+        stalled > 0
+          ? { n: stalled, warn: true, title: `${stalled} stalled` }
+          : { n: inFlight, title: `${inFlight} in flight` },
     };
   }, [snap.events, now]);
 
@@ -147,7 +245,13 @@ function Shell(): ReactElement {
   };
   return (
     <div className={`app ${snap.phase === 'down' ? 'app-down' : ''}`}>
-      <Sidebar view={view} onGo={go} counts={counts} onPalette={() => setPalette(true)} onShortcuts={() => setShortcuts(true)} />
+      <Sidebar
+        view={view}
+        onGo={go}
+        counts={counts}
+        onPalette={() => setPalette(true)}
+        onShortcuts={() => setShortcuts(true)}
+      />
       <main className="main">
         <header className="header">
           <div>
@@ -158,7 +262,12 @@ function Shell(): ReactElement {
           </div>
           <div className="header-right">
             {view === 'status' || view === 'peers' ? (
-              <button type="button" className="btn btn-ghost btn-sm" onClick={() => void (store.refreshStatus(), store.refreshPeers())} title="Refresh">
+              <button
+                type="button"
+                className="btn btn-ghost btn-sm"
+                onClick={() => void (store.refreshStatus(), store.refreshPeers())}
+                title="Refresh"
+              >
                 <IconRefresh size={14} /> Refresh
               </button>
             ) : null}
@@ -168,9 +277,17 @@ function Shell(): ReactElement {
         <DownBanner />
         <ViewBoundary key={view} name={TITLES[view][0]}>
           {view === 'events' ? (
-            <EventsView filters={filters} onFilters={setFilters} selectedId={eventId} onSelect={setEventId} agentFilterRef={agentRef} />
+            <EventsView
+              filters={filters}
+              onFilters={setFilters}
+              selectedId={eventId}
+              onSelect={setEventId}
+              agentFilterRef={agentRef}
+            />
           ) : null}
-          {view === 'tasks' ? <TasksView selectedId={taskId} onSelect={setTaskId} onShowEvents={showEvents} /> : null}
+          {view === 'tasks' ? (
+            <TasksView selectedId={taskId} onSelect={setTaskId} onShowEvents={showEvents} />
+          ) : null}
           {view === 'peers' ? <PeersView /> : null}
           {view === 'memory' ? <MemoryView /> : null}
           {view === 'setup' ? <SetupView revealed={revealed} onReveal={setRevealed} /> : null}

@@ -10,7 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Hub } from '../../hub/src/server.js';
 import { hasChromium, launchBrowser, screenshot, type TestBrowser } from '../helpers/browser.js';
-import { callJson, connectHttpClient, makeHubDirs, sha256Hex, startTestHub, type HubDirs } from '../helpers/hub.js';
+import {
+  callJson,
+  connectHttpClient,
+  makeHubDirs,
+  sha256Hex,
+  startTestHub,
+  type HubDirs,
+} from '../helpers/hub.js';
 
 const TOKEN = 'e2e0'.repeat(16);
 const REQUESTER = 'laptop-claude';
@@ -24,7 +31,7 @@ const PATCH = [
   '   const { user, password } = await readCredentials(req);',
   '-  const account = await accounts.find(user);',
   '-  if (!account || account.password !== password) {',
-  "+  const account = await accounts.find(user.trim().toLowerCase());",
+  '+  const account = await accounts.find(user.trim().toLowerCase());',
   '+  if (!account) {',
   "+    throw new AuthError('unknown user');",
   '+  }',
@@ -41,7 +48,8 @@ interface Ev {
 }
 
 const run = hasChromium() ? describe : describe.skip;
-if (!hasChromium() && process.env.CI) throw new Error('/usr/bin/chromium is missing: .ci/run installs it (apt-get install chromium)');
+if (!hasChromium() && process.env.CI)
+  throw new Error('/usr/bin/chromium is missing: .ci/run installs it (apt-get install chromium)');
 
 run('dashboard at /ui (Chromium)', { timeout: 90_000 }, () => {
   let dirs: HubDirs;
@@ -53,7 +61,12 @@ run('dashboard at /ui (Chromium)', { timeout: 90_000 }, () => {
   const append = (args: Record<string, unknown>): Promise<Ev> =>
     callJson<Ev>(mcp, 'palace_event_append', { stream: 'project/webapp', room: 'delegation', ...args });
   const ack = (eventId: string, from: string, status: string, body?: string): Promise<Ev> =>
-    callJson<Ev>(mcp, 'palace_event_ack', { event_id: eventId, from_agent: from, status, ...(body ? { body } : {}) });
+    callJson<Ev>(mcp, 'palace_event_ack', {
+      event_id: eventId,
+      from_agent: from,
+      status,
+      ...(body ? { body } : {}),
+    });
   const go = async (view: string): Promise<void> => {
     await page.getByTestId(`nav-${view}`).click();
     await page.getByTestId('view-title').waitFor();
@@ -82,7 +95,13 @@ run('dashboard at /ui (Chromium)', { timeout: 90_000 }, () => {
   });
 
   it('asks for the token once, keeps it in this tab only and never in the URL', async () => {
-    await append({ type: 'status', from_agent: 'desk-cursor', to_agent: '*', room: 'status', body: 'watching project/webapp for task.request' });
+    await append({
+      type: 'status',
+      from_agent: 'desk-cursor',
+      to_agent: '*',
+      room: 'status',
+      body: 'watching project/webapp for task.request',
+    });
     const res = await page.goto(`${hub.url}/ui/`);
     expect(res?.status()).toBe(200);
     await page.getByTestId('token-gate').waitFor();
@@ -105,12 +124,25 @@ run('dashboard at /ui (Chromium)', { timeout: 90_000 }, () => {
 
   it('shows events live as agents append them through MCP', async () => {
     await page.locator('[data-testid="connection"][data-feed="stream"]').waitFor();
-    const e1 = await append({ type: 'status', from_agent: REQUESTER, to_agent: '*', room: 'status', body: 'starting on the login bug' });
+    const e1 = await append({
+      type: 'status',
+      from_agent: REQUESTER,
+      to_agent: '*',
+      room: 'status',
+      body: 'starting on the login bug',
+    });
     await page.locator(`[data-event-id="${e1.id}"]`).waitFor();
-    const e2 = await append({ type: 'note.shared', from_agent: WORKER, to_agent: REQUESTER, body: 'the session cookie is set twice' });
+    const e2 = await append({
+      type: 'note.shared',
+      from_agent: WORKER,
+      to_agent: REQUESTER,
+      body: 'the session cookie is set twice',
+    });
     await page.locator(`[data-event-id="${e2.id}"]`).waitFor();
     // Newest first.
-    const ids = await page.getByTestId('event-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-event-id')));
+    const ids = await page
+      .getByTestId('event-row')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-event-id')));
     expect(ids.indexOf(e2.id)).toBeLessThan(ids.indexOf(e1.id));
 
     await page.getByTestId('filter-agent').fill(WORKER);
@@ -138,21 +170,32 @@ run('dashboard at /ui (Chromium)', { timeout: 90_000 }, () => {
     await ack(request.id, WORKER, 'claimed');
     await expect.poll(() => row.getAttribute('data-status')).toBe('claimed');
 
-    const submitted = await callJson<{ event: Ev; artifact: { id: string; sha256: string } }>(mcp, 'palace_patch_submit', {
-      content: PATCH,
-      from_agent: WORKER,
-      correlation_id: 'task_fix_login',
-      body: 'Trim and lower-case the user name before lookup; split unknown user from wrong password. npm test: 212 passed.',
-    });
+    const submitted = await callJson<{ event: Ev; artifact: { id: string; sha256: string } }>(
+      mcp,
+      'palace_patch_submit',
+      {
+        content: PATCH,
+        from_agent: WORKER,
+        correlation_id: 'task_fix_login',
+        body: 'Trim and lower-case the user name before lookup; split unknown user from wrong password. npm test: 212 passed.',
+      },
+    );
     await expect.poll(() => row.getAttribute('data-status')).toBe('ready');
 
-    await ack(submitted.event.id, REQUESTER, 'applied', 'sha256 checked, applied on fix/login, npm test green');
+    await ack(
+      submitted.event.id,
+      REQUESTER,
+      'applied',
+      'sha256 checked, applied on fix/login, npm test green',
+    );
     await expect.poll(() => row.getAttribute('data-status')).toBe('applied');
 
     await row.click();
     const history = page.getByTestId('task-history').locator('li');
     await expect.poll(() => history.count()).toBe(4);
-    expect(await page.getByTestId('task-history').innerText()).toMatch(/open[\s\S]*claimed[\s\S]*ready[\s\S]*applied/);
+    expect(await page.getByTestId('task-history').innerText()).toMatch(
+      /open[\s\S]*claimed[\s\S]*ready[\s\S]*applied/,
+    );
   });
 
   it('renders an attached patch as a diff with its sha256 and size', async () => {
@@ -181,7 +224,9 @@ run('dashboard at /ui (Chromium)', { timeout: 90_000 }, () => {
     await page.getByTestId('copy-config-claude-code-http').click();
     await expect
       .poll(() => page.evaluate('navigator.clipboard.readText()'))
-      .toBe(`claude mcp add --transport http palace ${hub.url}/mcp --header "Authorization: Bearer ${TOKEN}"`);
+      .toBe(
+        `claude mcp add --transport http palace ${hub.url}/mcp --header "Authorization: Bearer ${TOKEN}"`,
+      );
     await page.getByTestId('client-tab-codex').click();
     await page.getByTestId('config-codex-stdio').waitFor();
     await shot('03-setup');
@@ -191,7 +236,12 @@ run('dashboard at /ui (Chromium)', { timeout: 90_000 }, () => {
     await page.keyboard.press('Control+k');
     await page.getByTestId('palette').waitFor();
     for (const view of ['Events', 'Tasks', 'Peers', 'Memory', 'Tokens & setup', 'Status'])
-      expect(await page.locator('.palette-item').filter({ hasText: `Go to ${view}` }).count()).toBe(1);
+      expect(
+        await page
+          .locator('.palette-item')
+          .filter({ hasText: `Go to ${view}` })
+          .count(),
+      ).toBe(1);
     await shot('04-command-palette');
     await page.getByTestId('palette-input').fill('copy codex');
     await expect.poll(() => page.locator('.palette-item').count()).toBe(2);
@@ -230,14 +280,48 @@ run('dashboard at /ui (Chromium)', { timeout: 90_000 }, () => {
       return;
     }
     const drawers = [
-      { wing: 'webapp', room: 'decisions', source_file: 'docs/adr/007-password-hashing.md', content: 'We hash passwords with argon2id (m=64 MiB, t=3, p=1). Decided on 2026-03-02 after bcrypt silently truncated long passphrases at 72 bytes.' },
-      { wing: 'webapp', room: 'decisions', source_file: 'docs/adr/004-database.md', content: 'Postgres 16 is the primary store; SQLite only for local development. Migrations run with the app at start-up.' },
-      { wing: 'webapp', room: 'incidents', source_file: 'notes/2026-02-11-login-outage.md', content: 'Login outage on 2026-02-11: a session cookie set twice made Safari drop both. Fixed by setting it once in the auth middleware.' },
+      {
+        wing: 'webapp',
+        room: 'decisions',
+        source_file: 'docs/adr/007-password-hashing.md',
+        content:
+          'We hash passwords with argon2id (m=64 MiB, t=3, p=1). Decided on 2026-03-02 after bcrypt silently truncated long passphrases at 72 bytes.',
+      },
+      {
+        wing: 'webapp',
+        room: 'decisions',
+        source_file: 'docs/adr/004-database.md',
+        content:
+          'Postgres 16 is the primary store; SQLite only for local development. Migrations run with the app at start-up.',
+      },
+      {
+        wing: 'webapp',
+        room: 'incidents',
+        source_file: 'notes/2026-02-11-login-outage.md',
+        content:
+          'Login outage on 2026-02-11: a session cookie set twice made Safari drop both. Fixed by setting it once in the auth middleware.',
+      },
     ];
     for (const d of drawers) await callJson(mcp, 'palace_add_drawer', { ...d, added_by: REQUESTER }, 120_000);
-    await callJson(mcp, 'palace_kg_add', { subject: 'webapp', predicate: 'hashes_passwords_with', object: 'bcrypt', valid_from: '2024-01-10', valid_to: '2026-03-02' });
-    await callJson(mcp, 'palace_kg_add', { subject: 'webapp', predicate: 'hashes_passwords_with', object: 'argon2id', valid_from: '2026-03-02' });
-    await callJson(mcp, 'palace_kg_add', { subject: 'webapp', predicate: 'stores_data_in', object: 'postgres 16', valid_from: '2025-06-01' });
+    await callJson(mcp, 'palace_kg_add', {
+      subject: 'webapp',
+      predicate: 'hashes_passwords_with',
+      object: 'bcrypt',
+      valid_from: '2024-01-10',
+      valid_to: '2026-03-02',
+    });
+    await callJson(mcp, 'palace_kg_add', {
+      subject: 'webapp',
+      predicate: 'hashes_passwords_with',
+      object: 'argon2id',
+      valid_from: '2026-03-02',
+    });
+    await callJson(mcp, 'palace_kg_add', {
+      subject: 'webapp',
+      predicate: 'stores_data_in',
+      object: 'postgres 16',
+      valid_from: '2025-06-01',
+    });
 
     await page.reload();
     await page.getByTestId('memory-query').fill('how are passwords hashed');
@@ -263,7 +347,13 @@ run('dashboard at /ui (Chromium)', { timeout: 90_000 }, () => {
 
   it('says plainly when a hub has no memory tools or peer sync yet', async () => {
     // An older hub: tools/list without the memory tools, and no /sync/peers route.
-    await page.route('**/sync/peers', (route) => route.fulfill({ status: 404, contentType: 'application/json', body: '{"error":{"code":"http.not_found","message":"no route"}}' }));
+    await page.route('**/sync/peers', (route) =>
+      route.fulfill({
+        status: 404,
+        contentType: 'application/json',
+        body: '{"error":{"code":"http.not_found","message":"no route"}}',
+      }),
+    );
     await page.route('**/mcp', async (route) => {
       const body = route.request().postDataJSON() as { method?: string } | null;
       if (body?.method !== 'tools/list') return route.continue();
@@ -271,13 +361,17 @@ run('dashboard at /ui (Chromium)', { timeout: 90_000 }, () => {
       const text = await res.text();
       const json = text.trim().startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '{}');
       const reply = JSON.parse(json) as { result: { tools: { name: string }[] } };
-      reply.result.tools = reply.result.tools.filter((t) => !/search|drawer|wings|kg_|taxonomy|rooms/.test(t.name));
+      reply.result.tools = reply.result.tools.filter(
+        (t) => !/search|drawer|wings|kg_|taxonomy|rooms/.test(t.name),
+      );
       return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(reply) });
     });
     await page.reload();
     await go('memory');
     await page.getByTestId('memory-unavailable').waitFor();
-    expect(await page.getByTestId('memory-unavailable').innerText()).toContain('Memory is not available on this hub yet');
+    expect(await page.getByTestId('memory-unavailable').innerText()).toContain(
+      'Memory is not available on this hub yet',
+    );
     await shot('08-memory-unavailable');
     await go('peers');
     await page.getByTestId('peers-unavailable').waitFor();
@@ -287,6 +381,34 @@ run('dashboard at /ui (Chromium)', { timeout: 90_000 }, () => {
     await page.getByTestId('view-title').waitFor();
   });
 
+  it('says plainly when the hub is down, keeps the last data, and resumes when it is back', async () => {
+    await go('events');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByTestId('event-detail').count()).toBe(0);
+    await shot('10-events');
+    const before = await page.getByTestId('event-row').count();
+    const port = hub.port;
+    await hub.close();
+    await page.getByTestId('hub-down').waitFor({ timeout: 20_000 });
+    expect(await page.getByTestId('event-row').count()).toBe(before);
+    expect(await page.getByTestId('connection').getAttribute('data-phase')).toBe('down');
+    await shot('11-hub-down');
+
+    hub = await startTestHub(dirs, { token: TOKEN, port });
+    await mcp.close();
+    mcp = await connectHttpClient(hub.url, { token: TOKEN, name: 'e2e-agent' });
+    await page.locator('[data-testid="connection"][data-feed="stream"]').waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('hub-down').count()).toBe(0);
+    const after = await append({
+      type: 'status',
+      from_agent: REQUESTER,
+      to_agent: '*',
+      room: 'status',
+      body: 'back after the restart',
+    });
+    await page.locator(`[data-event-id="${after.id}"]`).waitFor();
+    expect(await page.getByTestId('event-row').count()).toBe(before + 1);
+  });
   it('marks a claimed task with nothing for 10 minutes as stalled', async () => {
     const request = await append({
       type: 'task.request',
@@ -314,7 +436,14 @@ run('dashboard at /ui (Chromium)', { timeout: 90_000 }, () => {
       body: 'Goal: make the checkout e2e test deterministic.',
     });
     await ack(flaky.id, WORKER, 'claimed');
-    await append({ type: 'task.reply', from_agent: WORKER, to_agent: 'desk-cursor', correlation_id: 'task_flaky_e2e', status: 'blocked', body: 'needs a seeded payment sandbox' });
+    await append({
+      type: 'task.reply',
+      from_agent: WORKER,
+      to_agent: 'desk-cursor',
+      correlation_id: 'task_flaky_e2e',
+      status: 'blocked',
+      body: 'needs a seeded payment sandbox',
+    });
 
     await go('tasks');
     await page.getByTestId('task-chip-all').click();
@@ -322,36 +451,15 @@ run('dashboard at /ui (Chromium)', { timeout: 90_000 }, () => {
     expect(await taskRow('task_add_metrics').getAttribute('data-stalled')).toBe('false');
     // Fifteen minutes later by the page's clock: nothing happened on the claimed task.
     await page.clock.setFixedTime(new Date(Date.now() + 15 * 60_000));
-    await expect.poll(() => taskRow('task_add_metrics').getAttribute('data-stalled'), { timeout: 15_000 }).toBe('true');
+    await expect
+      .poll(() => taskRow('task_add_metrics').getAttribute('data-stalled'), { timeout: 15_000 })
+      .toBe('true');
     expect(await taskRow('task_add_metrics').innerText()).toContain('claimed, nothing for 15 min');
     expect(await taskRow('task_fix_login').getAttribute('data-stalled')).toBe('false');
     await shot('09-tasks');
     await taskRow('task_add_metrics').click();
     await page.getByTestId('task-detail').waitFor();
     await shot('09-tasks-detail');
-  });
-
-  it('says plainly when the hub is down, keeps the last data, and resumes when it is back', async () => {
-    await go('events');
-    await page.keyboard.press('Escape');
-    await expect.poll(() => page.getByTestId('event-detail').count()).toBe(0);
-    await shot('10-events');
-    const before = await page.getByTestId('event-row').count();
-    const port = hub.port;
-    await hub.close();
-    await page.getByTestId('hub-down').waitFor({ timeout: 20_000 });
-    expect(await page.getByTestId('event-row').count()).toBe(before);
-    expect(await page.getByTestId('connection').getAttribute('data-phase')).toBe('down');
-    await shot('11-hub-down');
-
-    hub = await startTestHub(dirs, { token: TOKEN, port });
-    await mcp.close();
-    mcp = await connectHttpClient(hub.url, { token: TOKEN, name: 'e2e-agent' });
-    await page.locator('[data-testid="connection"][data-feed="stream"]').waitFor({ timeout: 30_000 });
-    expect(await page.getByTestId('hub-down').count()).toBe(0);
-    const after = await append({ type: 'status', from_agent: REQUESTER, to_agent: '*', room: 'status', body: 'back after the restart' });
-    await page.locator(`[data-event-id="${after.id}"]`).waitFor();
-    expect(await page.getByTestId('event-row').count()).toBe(before + 1);
   });
 });
 

@@ -39,11 +39,27 @@ describe.skipIf(!existsSync(BUILDER))('electron-builder --dir (stub Electron)', 
     const out = join(tmp.path, 'out');
     const result = spawnSync(
       process.execPath,
-      [BUILDER, '--dir', '--linux', '--x64', '--config', 'electron-builder.yml', `-c.electronDist=${stub}`, '-c.npmRebuild=false', `-c.directories.output=${out}`],
-      { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1', CI: 'true' }, timeout: 200_000 },
+      [
+        BUILDER,
+        '--dir',
+        '--linux',
+        '--x64',
+        '--config',
+        'electron-builder.yml',
+        `-c.electronDist=${stub}`,
+        '-c.npmRebuild=false',
+        `-c.directories.output=${out}`,
+      ],
+      {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1', CI: 'true' },
+        timeout: 200_000,
+      },
     );
     output = `${result.stdout}\n${result.stderr}`;
-    if (result.status !== 0) throw new Error(`electron-builder failed (${String(result.status)}):\n${output}`);
+    if (result.status !== 0)
+      throw new Error(`electron-builder failed (${String(result.status)}):\n${output}`);
     resources = join(out, 'linux-unpacked', 'resources');
   });
 
@@ -56,18 +72,43 @@ describe.skipIf(!existsSync(BUILDER))('electron-builder --dir (stub Electron)', 
     expect(existsSync(join(tmp.path, 'out', 'linux-unpacked', 'palace'))).toBe(true);
     const asar = join(resources, 'app.asar');
     const files = new Set(listPackage(asar, { isPack: false }).map((f) => f.replace(/\\/g, '/')));
-    for (const f of ['/package.json', '/dist/main/main.js', '/dist/main/preload.cjs', '/dist/main/supervisor.js', '/assets/icon.png', '/assets/tray/tray-running.png'])
+    for (const f of [
+      '/package.json',
+      '/dist/main/main.js',
+      '/dist/main/preload.cjs',
+      '/dist/main/supervisor.js',
+      '/assets/icon.png',
+      '/assets/tray/tray-running.png',
+    ])
       expect(files.has(f), f).toBe(true);
     const pkg = JSON.parse(extractFile(asar, 'package.json').toString('utf8')) as { main: string };
     expect(pkg.main).toBe('dist/main/main.js');
-    for (const f of files) expect(f, 'no source maps, tests or benchmarks').not.toMatch(/\.map$|^\/test\/|^\/dist\/bench\//);
+    for (const f of files)
+      expect(f, 'no source maps, tests or benchmarks').not.toMatch(/\.map$|^\/test\/|^\/dist\/bench\//);
   });
 
   it('unpacks the hub, the dashboard and the native modules, and leaves devDependencies out', () => {
     const unpacked = join(resources, 'app.asar.unpacked');
-    for (const f of ['bin/palace.js', 'dist/hub/src/main.js', 'dist/cli/main.js', 'dist/ui/index.html', 'node_modules/better-sqlite3/build/Release/better_sqlite3.node', 'node_modules/koa/package.json', 'node_modules/chokidar/package.json'])
+    for (const f of [
+      'bin/palace.js',
+      'dist/hub/src/main.js',
+      'dist/cli/main.js',
+      'dist/ui/index.html',
+      'node_modules/better-sqlite3/build/Release/better_sqlite3.node',
+      'node_modules/koa/package.json',
+      'node_modules/chokidar/package.json',
+    ])
       expect(existsSync(join(unpacked, f)), f).toBe(true);
-    for (const dev of ['react', 'react-dom', 'vite', 'electron', 'electron-builder', 'playwright-core', 'vitest', 'typescript'])
+    for (const dev of [
+      'react',
+      'react-dom',
+      'vite',
+      'electron',
+      'electron-builder',
+      'playwright-core',
+      'vitest',
+      'typescript',
+    ])
       expect(existsSync(join(unpacked, 'node_modules', dev)), dev).toBe(false);
   });
 
@@ -87,7 +128,9 @@ describe.skipIf(!existsSync(BUILDER))('electron-builder --dir (stub Electron)', 
       );
       const ui = await fetch(`http://127.0.0.1:${reg.port}/ui/`);
       expect(ui.status).toBe(200);
-      expect(await ui.text()).toBe(readFileSync(join(resources, 'app.asar.unpacked', 'dist', 'ui', 'index.html'), 'utf8'));
+      expect(await ui.text()).toBe(
+        readFileSync(join(resources, 'app.asar.unpacked', 'dist', 'ui', 'index.html'), 'utf8'),
+      );
       await proc.stop();
     } finally {
       dirs.cleanup();

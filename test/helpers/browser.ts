@@ -23,7 +23,9 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(options: { viewport?: { width: number; height: number } } = {}): Promise<TestBrowser> {
+export async function launchBrowser(
+  options: { viewport?: { width: number; height: number } } = {},
+): Promise<TestBrowser> {
   const dataDir = mkdtempSync(join(tmpdir(), 'palace-chromium-'));
   const context = await chromium.launchPersistentContext(dataDir, {
     executablePath: CHROMIUM,

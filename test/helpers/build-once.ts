@@ -1,6 +1,6 @@
-// Vitest globalSetup: compiles the CLI once (`npm run build`) so integration tests can spawn
-// `node bin/palace.js` against the current sources. Type errors do not stop the tests here (tsc
-// still emits, and `npm test` fails on them in its typecheck step); a missing output does.
+// Vitest globalSetup: compiles the CLI, the dashboard and the tray preload once (`npm run build`),
+// so tests spawn `node bin/palace.js` and load /ui from the current sources. Type errors do not stop
+// the tests here (tsc still emits; `npm test` fails on them in its typecheck step); a missing output does.
 
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -15,5 +15,8 @@ export function setup(): void {
   } catch (err) {
     if (!existsSync(`${ROOT}/dist/cli/main.js`)) throw err;
     process.stderr.write('build-once: the build reported errors; testing what it emitted (npm test typechecks separately)\n');
+    // `build` stops at tsc's errors; the dashboard and the preload are bundled by Vite regardless.
+    for (const script of ['build:ui', 'build:preload'])
+      execFileSync(npm, ['run', script, '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   }
 }

@@ -15,7 +15,8 @@ export interface FakeMenuItem {
 }
 
 export class FakeSession {
-  permissionHandler: ((contents: unknown, permission: string, callback: (granted: boolean) => void) => void) | undefined;
+  permissionHandler:
+    ((contents: unknown, permission: string, callback: (granted: boolean) => void) => void) | undefined;
   checkHandler: ((contents: unknown, permission: string) => boolean) | undefined;
   setPermissionRequestHandler(handler: FakeSession['permissionHandler']): void {
     this.permissionHandler = handler;

@@ -18,7 +18,10 @@ afterEach(async () => {
   cleanups = [];
 });
 
-async function hubWith(env: Record<string, string> = {}, token?: string): Promise<{ hub: Hub; dirs: HubDirs }> {
+async function hubWith(
+  env: Record<string, string> = {},
+  token?: string,
+): Promise<{ hub: Hub; dirs: HubDirs }> {
   const dirs = makeHubDirs('palace-client-');
   const hub = await startTestHub(dirs, { env, ...(token ? { token } : {}) });
   cleanups.push(() => dirs.cleanup());
@@ -27,7 +30,14 @@ async function hubWith(env: Record<string, string> = {}, token?: string): Promis
 }
 
 const status = (hub: Hub, body: string): Promise<LogEvent> =>
-  hub.services.logstream.append({ type: 'status', stream: 'project/x', room: 'status', from_agent: 'box-claude', to_agent: '*', body });
+  hub.services.logstream.append({
+    type: 'status',
+    stream: 'project/x',
+    room: 'status',
+    from_agent: 'box-claude',
+    to_agent: '*',
+    body,
+  });
 
 describe('createHubClient', () => {
   it('calls tools, maps tool errors and HTTP errors to stable codes', async () => {
@@ -39,7 +49,9 @@ describe('createHubClient', () => {
     expect(await client.listTools()).toContain('palace_event_wait');
     expect(await client.getJson<{ ok: boolean }>('/statusz')).toMatchObject({ ok: true });
 
-    const bad = await client.callTool('palace_event_list', { since_event_id: 'evt_20260101T000000_000000000000' }).catch((err: unknown) => err);
+    const bad = await client
+      .callTool('palace_event_list', { since_event_id: 'evt_20260101T000000_000000000000' })
+      .catch((err: unknown) => err);
     expect(bad).toBeInstanceOf(HubClientError);
     expect((bad as HubClientError).code).toBe('log.unknown_cursor');
 
@@ -94,7 +106,12 @@ describe('createEventFeed', () => {
   it('long-polls with palace_event_wait while every stream slot is taken', async () => {
     const { hub } = await hubWith({ PALACE_SSE_MAX_CLIENTS: '0' });
     const seen: string[] = [];
-    const feed = createEventFeed({ client: createHubClient({ baseUrl: hub.url }), cursor: hub.services.logstream.tipId(), onPage: (p) => seen.push(...p.events.map((e) => e.id)), pollTimeoutMs: 2_000 });
+    const feed = createEventFeed({
+      client: createHubClient({ baseUrl: hub.url }),
+      cursor: hub.services.logstream.tipId(),
+      onPage: (p) => seen.push(...p.events.map((e) => e.id)),
+      pollTimeoutMs: 2_000,
+    });
     cleanups.push(() => feed.stop());
     feed.start();
     await waitUntil(() => feed.mode === 'poll', 'the poll mode');

@@ -59,7 +59,9 @@ describe('GET /ui (the dashboard)', () => {
     expect(js.status).toBe(200);
     expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(js.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
-    expect(Buffer.from(await js.arrayBuffer()).equals(readFileSync(join(UI_DIR, script as string)))).toBe(true);
+    expect(Buffer.from(await js.arrayBuffer()).equals(readFileSync(join(UI_DIR, script as string)))).toBe(
+      true,
+    );
     const css = await fetch(`${hub.url}/ui/${style}`);
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
   });
@@ -74,7 +76,12 @@ describe('GET /ui (the dashboard)', () => {
   });
 
   it('never serves a file outside the build directory', async () => {
-    for (const path of ['/ui/..%2f..%2fpackage.json', '/ui/%2e%2e/%2e%2e/package.json', '/ui/../../package.json', '/ui/%00index.html']) {
+    for (const path of [
+      '/ui/..%2f..%2fpackage.json',
+      '/ui/%2e%2e/%2e%2e/package.json',
+      '/ui/../../package.json',
+      '/ui/%00index.html',
+    ]) {
       const res = await rawRequest(hub.url, { path });
       expect(res.status, path).not.toBe(200);
       expect(res.body, path).not.toContain('"name": "palace"');
@@ -87,8 +94,13 @@ describe('GET /ui (the dashboard)', () => {
     const post = await fetch(`${hub.url}/ui/`, { method: 'POST' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
-    for (const path of ['/statusz', '/logstream/stream', '/uix', '/sync/peers']) expect((await fetch(`${hub.url}${path}`)).status, path).toBe(401);
-    const mcp = await fetch(`${hub.url}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    for (const path of ['/statusz', '/logstream/stream', '/uix', '/sync/peers'])
+      expect((await fetch(`${hub.url}${path}`)).status, path).toBe(401);
+    const mcp = await fetch(`${hub.url}/mcp`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     expect(mcp.status).toBe(401);
   });
 });
@@ -114,7 +126,7 @@ describe('GET /ui without a build', () => {
 });
 
 describe('the dashboard bundle', () => {
-  it('imports no Node built-ins and none of the hub\'s native modules', () => {
+  it("imports no Node built-ins and none of the hub's native modules", () => {
     const assets = readdirSync(join(UI_DIR, 'assets')).filter((f) => f.endsWith('.js'));
     expect(assets.length).toBeGreaterThan(0);
     for (const file of assets) {

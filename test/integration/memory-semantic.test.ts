@@ -471,6 +471,15 @@ describe('memory with the bundled embedder', () => {
       }
     });
 
+    it('refuses to move or delete one chunk of a drawer, which would tear it', async () => {
+      const chunk = chunkIds[1] ?? '';
+      await expect(memory.relocate(chunk, { room: 'elsewhere' })).rejects.toMatchObject({ code: 'input.invalid', field: 'drawer_id' });
+      await expect(memory.deleteDrawer(chunk)).rejects.toMatchObject({ code: 'input.invalid', field: 'drawer_id' });
+      const whole = await memory.getDrawer(parentId);
+      expect(whole.room).toBe('ingest');
+      expect(whole.content).toBe(long);
+    });
+
     it('serves a single chunk by its own id, with its place in the whole', async () => {
       const second = await memory.getDrawer(chunkIds[1]);
       expect(second).toMatchObject({ drawer_id: chunkIds[1], parent_id: parentId, chunk_index: 1 });

@@ -13,7 +13,14 @@ import { loadTrayConfig } from '../../main/config.js';
 import { INVOKE_CHANNELS, type HubInfo } from '../../main/ipc-contract.js';
 import { createTrayApp, type TrayApp } from '../../main/tray-app.js';
 import { fakeState, menuItem, type FakeBrowserWindow } from '../helpers/fake-electron.js';
-import { REPO_ROOT, callJson, connectHttpClient, makeHubDirs, waitUntil, type HubDirs } from '../helpers/hub.js';
+import {
+  REPO_ROOT,
+  callJson,
+  connectHttpClient,
+  makeHubDirs,
+  waitUntil,
+  type HubDirs,
+} from '../helpers/hub.js';
 
 const TOKEN = 'a1'.repeat(32);
 
@@ -66,7 +73,19 @@ describe('tray app wiring (mocked electron, real hub)', { timeout: 60_000 }, () 
     expect(fakeState.trays[0]?.tooltip).toBe(`palace: Hub running · ${info.url?.replace('http://', '')}`);
     expect((fakeState.trays[0]?.image as { path: string }).path).toMatch(/tray-running\.png$/);
     const ids = (menu() ?? []).map((i) => i.id).filter(Boolean);
-    expect(ids).toEqual(['status', 'open-dashboard', 'start', 'stop', 'restart', 'copy-token', 'copy-config', 'open-palace', 'open-logs', 'start-at-login', 'quit']);
+    expect(ids).toEqual([
+      'status',
+      'open-dashboard',
+      'start',
+      'stop',
+      'restart',
+      'copy-token',
+      'copy-config',
+      'open-palace',
+      'open-logs',
+      'start-at-login',
+      'quit',
+    ]);
     expect(menuItem(menu(), 'start')?.enabled).toBe(false);
     expect(menuItem(menu(), 'stop')?.enabled).toBe(true);
   });
@@ -76,7 +95,9 @@ describe('tray app wiring (mocked electron, real hub)', { timeout: 60_000 }, () 
     expect(fakeState.clipboard.at(-1)).toBe(TOKEN);
     expect(menuItem(menu(), 'copy-config')?.submenu).toHaveLength(6);
     menuItem(menu(), 'copy-config-claude-code-http')?.click?.({ checked: false });
-    expect(fakeState.clipboard.at(-1)).toBe(`claude mcp add --transport http palace ${tray.info().url}/mcp --header "Authorization: Bearer ${TOKEN}"`);
+    expect(fakeState.clipboard.at(-1)).toBe(
+      `claude mcp add --transport http palace ${tray.info().url}/mcp --header "Authorization: Bearer ${TOKEN}"`,
+    );
     menuItem(menu(), 'copy-config-codex-stdio')?.click?.({ checked: false });
     expect(fakeState.clipboard.at(-1)).toContain('command = "palace"');
 
@@ -92,7 +113,11 @@ describe('tray app wiring (mocked electron, real hub)', { timeout: 60_000 }, () 
   it('answers IPC on every contract channel, only to the dashboard', async () => {
     expect([...fakeState.handlers.keys()].sort()).toEqual(Object.keys(INVOKE_CHANNELS).sort());
     const url = tray.info().url as string;
-    expect((await invoke('hub:info', `${url}/ui/`)) as HubInfo).toMatchObject({ url, token: TOKEN, state: 'running' });
+    expect((await invoke('hub:info', `${url}/ui/`)) as HubInfo).toMatchObject({
+      url,
+      token: TOKEN,
+      state: 'running',
+    });
     expect(() => invoke('hub:info', 'https://evil.example/')).toThrow(/not the dashboard/);
     expect(() => invoke('hub:info', '')).toThrow(/not the dashboard/);
   });
@@ -101,7 +126,12 @@ describe('tray app wiring (mocked electron, real hub)', { timeout: 60_000 }, () 
     tray.openDashboard('tasks');
     const win = fakeState.windows[0] as FakeBrowserWindow;
     const url = tray.info().url as string;
-    expect(win.options.webPreferences).toMatchObject({ contextIsolation: true, nodeIntegration: false, sandbox: true, webSecurity: true });
+    expect(win.options.webPreferences).toMatchObject({
+      contextIsolation: true,
+      nodeIntegration: false,
+      sandbox: true,
+      webSecurity: true,
+    });
     expect(String(win.options.webPreferences?.preload)).toMatch(/dist[/\\]main[/\\]preload\.cjs$/);
     expect(win.loaded).toEqual([`${url}/ui/#/tasks`]);
 
@@ -122,7 +152,7 @@ describe('tray app wiring (mocked electron, real hub)', { timeout: 60_000 }, () 
     expect(grant('clipboard-sanitized-write')).toBe(true);
   });
 
-  it('notifies a task.request for this machine\'s agents and counts it as waiting', async () => {
+  it("notifies a task.request for this machine's agents and counts it as waiting", async () => {
     mcp = await connectHttpClient(tray.info().url as string, { token: TOKEN });
     await callJson(mcp, 'palace_event_append', {
       type: 'task.request',
@@ -142,7 +172,10 @@ describe('tray app wiring (mocked electron, real hub)', { timeout: 60_000 }, () 
       correlation_id: 'task_fix_login',
       body: 'Goal: fix the login bug\nDone when: tests pass',
     });
-    await waitUntil(() => fakeState.notifications.find((n) => n.options.title === 'New task for box-codex'), 'the notification');
+    await waitUntil(
+      () => fakeState.notifications.find((n) => n.options.title === 'New task for box-codex'),
+      'the notification',
+    );
     expect(fakeState.notifications.filter((n) => n.options.title.startsWith('New task'))).toHaveLength(1);
     const note = fakeState.notifications.find((n) => n.options.title === 'New task for box-codex');
     expect(note?.shown).toBe(true);
@@ -153,7 +186,9 @@ describe('tray app wiring (mocked electron, real hub)', { timeout: 60_000 }, () 
 
     note?.clickListener?.();
     const win = fakeState.windows[0] as FakeBrowserWindow;
-    expect(win.webContents.sent.some(([channel, view]) => channel === 'app:navigate' && view === 'tasks')).toBe(true);
+    expect(
+      win.webContents.sent.some(([channel, view]) => channel === 'app:navigate' && view === 'tasks'),
+    ).toBe(true);
   });
 
   it('restarts the hub over IPC and points the window at its new address', async () => {
@@ -166,7 +201,10 @@ describe('tray app wiring (mocked electron, real hub)', { timeout: 60_000 }, () 
     expect(now.pid).not.toBe(before.pid);
     expect(isPidAlive(before.pid as number)).toBe(false);
     if (now.url !== before.url) expect(win.loaded.at(-1)).toBe(`${now.url}/ui/`);
-    expect(win.webContents.sent.filter(([c]) => c === 'hub:changed').at(-1)?.[1]).toMatchObject({ state: 'running', url: now.url });
+    expect(win.webContents.sent.filter(([c]) => c === 'hub:changed').at(-1)?.[1]).toMatchObject({
+      state: 'running',
+      url: now.url,
+    });
   });
 
   it('stops the hub and cleans up on quit', async () => {

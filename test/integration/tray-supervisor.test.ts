@@ -8,7 +8,12 @@ import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { isPidAlive, readLiveRegistration, registrationPath, type Registration } from '../../hub/src/registration.js';
+import {
+  isPidAlive,
+  readLiveRegistration,
+  registrationPath,
+  type Registration,
+} from '../../hub/src/registration.js';
 import { watchHubFiles, type HubFileWatcher } from '../../main/file-watchers.js';
 import { createRotatingLog } from '../../main/rotating-log.js';
 import { HubSupervisor, type SupervisorStatus } from '../../main/supervisor.js';
@@ -41,14 +46,20 @@ function track(supervisor: HubSupervisor): SupervisorStatus[] {
 
 /** The delays of the restarts scheduled so far, in order. */
 function delays(seen: SupervisorStatus[]): number[] {
-  return seen.filter((s) => s.state === 'error' && s.nextRestartMs !== null).map((s) => s.nextRestartMs as number);
+  return seen
+    .filter((s) => s.state === 'error' && s.nextRestartMs !== null)
+    .map((s) => s.nextRestartMs as number);
 }
 
 /**
  * A stand-in hub: a real Node process that reads a run counter, and on the runs listed in `healthyRuns`
  * serves /healthz and writes a registration for `stayMs` before exiting with code 1; other runs die at once.
  */
-function fakeHub(tmp: TmpDir, healthyRuns: number[], stayMs: number): { args: string[]; registration: () => Registration | undefined } {
+function fakeHub(
+  tmp: TmpDir,
+  healthyRuns: number[],
+  stayMs: number,
+): { args: string[]; registration: () => Registration | undefined } {
   const counter = join(tmp.path, 'runs');
   const regFile = join(tmp.path, 'serverinfo.json');
   writeFileSync(counter, '0');
@@ -129,7 +140,8 @@ describe('HubSupervisor', () => {
     cleanups.push(() => dirs.cleanup());
     const log = createRotatingLog({ path: join(dirs.palaceHome, 'logs', 'hub.log') });
     cleanups.push(() => log.close());
-    const readRegistration = (): Registration | undefined => readLiveRegistration(dirs.palaceHome, dirs.palace);
+    const readRegistration = (): Registration | undefined =>
+      readLiveRegistration(dirs.palaceHome, dirs.palace);
     const moves: (Registration | undefined)[] = [];
     const regWatcher: HubFileWatcher = await watchHubFiles({
       registrationPath: registrationPath(dirs.palaceHome, dirs.palace),
@@ -191,7 +203,12 @@ describe('HubSupervisor', () => {
     });
     track(supervisor);
     supervisor.start();
-    expect(supervisor.status()).toMatchObject({ state: 'running', adopted: true, pid: running.pid, url: running.url });
+    expect(supervisor.status()).toMatchObject({
+      state: 'running',
+      adopted: true,
+      pid: running.pid,
+      url: running.url,
+    });
     await supervisor.stop();
     await running.exited;
     expect(running.isRunning()).toBe(false);

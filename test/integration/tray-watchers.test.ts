@@ -67,7 +67,10 @@ describe('watchHubFiles', () => {
     await waitUntil(() => moves.length === 3, 'the hub going away');
     expect(moves[2]).toBeUndefined();
 
-    writeFileSync(join(dirs.palace, 'peers.json'), JSON.stringify({ peers: [{ name: 'desk', url: 'http://10.0.0.2:8765', token: 't' }] }));
+    writeFileSync(
+      join(dirs.palace, 'peers.json'),
+      JSON.stringify({ peers: [{ name: 'desk', url: 'http://10.0.0.2:8765', token: 't' }] }),
+    );
     await waitUntil(() => peerChanges === 1, 'peers.json created');
     writeFileSync(join(dirs.palace, 'peers.json'), JSON.stringify({ peers: [] }));
     await waitUntil(() => peerChanges === 2, 'peers.json changed');
@@ -88,7 +91,15 @@ describe('TaskWatcher', () => {
     cleanups.push(() => hub.close());
     const log = hub.services.logstream;
     const request = (to: string, id: string): Promise<LogEvent> =>
-      log.append({ type: 'task.request', stream: 'project/x', room: 'delegation', from_agent: 'desk-claude', to_agent: to, correlation_id: id, body: `Goal: ${id}` });
+      log.append({
+        type: 'task.request',
+        stream: 'project/x',
+        room: 'delegation',
+        from_agent: 'desk-claude',
+        to_agent: to,
+        correlation_id: id,
+        body: `Goal: ${id}`,
+      });
     const old = await request('box-codex', 'task_old');
 
     const notified: LogEvent[] = [];

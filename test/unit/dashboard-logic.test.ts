@@ -60,18 +60,46 @@ describe('taskRows', () => {
 
   it('marks a claimed task stalled after STALLED_AFTER_MS without events, and puts it first', () => {
     const events = [
-      logEvent({ type: 'task.request', correlation_id: 'task_a', from_agent: 'r', to_agent: 'w', status: 'open', created_at: at(0), body: 'Goal: A\nmore' }),
-      logEvent({ type: 'event.ack', correlation_id: 'task_a', from_agent: 'w', status: 'claimed', created_at: at(1_000) }),
-      logEvent({ type: 'task.request', correlation_id: 'task_b', from_agent: 'r', to_agent: 'w', status: 'open', created_at: at(2_000) }),
+      logEvent({
+        type: 'task.request',
+        correlation_id: 'task_a',
+        from_agent: 'r',
+        to_agent: 'w',
+        status: 'open',
+        created_at: at(0),
+        body: 'Goal: A\nmore',
+      }),
+      logEvent({
+        type: 'event.ack',
+        correlation_id: 'task_a',
+        from_agent: 'w',
+        status: 'claimed',
+        created_at: at(1_000),
+      }),
+      logEvent({
+        type: 'task.request',
+        correlation_id: 'task_b',
+        from_agent: 'r',
+        to_agent: 'w',
+        status: 'open',
+        created_at: at(2_000),
+      }),
       logEvent({ type: 'status', correlation_id: 'task_note', created_at: at(3_000) }),
     ];
     const before = taskRows(events, t0 + 1_000 + STALLED_AFTER_MS - 1);
-    expect(before.find((r) => r.correlation_id === 'task_a')).toMatchObject({ status: 'claimed', stalled: false, worker: 'w', title: 'Goal: A' });
+    expect(before.find((r) => r.correlation_id === 'task_a')).toMatchObject({
+      status: 'claimed',
+      stalled: false,
+      worker: 'w',
+      title: 'Goal: A',
+    });
     const after = taskRows(events, t0 + 1_000 + STALLED_AFTER_MS);
     expect(after[0]).toMatchObject({ correlation_id: 'task_a', stalled: true, idleMs: STALLED_AFTER_MS });
     // A correlation id whose events never carry a task status is not a task.
     expect(after.map((r) => r.correlation_id)).not.toContain('task_note');
-    expect(taskRows(events, t0 + 2_000 + UNCLAIMED_AFTER_MS).find((r) => r.correlation_id === 'task_b')?.unclaimed).toBe(true);
+    expect(
+      taskRows(events, t0 + 2_000 + UNCLAIMED_AFTER_MS).find((r) => r.correlation_id === 'task_b')?.unclaimed,
+    ).toBe(true);
   });
 });
 
@@ -91,13 +119,23 @@ describe('mergeEvents', () => {
 });
 
 describe('matchesFilters', () => {
-  const e = logEvent({ type: 'task.request', from_agent: 'laptop-claude', to_agent: 'laptop-codex', stream: 'project/web', room: 'delegation', status: 'open', correlation_id: 'task_login' });
+  const e = logEvent({
+    type: 'task.request',
+    from_agent: 'laptop-claude',
+    to_agent: 'laptop-codex',
+    stream: 'project/web',
+    room: 'delegation',
+    status: 'open',
+    correlation_id: 'task_login',
+  });
   it('matches agents on either side, text filters anywhere, status exactly', () => {
     expect(matchesFilters(e, NO_FILTERS)).toBe(true);
     expect(matchesFilters(e, { ...NO_FILTERS, agent: 'CODEX' })).toBe(true);
     expect(matchesFilters(e, { ...NO_FILTERS, agent: 'cursor' })).toBe(false);
     expect(matchesFilters(e, { ...NO_FILTERS, stream: 'delegation' })).toBe(true);
-    expect(matchesFilters(e, { ...NO_FILTERS, status: 'open', type: 'request', correlation: 'login' })).toBe(true);
+    expect(matchesFilters(e, { ...NO_FILTERS, status: 'open', type: 'request', correlation: 'login' })).toBe(
+      true,
+    );
     expect(matchesFilters(e, { ...NO_FILTERS, status: 'claimed' })).toBe(false);
   });
 });
@@ -119,21 +157,50 @@ describe('drift and the /sync/peers reader', () => {
   it('reads both field spellings and tolerates missing fields', () => {
     const p = normalizePeers({
       self: { replica_id: 'rep_1', name: 'box', version_vector: { rep_1: 3, rep_9: 2 } },
-      peers: [{ name: 'desk', url: 'http://desk:8765', reachable: null, in_flight: true, remote_version_vector: { rep_1: 3 } }],
+      peers: [
+        {
+          name: 'desk',
+          url: 'http://desk:8765',
+          reachable: null,
+          in_flight: true,
+          remote_version_vector: { rep_1: 3 },
+        },
+      ],
       gossip_origins: ['rep_9'],
       sync_interval_s: 15,
       sync_enabled: true,
     });
     expect(p.unnamed_origins).toEqual(['rep_9']);
-    expect(p.peers[0]).toMatchObject({ name: 'desk', reachable: null, in_flight: true, last_error: null, remote_version_vector: { rep_1: 3 } });
-    expect(normalizePeers({ self: {}, peers: 'nope' })).toMatchObject({ peers: [], unnamed_origins: [], sync_interval_s: null, self: { version_vector: {} } });
+    expect(p.peers[0]).toMatchObject({
+      name: 'desk',
+      reachable: null,
+      in_flight: true,
+      last_error: null,
+      remote_version_vector: { rep_1: 3 },
+    });
+    expect(normalizePeers({ self: {}, peers: 'nope' })).toMatchObject({
+      peers: [],
+      unnamed_origins: [],
+      sync_interval_s: null,
+      self: { version_vector: {} },
+    });
   });
 });
 
 describe('searchCommands and labels', () => {
-  const cmd = (title: string, group: Command['group'] = 'Actions'): Command => ({ id: title, title, group, run: () => undefined });
+  const cmd = (title: string, group: Command['group'] = 'Actions'): Command => ({
+    id: title,
+    title,
+    group,
+    run: () => undefined,
+  });
   it('needs every word, and ranks a title that starts with the first word first', () => {
-    const list = [cmd('Copy Codex config (http)', 'Copy'), cmd('Go to Tasks', 'Go to'), cmd('Show tasks help'), cmd('Copy the token', 'Copy')];
+    const list = [
+      cmd('Copy Codex config (http)', 'Copy'),
+      cmd('Go to Tasks', 'Go to'),
+      cmd('Show tasks help'),
+      cmd('Copy the token', 'Copy'),
+    ];
     expect(searchCommands(list, 'tasks').map((c) => c.title)).toEqual(['Go to Tasks', 'Show tasks help']);
     expect(searchCommands(list, 'copy codex').map((c) => c.title)).toEqual(['Copy Codex config (http)']);
     expect(searchCommands(list, '')).toHaveLength(4);

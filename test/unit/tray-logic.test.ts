@@ -56,7 +56,11 @@ describe('trayMenuTemplate', () => {
   const find = (items: ReturnType<typeof trayMenuTemplate>, id: string) => items.find((i) => i.id === id);
   it('offers Start only when the hub is not running, and copies only what exists', () => {
     const running = trayMenuTemplate(info({}), false, actions);
-    expect([find(running, 'start')?.enabled, find(running, 'stop')?.enabled, find(running, 'restart')?.enabled]).toEqual([false, true, true]);
+    expect([
+      find(running, 'start')?.enabled,
+      find(running, 'stop')?.enabled,
+      find(running, 'restart')?.enabled,
+    ]).toEqual([false, true, true]);
     expect(find(running, 'copy-token')?.enabled).toBe(false);
     expect(find(running, 'copy-token')?.label).toContain('loopback');
     expect(find(running, 'copy-config')?.submenu).toHaveLength(6);
@@ -68,7 +72,16 @@ describe('trayMenuTemplate', () => {
     expect(find(stopped, 'start-at-login')?.checked).toBe(true);
     expect(find(stopped, 'status')?.label).toBe('Hub stopped');
 
-    const failing = trayMenuTemplate(info({ state: 'error', url: null, message: 'the hub exited with code 1; restarting in 4 s', waitingTasks: 2 }), false, actions);
+    const failing = trayMenuTemplate(
+      info({
+        state: 'error',
+        url: null,
+        message: 'the hub exited with code 1; restarting in 4 s',
+        waitingTasks: 2,
+      }),
+      false,
+      actions,
+    );
     expect(find(failing, 'message')?.label).toContain('restarting in 4 s');
     expect(find(failing, 'waiting')?.label).toBe('2 tasks waiting for your agents');
   });
@@ -77,12 +90,33 @@ describe('trayMenuTemplate', () => {
 describe('tray configuration', () => {
   it('starts the hub with system node in development and with Electron as Node when packaged', () => {
     const tmp = makeTmpDir('palace-traycfg-');
-    const config = loadTrayConfig({ PALACE_HOME: tmp.path, PALACE_PALACE_PATH: `${tmp.path}/palace`, PATH: '/usr/bin' }, 'Laptop.local');
-    const dev = hubCommand(config, { packaged: false, execPath: '/opt/palace/palace', appRoot: '/src/palace', nodePath: '/usr/bin/node' });
+    const config = loadTrayConfig(
+      { PALACE_HOME: tmp.path, PALACE_PALACE_PATH: `${tmp.path}/palace`, PATH: '/usr/bin' },
+      'Laptop.local',
+    );
+    const dev = hubCommand(config, {
+      packaged: false,
+      execPath: '/opt/palace/palace',
+      appRoot: '/src/palace',
+      nodePath: '/usr/bin/node',
+    });
     expect(dev.command).toBe('/usr/bin/node');
-    expect(dev.args).toEqual(['/src/palace/bin/palace.js', '--palace', config.palacePath, 'serve', '--host', '127.0.0.1', '--port', '8765']);
+    expect(dev.args).toEqual([
+      '/src/palace/bin/palace.js',
+      '--palace',
+      config.palacePath,
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '8765',
+    ]);
     expect(dev.env.ELECTRON_RUN_AS_NODE).toBeUndefined();
-    const packed = hubCommand(config, { packaged: true, execPath: '/opt/palace/palace', appRoot: '/opt/palace/resources/app.asar.unpacked' });
+    const packed = hubCommand(config, {
+      packaged: true,
+      execPath: '/opt/palace/palace',
+      appRoot: '/opt/palace/resources/app.asar.unpacked',
+    });
     expect(packed.command).toBe('/opt/palace/palace');
     expect(packed.args[0]).toBe('/opt/palace/resources/app.asar.unpacked/bin/palace.js');
     expect(packed.env).toMatchObject({ ELECTRON_RUN_AS_NODE: '1', PATH: '/usr/bin' });
@@ -99,11 +133,23 @@ describe('tray configuration', () => {
     const stored = loadTrayConfig({ PALACE_HOME: tmp.path, PALACE_PALACE_PATH: palace }, 'box');
     expect(stored.token).toBe('stored-token');
     expect(stored.childEnv.PALACE_MCP_HTTP_TOKEN).toBe('stored-token');
-    expect(hubCommand(stored, { packaged: false, execPath: 'x', appRoot: '/a' }).args).not.toContain('stored-token');
-    const env = loadTrayConfig({ PALACE_HOME: tmp.path, PALACE_PALACE_PATH: palace, PALACE_MCP_HTTP_TOKEN: 'env-token', PALACE_TRAY_AGENTS: 'ci-runner, build-bot' }, 'box');
+    expect(hubCommand(stored, { packaged: false, execPath: 'x', appRoot: '/a' }).args).not.toContain(
+      'stored-token',
+    );
+    const env = loadTrayConfig(
+      {
+        PALACE_HOME: tmp.path,
+        PALACE_PALACE_PATH: palace,
+        PALACE_MCP_HTTP_TOKEN: 'env-token',
+        PALACE_TRAY_AGENTS: 'ci-runner, build-bot',
+      },
+      'box',
+    );
     expect(env.token).toBe('env-token');
     expect(env.agents).toEqual(['ci-runner', 'build-bot']);
-    expect(() => loadTrayConfig({ PALACE_HOME: tmp.path, PALACE_TRAY_PORT: 'lots' }, 'box')).toThrow(/PALACE_TRAY_PORT/);
+    expect(() => loadTrayConfig({ PALACE_HOME: tmp.path, PALACE_TRAY_PORT: 'lots' }, 'box')).toThrow(
+      /PALACE_TRAY_PORT/,
+    );
     tmp.cleanup();
   });
 

@@ -134,10 +134,14 @@ export function createEventFeed(options: EventFeedOptions): EventFeed {
         }
         if (res.status === 401 || res.status === 403) {
           void res.body?.cancel().catch(() => undefined);
-          setMode(FEED_MODES.unauthorized, res.status === 401 ? 'the hub refused the token' : 'the hub refused this page');
+          setMode(
+            FEED_MODES.unauthorized,
+            res.status === 401 ? 'the hub refused the token' : 'the hub refused this page',
+          );
           return;
         }
-        if (!res.ok) throw new HubClientError(`http.${res.status}`, `the stream answered ${res.status}`, res.status);
+        if (!res.ok)
+          throw new HubClientError(`http.${res.status}`, `the stream answered ${res.status}`, res.status);
         setMode(FEED_MODES.stream);
         delay = retry.initial;
         await readStream(res, connection.signal, stopConnection);

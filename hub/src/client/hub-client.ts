@@ -108,7 +108,8 @@ function toolResult<T>(name: string, result: unknown): T {
 export function createHubClient(options: HubClientOptions): HubClient {
   const baseUrl = trimSlash(options.baseUrl);
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
-  const auth = (): Record<string, string> => (options.token ? { Authorization: `Bearer ${options.token}` } : {});
+  const auth = (): Record<string, string> =>
+    options.token ? { Authorization: `Bearer ${options.token}` } : {};
   let nextId = 1;
 
   const request = async (path: string, init: RequestInit): Promise<Response> => {
@@ -120,18 +121,30 @@ export function createHubClient(options: HubClientOptions): HubClient {
     }
   };
 
-  const rpc = async (method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> => {
+  const rpc = async (
+    method: string,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<unknown> => {
     const id = nextId++;
     const res = await request('/mcp', {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...auth() },
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        ...auth(),
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
       ...(signal ? { signal } : {}),
     });
     if (!res.ok) throw await errorFrom(res);
     const reply = replyFrom(await res.text(), res.headers.get('content-type') ?? '', id);
     if (reply.error)
-      throw new HubClientError(reply.error.data?.code ?? 'rpc.error', reply.error.message ?? 'JSON-RPC error', res.status);
+      throw new HubClientError(
+        reply.error.data?.code ?? 'rpc.error',
+        reply.error.message ?? 'JSON-RPC error',
+        res.status,
+      );
     return reply.result;
   };
 
@@ -146,7 +159,10 @@ export function createHubClient(options: HubClientOptions): HubClient {
       }
     },
     async getJson<T>(path: string, signal?: AbortSignal) {
-      const res = await request(path, { headers: { Accept: 'application/json', ...auth() }, ...(signal ? { signal } : {}) });
+      const res = await request(path, {
+        headers: { Accept: 'application/json', ...auth() },
+        ...(signal ? { signal } : {}),
+      });
       if (!res.ok) throw await errorFrom(res);
       return (await res.json()) as T;
     },
@@ -158,7 +174,11 @@ export function createHubClient(options: HubClientOptions): HubClient {
       return (result.tools ?? []).map((t) => t.name);
     },
     async hello(name, version) {
-      await rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version } });
+      await rpc('initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name, version },
+      });
     },
     openStream(query, cursor, signal) {
       const qs = new URLSearchParams();

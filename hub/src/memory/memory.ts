@@ -112,6 +112,14 @@ function view(d: StoredDrawer): DrawerView {
   };
 }
 
+/** A drawer id that is not one chunk of a longer drawer: moving or deleting a chunk would tear the drawer. */
+function wholeDrawerId(raw: unknown): string {
+  const id = drawerId(raw);
+  const chunk = /^(drawer_[0-9a-f]{24})_c\d+$/.exec(id);
+  if (chunk) throw invalid('drawer_id', `'${id}' is one chunk of drawer ${chunk[1]}; move or delete the whole drawer by that id`);
+  return id;
+}
+
 function hash24(...parts: string[]): string {
   return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 24);
 }
@@ -240,7 +248,7 @@ export class Memory {
   }
 
   async deleteDrawer(rawId: unknown): Promise<{ drawer_id: string; deleted: number }> {
-    const id = drawerId(rawId);
+    const id = wholeDrawerId(rawId);
     const deleted = await this.store.delete(await this.idFilter(id));
     if (deleted === 0) throw new HubError('memory.not_found', `drawer '${id}' not found`, { field: 'drawer_id' });
     return { drawer_id: id, deleted };
@@ -248,7 +256,7 @@ export class Memory {
 
   /** Moves or retags a drawer; its verbatim content is never touched. */
   async relocate(rawId: unknown, raw: { wing?: unknown; room?: unknown; tags?: unknown }): Promise<DrawerView & { chunk_ids?: string[] }> {
-    const id = drawerId(rawId);
+    const id = wholeDrawerId(rawId);
     const wing = optionalPlace('wing', raw.wing);
     const room = optionalPlace('room', raw.room);
     const tags = raw.tags === undefined ? undefined : tagList(raw.tags);

@@ -32,7 +32,9 @@ export function ArtifactCard({ id }: { id: string }): ReactElement {
       (a) => {
         if (!live) return;
         setArtifact(a);
-        void sha256Hex(a.content).then((h) => live && setHash(h === undefined ? 'unavailable' : h === a.sha256 ? 'match' : 'mismatch'));
+        void sha256Hex(a.content).then(
+          (h) => live && setHash(h === undefined ? 'unavailable' : h === a.sha256 ? 'match' : 'mismatch'),
+        );
       },
       (err: Error) => live && setError(err.message),
     );
@@ -51,7 +53,8 @@ export function ArtifactCard({ id }: { id: string }): ReactElement {
     return (
       <div className="artifact">
         <div className="artifact-head">
-          <IconFile size={15} /> <span className="mono muted">{id}</span> <span className="muted small">loading…</span>
+          <IconFile size={15} /> <span className="mono muted">{id}</span>{' '}
+          <span className="muted small">loading…</span>
         </div>
       </div>
     );
@@ -62,9 +65,15 @@ export function ArtifactCard({ id }: { id: string }): ReactElement {
         <IconFile size={15} />
         <span className="artifact-kind">{artifact.kind}</span>
         <span className="muted">by {artifact.created_by}</span>
-        <span className="artifact-size" data-testid="artifact-size" title={`${artifact.size_bytes.toLocaleString()} bytes`}>
+        <span
+          className="artifact-size"
+          data-testid="artifact-size"
+          title={`${artifact.size_bytes.toLocaleString()} bytes`}
+        >
           {formatBytes(artifact.size_bytes)}
-          {artifact.size_bytes >= 1024 ? <span className="muted"> · {artifact.size_bytes.toLocaleString()} bytes</span> : null}
+          {artifact.size_bytes >= 1024 ? (
+            <span className="muted"> · {artifact.size_bytes.toLocaleString()} bytes</span>
+          ) : null}
         </span>
         <span className="spacer" />
         <CopyButton text={artifact.content} label={artifact.kind === 'patch' ? 'patch' : 'content'} />
@@ -95,7 +104,11 @@ export function ArtifactCard({ id }: { id: string }): ReactElement {
           <IconAlert size={13} /> {w}
         </div>
       ))}
-      {artifact.kind === 'patch' ? <DiffView text={artifact.content} /> : <pre className="code-block">{artifact.content}</pre>}
+      {artifact.kind === 'patch' ? (
+        <DiffView text={artifact.content} />
+      ) : (
+        <pre className="code-block">{artifact.content}</pre>
+      )}
     </div>
   );
 }

@@ -5,7 +5,13 @@ import { useEffect, useMemo, useRef, useState, type ReactElement } from 'react';
 import { searchCommands, type Command } from '../lib/commands.js';
 import { IconSearch } from './icons.js';
 
-export function CommandPalette({ commands, onClose }: { commands: readonly Command[]; onClose(): void }): ReactElement {
+export function CommandPalette({
+  commands,
+  onClose,
+}: {
+  commands: readonly Command[];
+  onClose(): void;
+}): ReactElement {
   const [query, setQuery] = useState('');
   const [active, setActive] = useState(0);
   const input = useRef<HTMLInputElement>(null);
@@ -25,7 +31,14 @@ export function CommandPalette({ commands, onClose }: { commands: readonly Comma
   };
   return (
     <div className="overlay" onMouseDown={onClose}>
-      <div className="palette" role="dialog" aria-label="Command palette" aria-modal="true" onMouseDown={(e) => e.stopPropagation()} data-testid="palette">
+      <div
+        className="palette"
+        role="dialog"
+        aria-label="Command palette"
+        aria-modal="true"
+        onMouseDown={(e) => e.stopPropagation()}
+        data-testid="palette"
+      >
         <div className="palette-input">
           <IconSearch size={16} />
           <input

@@ -26,7 +26,13 @@ export function ConnectionPill(): ReactElement {
     label = 'Reconnecting…';
   }
   return (
-    <span className={`pill pill-${tone}`} title={title} data-testid="connection" data-phase={phase} data-feed={feed}>
+    <span
+      className={`pill pill-${tone}`}
+      title={title}
+      data-testid="connection"
+      data-phase={phase}
+      data-feed={feed}
+    >
       <span className="pill-dot" aria-hidden="true" />
       {label}
     </span>

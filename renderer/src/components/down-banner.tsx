@@ -19,18 +19,23 @@ export function DownBanner(): ReactElement | null {
       <IconAlert size={16} />
       <div className="banner-text">
         <strong>The hub is not answering</strong> at <span className="mono">{baseUrl}</span>
-        {downSince ? <span className="muted"> (since {formatClock(new Date(downSince).toISOString())})</span> : null}.{' '}
+        {downSince ? (
+          <span className="muted"> (since {formatClock(new Date(downSince).toISOString())})</span>
+        ) : null}
+        .{' '}
         {read ? (
-          <>
-            Showing what was read {formatAgo(read, now)}, read-only, until it is back.
-          </>
+          <>Showing what was read {formatAgo(read, now)}, read-only, until it is back.</>
         ) : (
           <>Nothing has been read from it yet.</>
         )}
         {hubInfo?.message ? <span className="muted"> Tray: {hubInfo.message}</span> : null}
       </div>
       {bridge ? (
-        <button type="button" className="btn btn-secondary btn-sm" onClick={() => void bridge.invoke('hub:start')}>
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          onClick={() => void bridge.invoke('hub:start')}
+        >
           Start hub
         </button>
       ) : null}

@@ -10,16 +10,42 @@ import { CopyButton } from './copy-button.js';
 import { IconClose } from './icons.js';
 import { KeyValues, type KeyValue } from './key-values.js';
 
-const SHOWN = new Set(['drawer_id', 'id', 'wing', 'room', 'content', 'text', 'source_file', 'filed_at', 'added_by', 'tags', 'useful', 'metadata', 'embedder', 'chunk_ids', 'chunk_index', 'parent_id']);
+const SHOWN = new Set([
+  'drawer_id',
+  'id',
+  'wing',
+  'room',
+  'content',
+  'text',
+  'source_file',
+  'filed_at',
+  'added_by',
+  'tags',
+  'useful',
+  'metadata',
+  'embedder',
+  'chunk_ids',
+  'chunk_index',
+  'parent_id',
+]);
 
 function provenance(d: Drawer): KeyValue[] {
   const meta = { ...(d.metadata ?? {}) };
   const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-  const tags = Array.isArray(d.tags) ? (d.tags as unknown[]).filter((t): t is string => typeof t === 'string') : [];
+  const tags = Array.isArray(d.tags)
+    ? (d.tags as unknown[]).filter((t): t is string => typeof t === 'string')
+    : [];
   const chunks = Array.isArray(d.chunk_ids) ? d.chunk_ids.length : 0;
   const rows: KeyValue[] = [
-    { label: 'Wing / room', value: `${d.wing ?? text(meta.wing) ?? '?'} / ${d.room ?? text(meta.room) ?? '?'}` },
-    { label: 'Source file', value: text(d.source_file) ?? text(meta.source_file) ?? 'none (added by hand, diary or KG)', mono: true },
+    {
+      label: 'Wing / room',
+      value: `${d.wing ?? text(meta.wing) ?? '?'} / ${d.room ?? text(meta.room) ?? '?'}`,
+    },
+    {
+      label: 'Source file',
+      value: text(d.source_file) ?? text(meta.source_file) ?? 'none (added by hand, diary or KG)',
+      mono: true,
+    },
     { label: 'Filed', value: formatDateTime(text(d.filed_at) ?? text(meta.filed_at)) },
     { label: 'Added by', value: text(d.added_by) ?? text(meta.added_by) ?? '—' },
   ];
@@ -27,9 +53,11 @@ function provenance(d: Drawer): KeyValue[] {
   if (typeof d.useful === 'boolean') rows.push({ label: 'Rated', value: d.useful ? 'useful' : 'not useful' });
   if (chunks > 1) rows.push({ label: 'Stored as', value: `${chunks} chunks, shown whole` });
   for (const [k, v] of Object.entries(d))
-    if (!SHOWN.has(k) && v !== null && ['string', 'number', 'boolean'].includes(typeof v)) rows.push({ label: k.replace(/_/g, ' '), value: String(v), mono: true });
+    if (!SHOWN.has(k) && v !== null && ['string', 'number', 'boolean'].includes(typeof v))
+      rows.push({ label: k.replace(/_/g, ' '), value: String(v), mono: true });
   for (const [k, v] of Object.entries(meta))
-    if (!SHOWN.has(k) && v !== null && ['string', 'number', 'boolean'].includes(typeof v)) rows.push({ label: k.replace(/_/g, ' '), value: String(v), mono: true });
+    if (!SHOWN.has(k) && v !== null && ['string', 'number', 'boolean'].includes(typeof v))
+      rows.push({ label: k.replace(/_/g, ' '), value: String(v), mono: true });
   return rows;
 }
 
@@ -54,7 +82,12 @@ export function DrawerDetail({ id, onClose }: { id: string; onClose(): void }): 
         <div className="detail-title">
           <span className="muted small">drawer</span> <span className="mono">{id}</span>
         </div>
-        <button type="button" className="btn btn-ghost btn-icon" onClick={onClose} aria-label="Close drawer (Esc)">
+        <button
+          type="button"
+          className="btn btn-ghost btn-icon"
+          onClick={onClose}
+          aria-label="Close drawer (Esc)"
+        >
           <IconClose size={16} />
         </button>
       </header>

@@ -24,7 +24,13 @@ export function EventDetail({ event, onClose, onFilterCorrelation }: Props): Rea
           <span className="mono type-name">{event.type}</span>
           <StatusBadge status={event.status} />
         </div>
-        <button type="button" className="btn btn-ghost btn-icon" onClick={onClose} aria-label="Close detail (Esc)" title="Close (Esc)">
+        <button
+          type="button"
+          className="btn btn-ghost btn-icon"
+          onClick={onClose}
+          aria-label="Close detail (Esc)"
+          title="Close (Esc)"
+        >
           <IconClose size={16} />
         </button>
       </header>
@@ -41,7 +47,12 @@ export function EventDetail({ event, onClose, onFilterCorrelation }: Props): Rea
             {
               label: 'Correlation',
               value: event.correlation_id ? (
-                <button type="button" className="link mono" onClick={() => onFilterCorrelation(event.correlation_id as string)} title="Show only this task's events">
+                <button
+                  type="button"
+                  className="link mono"
+                  onClick={() => onFilterCorrelation(event.correlation_id as string)}
+                  title="Show only this task's events"
+                >
                   {event.correlation_id}
                 </button>
               ) : null,
@@ -70,7 +81,9 @@ export function EventDetail({ event, onClose, onFilterCorrelation }: Props): Rea
           ) : (
             <p className="muted small">No body.</p>
           )}
-          {event.body_truncated ? <p className="muted small">Preview of {event.body_length} characters.</p> : null}
+          {event.body_truncated ? (
+            <p className="muted small">Preview of {event.body_length} characters.</p>
+          ) : null}
         </section>
         {Object.keys(event.metadata ?? {}).length > 0 ? (
           <section className="section">

@@ -26,7 +26,11 @@ export function EventFiltersBar({ events, filters, onChange, agentRef }: Props):
     [events],
   );
   const set = (key: keyof EventFilters) => (value: string) => onChange({ ...filters, [key]: value });
-  const field = (key: 'agent' | 'type' | 'stream' | 'correlation', label: string, ref?: RefObject<HTMLInputElement | null>) => (
+  const field = (
+    key: 'agent' | 'type' | 'stream' | 'correlation',
+    label: string,
+    ref?: RefObject<HTMLInputElement | null>,
+  ) => (
     <label className="filter">
       <span className="sr-only">{label}</span>
       <input
@@ -74,7 +78,11 @@ export function EventFiltersBar({ events, filters, onChange, agentRef }: Props):
       {field('stream', 'Stream or room')}
       {field('correlation', 'Correlation')}
       {count > 0 ? (
-        <button type="button" className="btn btn-ghost btn-sm filter-clear" onClick={() => onChange(NO_FILTERS)}>
+        <button
+          type="button"
+          className="btn btn-ghost btn-sm filter-clear"
+          onClick={() => onChange(NO_FILTERS)}
+        >
           <IconClose size={13} /> Clear{count > 1 ? ` ${count}` : ''}
         </button>
       ) : null}

@@ -118,6 +118,13 @@ export const IconClock = icon(
 export const IconLogo = ({ size = 22 }: { size?: number }): ReactElement => (
   <svg width={size} height={size} viewBox="0 0 32 32" aria-hidden="true">
     <rect x="3" y="3" width="26" height="26" rx="7" fill="var(--accent)" />
-    <path d="M11 22V10h6.5a4 4 0 0 1 0 8H11" fill="none" stroke="#fff" strokeWidth="2.6" strokeLinecap="round" strokeLinejoin="round" />
+    <path
+      d="M11 22V10h6.5a4 4 0 0 1 0 8H11"
+      fill="none"
+      stroke="#fff"
+      strokeWidth="2.6"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+    />
   </svg>
 );

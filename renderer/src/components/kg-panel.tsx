@@ -23,12 +23,17 @@ export function KgPanel({ available }: { available: boolean }): ReactElement {
     setBusy(true);
     setError(null);
     store.client
-      .callTool<{ facts?: KgFact[] }>('palace_kg_query', { entity: entity.trim(), ...(asOf ? { as_of: asOf } : {}) })
+      .callTool<{ facts?: KgFact[] }>('palace_kg_query', {
+        entity: entity.trim(),
+        ...(asOf ? { as_of: asOf } : {}),
+      })
       .then(
         (r) =>
           setFacts(
             [...(r.facts ?? [])].sort(
-              (a, b) => Number(Boolean(b.current)) - Number(Boolean(a.current)) || (a.valid_from ?? '').localeCompare(b.valid_from ?? ''),
+              (a, b) =>
+                Number(Boolean(b.current)) - Number(Boolean(a.current)) ||
+                (a.valid_from ?? '').localeCompare(b.valid_from ?? ''),
             ),
           ),
         (err: Error) => setError(err.message),
@@ -47,11 +52,22 @@ export function KgPanel({ available }: { available: boolean }): ReactElement {
       <form className="search-row" onSubmit={run}>
         <div className="input-icon">
           <IconSearch size={15} />
-          <input className="input" placeholder="Entity, e.g. auth-service" value={entity} onChange={(e) => setEntity(e.target.value)} data-testid="kg-entity" />
+          <input
+            className="input"
+            placeholder="Entity, e.g. auth-service"
+            value={entity}
+            onChange={(e) => setEntity(e.target.value)}
+            data-testid="kg-entity"
+          />
         </div>
         <label className="filter">
           <span className="filter-label">As of</span>
-          <input className="input input-sm" type="date" value={asOf} onChange={(e) => setAsOf(e.target.value)} />
+          <input
+            className="input input-sm"
+            type="date"
+            value={asOf}
+            onChange={(e) => setAsOf(e.target.value)}
+          />
         </label>
         <button type="submit" className="btn btn-primary" disabled={busy || !entity.trim()}>
           Show facts
@@ -76,7 +92,8 @@ export function KgPanel({ available }: { available: boolean }): ReactElement {
                 <td className="mono small">{f.predicate}</td>
                 <td>{f.object}</td>
                 <td className="small">
-                  {f.valid_from ? formatWhen(f.valid_from) : 'always'} → {f.valid_to ? formatWhen(f.valid_to) : <span className="ok-text">now</span>}
+                  {f.valid_from ? formatWhen(f.valid_from) : 'always'} →{' '}
+                  {f.valid_to ? formatWhen(f.valid_to) : <span className="ok-text">now</span>}
                   {f.current ? <span className="tag tag-current">current</span> : null}
                 </td>
               </tr>

@@ -34,7 +34,13 @@ export function ShortcutsDialog({ onClose }: { onClose(): void }): ReactElement 
       >
         <header className="dialog-head">
           <h2>Keyboard shortcuts</h2>
-          <button type="button" className="btn btn-ghost btn-icon" onClick={onClose} aria-label="Close" autoFocus>
+          <button
+            type="button"
+            className="btn btn-ghost btn-icon"
+            onClick={onClose}
+            aria-label="Close"
+            autoFocus
+          >
             <IconClose size={16} />
           </button>
         </header>
@@ -45,7 +51,8 @@ export function ShortcutsDialog({ onClose }: { onClose(): void }): ReactElement 
                 {keys.split(/\s+/).map((k, i) =>
                   k === '…' ? (
                     <span key={i} className="muted">
-                      {' '}…{' '}
+                      {' '}
+                      …{' '}
                     </span>
                   ) : (
                     <kbd key={i}>{k === 'mod' ? mod : k}</kbd>

@@ -5,9 +5,23 @@ import type { ReactElement } from 'react';
 
 import type { ViewId } from '../../../main/ipc-contract.js';
 import { useDashboard } from '../hooks/useDashboard.js';
-import { IconCommand, IconEvents, IconGauge, IconKey, IconLogo, IconMemory, IconPeers, IconTasks } from './icons.js';
+import {
+  IconCommand,
+  IconEvents,
+  IconGauge,
+  IconKey,
+  IconLogo,
+  IconMemory,
+  IconPeers,
+  IconTasks,
+} from './icons.js';
 
-export const VIEWS: { id: ViewId; label: string; icon: (p: { size?: number }) => ReactElement; go: string }[] = [
+export const VIEWS: {
+  id: ViewId;
+  label: string;
+  icon: (p: { size?: number }) => ReactElement;
+  go: string;
+}[] = [
   { id: 'events', label: 'Events', icon: IconEvents, go: 'e' },
   { id: 'tasks', label: 'Tasks', icon: IconTasks, go: 't' },
   { id: 'peers', label: 'Peers', icon: IconPeers, go: 'p' },
@@ -61,7 +75,12 @@ export function Sidebar({ view, onGo, counts, onPalette, onShortcuts }: Props): 
         })}
       </ul>
       <div className="sidebar-foot">
-        <button type="button" className="nav-item nav-item-quiet" onClick={onPalette} data-testid="open-palette">
+        <button
+          type="button"
+          className="nav-item nav-item-quiet"
+          onClick={onPalette}
+          data-testid="open-palette"
+        >
           <IconCommand size={15} />
           <span className="nav-label">Commands</span>
           <span className="keys">

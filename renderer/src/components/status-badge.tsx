@@ -2,7 +2,13 @@
 
 import type { ReactElement } from 'react';
 
-export function StatusBadge({ status, title }: { status: string | null | undefined; title?: string }): ReactElement | null {
+export function StatusBadge({
+  status,
+  title,
+}: {
+  status: string | null | undefined;
+  title?: string;
+}): ReactElement | null {
   if (!status) return null;
   return (
     <span className={`badge badge-${status}`} title={title ?? status}>

@@ -26,24 +26,36 @@ export function TaskDetail({ task, request, now, onClose, onShowEvents }: Props)
           <span className="mono">{task.correlation_id}</span>
           <StatusBadge status={task.status} />
         </div>
-        <button type="button" className="btn btn-ghost btn-icon" onClick={onClose} aria-label="Close detail (Esc)" title="Close (Esc)">
+        <button
+          type="button"
+          className="btn btn-ghost btn-icon"
+          onClick={onClose}
+          aria-label="Close detail (Esc)"
+          title="Close (Esc)"
+        >
           <IconClose size={16} />
         </button>
       </header>
       <div className="detail-body">
         {task.stalled ? (
           <div className="callout callout-warn">
-            <IconAlert size={14} /> Claimed by {task.worker ?? 'a worker'}, and nothing for {formatDuration(task.idleMs)}.
+            <IconAlert size={14} /> Claimed by {task.worker ?? 'a worker'}, and nothing for{' '}
+            {formatDuration(task.idleMs)}.
           </div>
         ) : null}
         <KeyValues
           rows={[
             { label: 'Requester', value: task.requester },
             { label: 'Worker', value: task.worker ?? <span className="muted">not claimed</span> },
-            { label: 'Opened', value: `${formatDateTime(task.created_at)} (${formatAgo(task.created_at, now)})` },
+            {
+              label: 'Opened',
+              value: `${formatDateTime(task.created_at)} (${formatAgo(task.created_at, now)})`,
+            },
             { label: 'Last event', value: formatAgo(task.last_event_at, now) },
             ...(request?.branch ? [{ label: 'Branch', value: request.branch, mono: true }] : []),
-            ...(request?.base_commit ? [{ label: 'Base commit', value: request.base_commit, mono: true }] : []),
+            ...(request?.base_commit
+              ? [{ label: 'Base commit', value: request.base_commit, mono: true }]
+              : []),
           ]}
         />
         <section className="section">
@@ -54,8 +66,13 @@ export function TaskDetail({ task, request, now, onClose, onShowEvents }: Props)
                 <span className={`timeline-dot dot-${step.to}`} aria-hidden="true" />
                 <div className="timeline-main">
                   <div>
-                    <StatusBadge status={step.to} /> <span className="muted small">by</span> <span className="agent">{step.by}</span>
-                    {!step.expected ? <span className="tag tag-warn" title="The spec's state table does not show this move">unexpected move</span> : null}
+                    <StatusBadge status={step.to} /> <span className="muted small">by</span>{' '}
+                    <span className="agent">{step.by}</span>
+                    {!step.expected ? (
+                      <span className="tag tag-warn" title="The spec's state table does not show this move">
+                        unexpected move
+                      </span>
+                    ) : null}
                   </div>
                   <div className="muted small">
                     <span className="mono">{step.event_type}</span> · {formatDateTime(step.at)}
@@ -64,7 +81,11 @@ export function TaskDetail({ task, request, now, onClose, onShowEvents }: Props)
               </li>
             ))}
           </ol>
-          <button type="button" className="btn btn-secondary btn-sm btn-start" onClick={() => onShowEvents(task.correlation_id)}>
+          <button
+            type="button"
+            className="btn btn-secondary btn-sm btn-start"
+            onClick={() => onShowEvents(task.correlation_id)}
+          >
             Show its {task.event_count} events
           </button>
         </section>

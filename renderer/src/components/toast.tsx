@@ -1,6 +1,15 @@
 // Short confirmations ("Copied token") at the bottom of the window, announced to screen readers.
 
-import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactElement, type ReactNode } from 'react';
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useMemo,
+  useRef,
+  useState,
+  type ReactElement,
+  type ReactNode,
+} from 'react';
 
 import { copyText } from '../lib/clipboard.js';
 import { IconAlert, IconCheck } from './icons.js';
@@ -36,7 +45,10 @@ export function ToastProvider({ children }: { children: ReactNode }): ReactEleme
   const copy = useCallback(
     async (text: string, label: string) => {
       const ok = await copyText(text);
-      show(ok ? `Copied ${label}` : `Could not copy ${label}; select it and copy by hand`, ok ? 'ok' : 'error');
+      show(
+        ok ? `Copied ${label}` : `Could not copy ${label}; select it and copy by hand`,
+        ok ? 'ok' : 'error',
+      );
       return ok;
     },
     [show],

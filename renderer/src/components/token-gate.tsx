@@ -24,8 +24,8 @@ export function TokenGate(): ReactElement {
         </div>
         <h1 className="gate-title">Connect to this hub</h1>
         <p className="muted">
-          The hub at <span className="mono">{baseUrl}</span> asks for its bearer token. Paste it once: it stays in this tab only, and is
-          never put in a URL.
+          The hub at <span className="mono">{baseUrl}</span> asks for its bearer token. Paste it once: it
+          stays in this tab only, and is never put in a URL.
         </p>
         <label className="gate-label" htmlFor="token-input">
           <IconKey size={14} /> Token
@@ -48,12 +48,17 @@ export function TokenGate(): ReactElement {
             {tokenError}
           </p>
         ) : null}
-        <button type="submit" className="btn btn-primary btn-block" disabled={busy || !value.trim()} data-testid="token-submit">
+        <button
+          type="submit"
+          className="btn btn-primary btn-block"
+          disabled={busy || !value.trim()}
+          data-testid="token-submit"
+        >
           {busy ? 'Connecting…' : 'Connect'}
         </button>
         <p className="muted small">
-          On the hub's machine: the tray menu's <em>Copy token</em>, or <code>~/.palace/server/&lt;key&gt;/token</code> for a hub that
-          generated one.
+          On the hub's machine: the tray menu's <em>Copy token</em>, or{' '}
+          <code>~/.palace/server/&lt;key&gt;/token</code> for a hub that generated one.
         </p>
       </form>
     </div>

@@ -26,9 +26,17 @@ export class ViewBoundary extends Component<Props, { error: Error | null }> {
     if (!this.state.error) return this.props.children;
     return (
       <div className="view view-pad">
-        <EmptyState icon={<IconAlert size={28} />} title={`The ${this.props.name} view could not show this hub's data`} testId="view-error">
+        <EmptyState
+          icon={<IconAlert size={28} />}
+          title={`The ${this.props.name} view could not show this hub's data`}
+          testId="view-error"
+        >
           <p className="mono small">{this.state.error.message}</p>
-          <button type="button" className="btn btn-secondary btn-sm" onClick={() => this.setState({ error: null })}>
+          <button
+            type="button"
+            className="btn btn-secondary btn-sm"
+            onClick={() => this.setState({ error: null })}
+          >
             Try again
           </button>
         </EmptyState>

@@ -21,7 +21,9 @@ export function searchCommands(commands: readonly Command[], query: string): Com
     const hay = `${title} ${c.keywords ?? ''} ${c.group.toLowerCase()}`;
     if (!words.every((w) => hay.includes(w))) continue;
     const first = words[0] as string;
-    const score = (title.startsWith(first) ? 0 : title.includes(` ${first}`) ? 1 : title.includes(first) ? 2 : 3) * 100 + title.length;
+    const score =
+      (title.startsWith(first) ? 0 : title.includes(` ${first}`) ? 1 : title.includes(first) ? 2 : 3) * 100 +
+      title.length;
     scored.push({ c, score });
   }
   return scored.sort((a, b) => a.score - b.score).map((s) => s.c);

@@ -35,7 +35,13 @@ export function formatEventTime(iso: string | null | undefined, now: number): st
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '—';
   if (d.toDateString() === new Date(now).toDateString()) return formatClock(iso);
-  return d.toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hour12: false });
+  return d.toLocaleString([], {
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hour12: false,
+  });
 }
 
 /** Local date and time, for tooltips and detail panes. */
@@ -51,7 +57,9 @@ export function formatWhen(value: string | null | undefined): string {
   if (!value) return '—';
   if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
     const d = new Date(`${value}T00:00:00Z`);
-    return Number.isNaN(d.getTime()) ? value : d.toLocaleDateString([], { dateStyle: 'medium', timeZone: 'UTC' });
+    return Number.isNaN(d.getTime())
+      ? value
+      : d.toLocaleDateString([], { dateStyle: 'medium', timeZone: 'UTC' });
   }
   return formatDateTime(value);
 }

@@ -20,7 +20,15 @@ export interface TaskRow extends TaskState {
   title: string;
 }
 
-const ORDER: Record<string, number> = { claimed: 0, open: 1, ready: 2, blocked: 3, failed: 4, applied: 5, superseded: 6 };
+const ORDER: Record<string, number> = {
+  claimed: 0,
+  open: 1,
+  ready: 2,
+  blocked: 3,
+  failed: 4,
+  applied: 5,
+  superseded: 6,
+};
 
 export function taskRows(events: readonly LogEvent[], now: number): TaskRow[] {
   const byId = new Map(events.map((e) => [e.id, e]));
@@ -37,7 +45,11 @@ export function taskRows(events: readonly LogEvent[], now: number): TaskRow[] {
         ageMs: Math.max(0, now - first),
         stalled: t.status === 'claimed' && idleMs >= STALLED_AFTER_MS,
         unclaimed: t.status === 'open' && idleMs >= UNCLAIMED_AFTER_MS,
-        title: (request?.body ?? '').split('\n').find((l) => l.trim() !== '')?.trim() ?? '',
+        title:
+          (request?.body ?? '')
+            .split('\n')
+            .find((l) => l.trim() !== '')
+            ?.trim() ?? '',
       };
     })
     .sort((a, b) => {

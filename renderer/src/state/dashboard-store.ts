@@ -122,7 +122,12 @@ export class DashboardStore {
   private applyHubInfo(info: HubInfo): void {
     const patch: Partial<DashboardSnapshot> = { hubInfo: info };
     if (info.token && info.token !== this.snapshot.token) patch.token = info.token;
-    if (info.url && !/^https?:/.test(globalThis.location?.protocol ?? '') && info.url !== this.snapshot.baseUrl) patch.baseUrl = info.url;
+    if (
+      info.url &&
+      !/^https?:/.test(globalThis.location?.protocol ?? '') &&
+      info.url !== this.snapshot.baseUrl
+    )
+      patch.baseUrl = info.url;
     const reconnect = patch.token !== undefined || patch.baseUrl !== undefined;
     this.set(patch);
     if (reconnect && this.everConnected) void this.connect();
@@ -228,7 +233,9 @@ export class DashboardStore {
 
   private statusTick(): void {
     const peers = this.snapshot.peers.state === 'unavailable' ? Promise.resolve() : this.refreshPeers();
-    void Promise.all([this.refreshStatus(), peers]).finally(() => this.later(STATUS_EVERY_MS, () => this.statusTick()));
+    void Promise.all([this.refreshStatus(), peers]).finally(() =>
+      this.later(STATUS_EVERY_MS, () => this.statusTick()),
+    );
   }
 
   private async loadTools(gen: number): Promise<void> {
@@ -261,7 +268,11 @@ export class DashboardStore {
     try {
       const [recent, tasks] = await Promise.all([pages({}, 2), pages({ type: TASK_TYPES }, 4)]);
       if (gen !== this.generation) return undefined;
-      this.set({ events: mergeEvents(this.snapshot.events, [...recent, ...tasks]), eventsLoaded: true, lastReadAt: Date.now() });
+      this.set({
+        events: mergeEvents(this.snapshot.events, [...recent, ...tasks]),
+        eventsLoaded: true,
+        lastReadAt: Date.now(),
+      });
       return recent[0]?.id ?? this.snapshot.events.at(-1)?.id;
     } catch {
       this.set({ eventsLoaded: true });
@@ -312,7 +323,8 @@ export class DashboardStore {
       const data = await this.hub.getJson<StatusPayload>('/statusz');
       this.set({ status: { state: 'ready', data, at: Date.now() }, lastReadAt: Date.now() });
     } catch (err) {
-      if (this.snapshot.status.state !== 'ready') this.set({ status: { state: 'error', message: (err as Error).message } });
+      if (this.snapshot.status.state !== 'ready')
+        this.set({ status: { state: 'error', message: (err as Error).message } });
     }
   }
 
@@ -324,7 +336,8 @@ export class DashboardStore {
     } catch (err) {
       if (err instanceof HubClientError && err.status === 404)
         this.set({ peers: { state: 'unavailable', message: 'Peer sync is not available on this hub.' } });
-      else if (this.snapshot.peers.state !== 'ready') this.set({ peers: { state: 'error', message: (err as Error).message } });
+      else if (this.snapshot.peers.state !== 'ready')
+        this.set({ peers: { state: 'error', message: (err as Error).message } });
     }
   }
 

@@ -6,7 +6,11 @@ import type { LogEvent } from '../../../hub/src/core/types.js';
 export const EVENT_CAP = 5_000;
 
 /** Merges `incoming` into `current` (both in any order); returns a new array in append order. */
-export function mergeEvents(current: readonly LogEvent[], incoming: readonly LogEvent[], cap = EVENT_CAP): LogEvent[] {
+export function mergeEvents(
+  current: readonly LogEvent[],
+  incoming: readonly LogEvent[],
+  cap = EVENT_CAP,
+): LogEvent[] {
   if (incoming.length === 0) return current as LogEvent[];
   const byId = new Map<string, LogEvent>();
   for (const e of current) byId.set(e.id, e);

@@ -63,7 +63,8 @@ export interface PeersPayload {
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const obj = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 function vector(v: unknown): VersionVector {
   const out: VersionVector = {};
@@ -77,7 +78,11 @@ export function normalizePeers(raw: unknown): PeersPayload {
   const self = obj(r.self);
   const file = r.peers_file === undefined ? null : obj(r.peers_file);
   return {
-    self: { replica_id: str(self.replica_id) ?? '?', name: str(self.name) ?? '?', version_vector: vector(self.version_vector) },
+    self: {
+      replica_id: str(self.replica_id) ?? '?',
+      name: str(self.name) ?? '?',
+      version_vector: vector(self.version_vector),
+    },
     peers: (Array.isArray(r.peers) ? r.peers : []).map((p) => {
       const e = obj(p);
       return {
@@ -94,9 +99,12 @@ export function normalizePeers(raw: unknown): PeersPayload {
         pulled_events_total: num(e.pulled_events_total),
       };
     }),
-    unnamed_origins: (Array.isArray(r.unnamed_origins) ? r.unnamed_origins : Array.isArray(r.gossip_origins) ? r.gossip_origins : []).filter(
-      (o): o is string => typeof o === 'string',
-    ),
+    unnamed_origins: (Array.isArray(r.unnamed_origins)
+      ? r.unnamed_origins
+      : Array.isArray(r.gossip_origins)
+        ? r.gossip_origins
+        : []
+    ).filter((o): o is string => typeof o === 'string'),
     sync_interval_s: num(r.sync_interval_s),
     sync_enabled: typeof r.sync_enabled === 'boolean' ? r.sync_enabled : null,
     peers_file: file ? { path: str(file.path), error: str(file.error) } : null,

@@ -24,7 +24,17 @@ interface Props {
   agentFilterRef: RefObject<HTMLInputElement | null>;
 }
 
-function EventRow({ event, selected, now, onSelect }: { event: LogEvent; selected: boolean; now: number; onSelect(): void }): ReactElement {
+function EventRow({
+  event,
+  selected,
+  now,
+  onSelect,
+}: {
+  event: LogEvent;
+  selected: boolean;
+  now: number;
+  onSelect(): void;
+}): ReactElement {
   return (
     <tr
       className={selected ? 'row row-selected' : 'row'}
@@ -50,14 +60,22 @@ function EventRow({ event, selected, now, onSelect }: { event: LogEvent; selecte
         {event.correlation_id ?? ''}
       </td>
       <td className="col-body">
-        {event.artifact_ids.length > 0 ? <span className="tag">{plural(event.artifact_ids.length, 'artifact')}</span> : null}
+        {event.artifact_ids.length > 0 ? (
+          <span className="tag">{plural(event.artifact_ids.length, 'artifact')}</span>
+        ) : null}
         <span className="muted">{firstLine(event.body)}</span>
       </td>
     </tr>
   );
 }
 
-export function EventsView({ filters, onFilters, selectedId, onSelect, agentFilterRef }: Props): ReactElement {
+export function EventsView({
+  filters,
+  onFilters,
+  selectedId,
+  onSelect,
+  agentFilterRef,
+}: Props): ReactElement {
   const { events, eventsLoaded, phase } = useDashboard();
   const listRef = useRef<HTMLDivElement>(null);
   const now = useNow(60_000);
@@ -88,7 +106,9 @@ export function EventsView({ filters, onFilters, selectedId, onSelect, agentFilt
   ]);
   useEffect(() => {
     if (!selectedId) return;
-    listRef.current?.querySelector(`[data-event-id="${CSS.escape(selectedId)}"]`)?.scrollIntoView({ block: 'nearest' });
+    listRef.current
+      ?.querySelector(`[data-event-id="${CSS.escape(selectedId)}"]`)
+      ?.scrollIntoView({ block: 'nearest' });
   }, [selectedId]);
 
   const filtered = activeFilterCount(filters) > 0;
@@ -98,13 +118,20 @@ export function EventsView({ filters, onFilters, selectedId, onSelect, agentFilt
         <EventFiltersBar events={events} filters={filters} onChange={onFilters} agentRef={agentFilterRef} />
         <div className="list-meta">
           <span data-testid="event-count">
-            {filtered ? `${plural(matching.length, 'event')} match of ${events.length.toLocaleString()}` : plural(events.length, 'event')}
+            {filtered
+              ? `${plural(matching.length, 'event')} match of ${events.length.toLocaleString()}`
+              : plural(events.length, 'event')}
           </span>
-          {matching.length > MAX_ROWS ? <span className="muted"> · showing the newest {MAX_ROWS}</span> : null}
+          {matching.length > MAX_ROWS ? (
+            <span className="muted"> · showing the newest {MAX_ROWS}</span>
+          ) : null}
         </div>
         <div className="table-wrap" ref={listRef}>
           {shown.length > 0 ? (
-            <table className={`table table-events ${selected ? 'table-split' : ''}`} data-testid="event-table">
+            <table
+              className={`table table-events ${selected ? 'table-split' : ''}`}
+              data-testid="event-table"
+            >
               <thead>
                 <tr>
                   <th className="col-time">Time</th>
@@ -117,12 +144,22 @@ export function EventsView({ filters, onFilters, selectedId, onSelect, agentFilt
               </thead>
               <tbody>
                 {shown.map((e) => (
-                  <EventRow key={e.id} event={e} now={now} selected={e.id === selectedId} onSelect={() => onSelect(e.id === selectedId ? null : e.id)} />
+                  <EventRow
+                    key={e.id}
+                    event={e}
+                    now={now}
+                    selected={e.id === selectedId}
+                    onSelect={() => onSelect(e.id === selectedId ? null : e.id)}
+                  />
                 ))}
               </tbody>
             </table>
           ) : eventsLoaded || phase === 'down' ? (
-            <EmptyState icon={<IconEvents size={28} />} title={filtered ? 'No event matches these filters' : 'No events yet'} testId="events-empty">
+            <EmptyState
+              icon={<IconEvents size={28} />}
+              title={filtered ? 'No event matches these filters' : 'No events yet'}
+              testId="events-empty"
+            >
               {filtered
                 ? 'Clear a filter to see more.'
                 : 'Events appear here the moment an agent appends one: a delegation, a patch, an acknowledgement.'}

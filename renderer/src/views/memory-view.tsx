@@ -21,14 +21,21 @@ function useTaxonomy(tools: readonly string[]): Taxonomy | null {
     let live = true;
     const load = async (): Promise<Taxonomy | null> => {
       if (tools.includes('palace_get_taxonomy')) {
-        const r = await store.client.callTool<{ taxonomy?: Record<string, Record<string, number>> }>('palace_get_taxonomy');
+        const r = await store.client.callTool<{ taxonomy?: Record<string, Record<string, number>> }>(
+          'palace_get_taxonomy',
+        );
         return Object.fromEntries(
-          Object.entries(r.taxonomy ?? {}).map(([w, rooms]) => [w, { total: Object.values(rooms).reduce((a, b) => a + b, 0), rooms }]),
+          Object.entries(r.taxonomy ?? {}).map(([w, rooms]) => [
+            w,
+            { total: Object.values(rooms).reduce((a, b) => a + b, 0), rooms },
+          ]),
         );
       }
       if (tools.includes('palace_list_wings')) {
         const r = await store.client.callTool<{ wings?: Record<string, number> }>('palace_list_wings');
-        return Object.fromEntries(Object.entries(r.wings ?? {}).map(([w, n]) => [w, { total: n, rooms: {} }]));
+        return Object.fromEntries(
+          Object.entries(r.wings ?? {}).map(([w, n]) => [w, { total: n, rooms: {} }]),
+        );
       }
       return null;
     };
@@ -56,13 +63,19 @@ export function MemoryView(): ReactElement {
   const [drawer, setDrawer] = useState<string | null>(null);
   const taxonomy = useTaxonomy(tools ?? []);
 
-  if (tools === null) return <div className="view view-pad loading">Asking the hub which tools it serves…</div>;
+  if (tools === null)
+    return <div className="view view-pad loading">Asking the hub which tools it serves…</div>;
   if (!tools.includes('palace_search'))
     return (
       <div className="view view-pad">
-        <EmptyState icon={<IconMemory size={28} />} title="Memory is not available on this hub yet" testId="memory-unavailable">
-          This hub serves the coordination log but not the memory tools (<code>palace_search</code>, drawers, knowledge graph). Once it
-          does, you can search the palace here, browse wings and rooms, and read facts over time.
+        <EmptyState
+          icon={<IconMemory size={28} />}
+          title="Memory is not available on this hub yet"
+          testId="memory-unavailable"
+        >
+          This hub serves the coordination log but not the memory tools (<code>palace_search</code>, drawers,
+          knowledge graph). Once it does, you can search the palace here, browse wings and rooms, and read
+          facts over time.
         </EmptyState>
       </div>
     );
@@ -73,7 +86,12 @@ export function MemoryView(): ReactElement {
     setBusy(true);
     setError(null);
     store.client
-      .callTool<{ results?: SearchHit[] }>('palace_search', { query: query.trim(), limit: 20, ...(wing ? { wing } : {}), ...(room ? { room } : {}) })
+      .callTool<{ results?: SearchHit[] }>('palace_search', {
+        query: query.trim(),
+        limit: 20,
+        ...(wing ? { wing } : {}),
+        ...(room ? { room } : {}),
+      })
       .then(
         (r) => setHits(r.results ?? []),
         (err: Error) => setError(err.message),
@@ -86,10 +104,22 @@ export function MemoryView(): ReactElement {
     <div className="view view-split">
       <div className="pane pane-pad">
         <div className="tabs" role="tablist">
-          <button type="button" role="tab" aria-selected={tab === 'search'} className={`tab ${tab === 'search' ? 'tab-active' : ''}`} onClick={() => setTab('search')}>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={tab === 'search'}
+            className={`tab ${tab === 'search' ? 'tab-active' : ''}`}
+            onClick={() => setTab('search')}
+          >
             Search
           </button>
-          <button type="button" role="tab" aria-selected={tab === 'kg'} className={`tab ${tab === 'kg' ? 'tab-active' : ''}`} onClick={() => setTab('kg')}>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={tab === 'kg'}
+            className={`tab ${tab === 'kg' ? 'tab-active' : ''}`}
+            onClick={() => setTab('kg')}
+          >
             Knowledge graph
           </button>
         </div>
@@ -100,15 +130,32 @@ export function MemoryView(): ReactElement {
             <form className="search-row" onSubmit={search}>
               <div className="input-icon">
                 <IconSearch size={15} />
-                <input className="input" placeholder="Search the palace" value={query} onChange={(e) => setQuery(e.target.value)} data-testid="memory-query" />
+                <input
+                  className="input"
+                  placeholder="Search the palace"
+                  value={query}
+                  onChange={(e) => setQuery(e.target.value)}
+                  data-testid="memory-query"
+                />
               </div>
-              <select className="input input-sm" value={wing} onChange={(e) => (setWing(e.target.value), setRoom(''))} aria-label="Wing">
+              <select
+                className="input input-sm"
+                value={wing}
+                onChange={(e) => (setWing(e.target.value), setRoom(''))}
+                aria-label="Wing"
+              >
                 <option value="">all wings</option>
                 {Object.keys(taxonomy ?? {}).map((w) => (
                   <option key={w}>{w}</option>
                 ))}
               </select>
-              <select className="input input-sm" value={room} onChange={(e) => setRoom(e.target.value)} aria-label="Room" disabled={rooms.length === 0}>
+              <select
+                className="input input-sm"
+                value={room}
+                onChange={(e) => setRoom(e.target.value)}
+                aria-label="Room"
+                disabled={rooms.length === 0}
+              >
                 <option value="">all rooms</option>
                 {rooms.map((r) => (
                   <option key={r}>{r}</option>
@@ -125,7 +172,11 @@ export function MemoryView(): ReactElement {
                   <h3 className="section-title">Wings and rooms</h3>
                   {Object.entries(taxonomy).map(([w, t]) => (
                     <div className="wing" key={w}>
-                      <button type="button" className={`link wing-name ${wing === w ? 'wing-active' : ''}`} onClick={() => (setWing(w), setRoom(''))}>
+                      <button
+                        type="button"
+                        className={`link wing-name ${wing === w ? 'wing-active' : ''}`}
+                        onClick={() => (setWing(w), setRoom(''))}
+                      >
                         {w}
                       </button>
                       {t.total !== null ? <span className="muted small"> · {t.total} drawers</span> : null}
@@ -145,9 +196,14 @@ export function MemoryView(): ReactElement {
                   ))}
                 </div>
               ) : taxonomy ? (
-                <EmptyState icon={<IconMemory size={28} />} title="No drawers in this palace yet" testId="memory-empty">
-                  Agents file drawers with <code>palace_add_drawer</code>; <code>palace mine &lt;dir&gt;</code> files a project. Search then finds
-                  them by meaning, quoted verbatim.
+                <EmptyState
+                  icon={<IconMemory size={28} />}
+                  title="No drawers in this palace yet"
+                  testId="memory-empty"
+                >
+                  Agents file drawers with <code>palace_add_drawer</code>;{' '}
+                  <code>palace mine &lt;dir&gt;</code> files a project. Search then finds them by meaning,
+                  quoted verbatim.
                 </EmptyState>
               ) : (
                 <p className="muted">Search drawers by meaning, and narrow to a wing or room.</p>
@@ -161,13 +217,24 @@ export function MemoryView(): ReactElement {
                   const similarity = typeof h.similarity === 'number' ? h.similarity : undefined;
                   return (
                     <li key={`${id}-${i}`}>
-                      <button type="button" className={`hit ${drawer === id ? 'hit-selected' : ''}`} onClick={() => id && setDrawer(id)}>
+                      <button
+                        type="button"
+                        className={`hit ${drawer === id ? 'hit-selected' : ''}`}
+                        onClick={() => id && setDrawer(id)}
+                      >
                         <div className="hit-head">
-                          <span className="tag">{h.wing ?? '?'} / {h.room ?? '?'}</span>
-                          {h.source_file ? <span className="muted small mono ellipsis">{h.source_file}</span> : null}
+                          <span className="tag">
+                            {h.wing ?? '?'} / {h.room ?? '?'}
+                          </span>
+                          {h.source_file ? (
+                            <span className="muted small mono ellipsis">{h.source_file}</span>
+                          ) : null}
                           <span className="spacer" />
                           {similarity !== undefined ? (
-                            <span className="muted small" title={`cosine similarity ${similarity}; fused score ${h.score ?? '—'}`}>
+                            <span
+                              className="muted small"
+                              title={`cosine similarity ${similarity}; fused score ${h.score ?? '—'}`}
+                            >
                               {Math.round(similarity * 100)}% similar
                             </span>
                           ) : h.score !== undefined ? (

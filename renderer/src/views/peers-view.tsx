@@ -52,21 +52,35 @@ export function PeersView(): ReactElement {
       </div>
     );
   if (peers.state !== 'ready') return <div className="view view-pad loading">Reading peers…</div>;
-  const { self, peers: list, unnamed_origins: unnamed, sync_interval_s: interval, sync_enabled: enabled, peers_file: file } = peers.data;
+  const {
+    self,
+    peers: list,
+    unnamed_origins: unnamed,
+    sync_interval_s: interval,
+    sync_enabled: enabled,
+    peers_file: file,
+  } = peers.data;
   return (
     <div className="view view-pad view-scroll">
       <section className="card">
         <header className="card-head">
           <h2 className="card-title">This hub</h2>
           <span className="muted small" data-testid="sync-schedule">
-            {enabled === false ? 'sync is off (PALACE_SYNC_INTERVAL=0)' : interval ? `pulls from its peers every ${interval} s` : null}
+            {enabled === false
+              ? 'sync is off (PALACE_SYNC_INTERVAL=0)'
+              : interval
+                ? `pulls from its peers every ${interval} s`
+                : null}
           </span>
         </header>
         <KeyValues
           rows={[
             { label: 'Name', value: self.name },
             { label: 'Replica', value: self.replica_id, mono: true },
-            { label: 'Events known', value: `${vectorTotal(self.version_vector).toLocaleString()} from ${plural(Object.keys(self.version_vector).length, 'origin')}` },
+            {
+              label: 'Events known',
+              value: `${vectorTotal(self.version_vector).toLocaleString()} from ${plural(Object.keys(self.version_vector).length, 'origin')}`,
+            },
           ]}
         />
       </section>
@@ -83,7 +97,10 @@ export function PeersView(): ReactElement {
           </div>
         ) : null}
         {list.length === 0 ? (
-          <p className="muted">No peers configured. Add them to peers.json in the palace folder; the hub re-reads it within one sync cycle.</p>
+          <p className="muted">
+            No peers configured. Add them to peers.json in the palace folder; the hub re-reads it within one
+            sync cycle.
+          </p>
         ) : (
           <table className="table" data-testid="peer-table">
             <thead>
@@ -103,14 +120,21 @@ export function PeersView(): ReactElement {
                     <div className="muted small mono">{p.url}</div>
                   </td>
                   <td>
-                    <span className={`reach ${p.reachable === null ? 'reach-unknown' : p.reachable ? 'reach-ok' : 'reach-bad'}`}>
-                      <span className="reach-dot" /> {p.reachable === null ? 'not tried yet' : p.reachable ? 'reachable' : 'unreachable'}
+                    <span
+                      className={`reach ${p.reachable === null ? 'reach-unknown' : p.reachable ? 'reach-ok' : 'reach-bad'}`}
+                    >
+                      <span className="reach-dot" />{' '}
+                      {p.reachable === null ? 'not tried yet' : p.reachable ? 'reachable' : 'unreachable'}
                     </span>
                     {p.in_flight ? <div className="muted small">pulling now…</div> : null}
                   </td>
                   <td title={formatDateTime(p.last_success_at)}>
                     <div>{formatAgo(p.last_success_at, now)}</div>
-                    {p.pulled_events_total ? <div className="muted small">{plural(p.pulled_events_total, 'event')} pulled in all</div> : null}
+                    {p.pulled_events_total ? (
+                      <div className="muted small">
+                        {plural(p.pulled_events_total, 'event')} pulled in all
+                      </div>
+                    ) : null}
                   </td>
                   <td>
                     {p.last_error ? (
@@ -136,7 +160,9 @@ export function PeersView(): ReactElement {
           <header className="card-head">
             <h2 className="card-title">Known through gossip</h2>
           </header>
-          <p className="muted small">Replicas whose events reached this hub through a peer, with no entry of their own in peers.json.</p>
+          <p className="muted small">
+            Replicas whose events reached this hub through a peer, with no entry of their own in peers.json.
+          </p>
           <ul className="plain-list mono small">
             {unnamed.map((o) => (
               <li key={o}>

@@ -44,7 +44,10 @@ export function SetupView({ revealed, onReveal }: Props): ReactElement {
           </code>
           <CopyButton text={mcpUrl} label="MCP address" testId="copy-address" />
         </div>
-        <p className="muted small">Agents on other machines need the hub to listen on a reachable address, a token, and TLS or a private network.</p>
+        <p className="muted small">
+          Agents on other machines need the hub to listen on a reachable address, a token, and TLS or a
+          private network.
+        </p>
       </section>
 
       <section className="card">
@@ -62,21 +65,27 @@ export function SetupView({ revealed, onReveal }: Props): ReactElement {
               <code className={`mono value-box ${revealed ? '' : 'masked'}`} data-testid="token-value">
                 {revealed ? token : MASK}
               </code>
-              <button type="button" className="btn btn-secondary btn-sm" onClick={() => onReveal(!revealed)} data-testid="reveal-token" aria-pressed={revealed}>
+              <button
+                type="button"
+                className="btn btn-secondary btn-sm"
+                onClick={() => onReveal(!revealed)}
+                data-testid="reveal-token"
+                aria-pressed={revealed}
+              >
                 {revealed ? <IconEyeOff size={14} /> : <IconEye size={14} />}
                 <span>{revealed ? 'Hide' : 'Reveal'}</span>
               </button>
               <CopyButton text={token} label="token" testId="copy-token" />
             </div>
             <p className="muted small">
-              Sent as <code>Authorization: Bearer …</code>. Keep it out of chats, commits and the coordination stream; give it to agents
-              through <code>PALACE_MCP_HTTP_TOKEN</code>.
+              Sent as <code>Authorization: Bearer …</code>. Keep it out of chats, commits and the coordination
+              stream; give it to agents through <code>PALACE_MCP_HTTP_TOKEN</code>.
             </p>
           </>
         ) : (
           <p className="muted" data-testid="no-token">
-            This hub needs no token: it listens on loopback only. Set <code>PALACE_MCP_HTTP_TOKEN</code> (or <code>--token</code>) before
-            exposing it beyond this machine.
+            This hub needs no token: it listens on loopback only. Set <code>PALACE_MCP_HTTP_TOKEN</code> (or{' '}
+            <code>--token</code>) before exposing it beyond this machine.
           </p>
         )}
       </section>
@@ -106,20 +115,32 @@ export function SetupView({ revealed, onReveal }: Props): ReactElement {
           const copy = real[i];
           if (!display || !copy) return null;
           return (
-            <div className="config" key={`${client}-${transport}`} data-testid={`config-${client}-${transport}`}>
+            <div
+              className="config"
+              key={`${client}-${transport}`}
+              data-testid={`config-${client}-${transport}`}
+            >
               <div className="config-head">
-                <span className="config-transport">{transport === 'http' ? 'HTTP, straight to the hub' : 'stdio, through palace mcp'}</span>
-                <span className="muted small mono">{display.where === 'shell' ? 'run in a shell' : display.where}</span>
+                <span className="config-transport">
+                  {transport === 'http' ? 'HTTP, straight to the hub' : 'stdio, through palace mcp'}
+                </span>
+                <span className="muted small mono">
+                  {display.where === 'shell' ? 'run in a shell' : display.where}
+                </span>
                 <span className="spacer" />
-                <CopyButton text={copy.text} label={`${CLIENTS.find((c) => c.id === client)?.name} ${transport} config`} testId={`copy-config-${client}-${transport}`} />
+                <CopyButton
+                  text={copy.text}
+                  label={`${CLIENTS.find((c) => c.id === client)?.name} ${transport} config`}
+                  testId={`copy-config-${client}-${transport}`}
+                />
               </div>
               <pre className="code-block">{display.text}</pre>
             </div>
           );
         })}
         <p className="muted small">
-          stdio forwards every request to the live hub of this palace and follows it across restarts; each agent uses one stable name{' '}
-          <code>&lt;machine&gt;-&lt;harness&gt;</code> as <code>from_agent</code>.
+          stdio forwards every request to the live hub of this palace and follows it across restarts; each
+          agent uses one stable name <code>&lt;machine&gt;-&lt;harness&gt;</code> as <code>from_agent</code>.
         </p>
       </section>
     </div>

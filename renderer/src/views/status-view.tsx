@@ -16,10 +16,22 @@ const KNOWN = new Set(['ok', 'server', 'palace', 'writer', 'requests', 'logstrea
 function scalarRows(block: Record<string, unknown>): KeyValue[] {
   return Object.entries(block)
     .filter(([, v]) => v === null || ['string', 'number', 'boolean'].includes(typeof v))
-    .map(([k, v]) => ({ label: k.replace(/_/g, ' '), value: v === null ? '—' : String(v), mono: typeof v !== 'boolean' }));
+    .map(([k, v]) => ({
+      label: k.replace(/_/g, ' '),
+      value: v === null ? '—' : String(v),
+      mono: typeof v !== 'boolean',
+    }));
 }
 
-function Card({ title, children, aside }: { title: string; children: ReactElement | ReactElement[]; aside?: ReactElement | null }): ReactElement {
+function Card({
+  title,
+  children,
+  aside,
+}: {
+  title: string;
+  children: ReactElement | ReactElement[];
+  aside?: ReactElement | null;
+}): ReactElement {
   return (
     <section className="card">
       <header className="card-head">
@@ -39,26 +51,47 @@ export function StatusView(): ReactElement {
   if (status.state !== 'ready')
     return (
       <div className="view view-pad">
-        <EmptyState icon={<IconGauge size={28} />} title={status.state === 'error' ? 'Could not read /statusz' : 'Reading status…'}>
+        <EmptyState
+          icon={<IconGauge size={28} />}
+          title={status.state === 'error' ? 'Could not read /statusz' : 'Reading status…'}
+        >
           {status.state === 'error' ? status.message : null}
         </EmptyState>
       </div>
     );
   const s: StatusPayload = status.data;
   const integrity = s.palace?.sqlite_integrity;
-  const extra = Object.entries(s).filter(([k, v]) => !KNOWN.has(k) && v && typeof v === 'object' && !Array.isArray(v));
+  const extra = Object.entries(s).filter(
+    ([k, v]) => !KNOWN.has(k) && v && typeof v === 'object' && !Array.isArray(v),
+  );
   const statuses = Object.entries(s.requests?.by_status ?? {}).sort(([a], [b]) => a.localeCompare(b));
   return (
     <div className="view view-pad view-scroll">
       <div className="status-grid">
-        <Card title="Hub" aside={<span className="muted small">read {formatAgo(new Date(status.at).toISOString(), now)}</span>}>
+        <Card
+          title="Hub"
+          aside={
+            <span className="muted small">read {formatAgo(new Date(status.at).toISOString(), now)}</span>
+          }
+        >
           <KeyValues
             rows={[
               { label: 'Version', value: s.server?.version, mono: true },
-              { label: 'Uptime', value: s.server?.uptime_seconds !== undefined ? formatUptime(s.server.uptime_seconds) : '—' },
+              {
+                label: 'Uptime',
+                value: s.server?.uptime_seconds !== undefined ? formatUptime(s.server.uptime_seconds) : '—',
+              },
               { label: 'Started', value: formatDateTime(s.server?.started_at) },
-              { label: 'Listening', value: s.server ? `${s.server.scheme ?? 'http'}://${s.server.host}:${s.server.port}` : '—', mono: true },
-              { label: 'Process', value: s.server?.pid !== undefined ? `pid ${s.server.pid}` : '—', mono: true },
+              {
+                label: 'Listening',
+                value: s.server ? `${s.server.scheme ?? 'http'}://${s.server.host}:${s.server.port}` : '—',
+                mono: true,
+              },
+              {
+                label: 'Process',
+                value: s.server?.pid !== undefined ? `pid ${s.server.pid}` : '—',
+                mono: true,
+              },
               { label: 'Mode', value: s.writer?.mode === 'read_only' ? 'read-only' : 'writer' },
             ]}
           />
@@ -71,12 +104,20 @@ export function StatusView(): ReactElement {
               {
                 label: 'SQLite integrity',
                 value: (
-                  <span className={integrity === 'ok' ? 'ok-text' : 'error-text'} data-testid="sqlite-integrity">
-                    {integrity === 'ok' ? <IconCheck size={13} /> : <IconAlert size={13} />} {integrity ?? '—'}
+                  <span
+                    className={integrity === 'ok' ? 'ok-text' : 'error-text'}
+                    data-testid="sqlite-integrity"
+                  >
+                    {integrity === 'ok' ? <IconCheck size={13} /> : <IconAlert size={13} />}{' '}
+                    {integrity ?? '—'}
                   </span>
                 ),
               },
-              { label: 'Writer lease', value: s.writer?.lease ? `pid ${s.writer.lease.pid}` : 'none', mono: true },
+              {
+                label: 'Writer lease',
+                value: s.writer?.lease ? `pid ${s.writer.lease.pid}` : 'none',
+                mono: true,
+              },
             ]}
           />
         </Card>
@@ -95,7 +136,11 @@ export function StatusView(): ReactElement {
               { label: 'Total', value: s.requests?.total?.toLocaleString() },
               { label: 'MCP', value: s.requests?.mcp?.toLocaleString() },
               { label: 'Waiting for the lock', value: String(s.requests?.lock_pending ?? 0) },
-              { label: 'By status', value: statuses.map(([code, n]) => `${code}: ${n.toLocaleString()}`).join(' · ') || '—', mono: true },
+              {
+                label: 'By status',
+                value: statuses.map(([code, n]) => `${code}: ${n.toLocaleString()}`).join(' · ') || '—',
+                mono: true,
+              },
             ]}
           />
         </Card>
@@ -123,7 +168,10 @@ export function StatusView(): ReactElement {
               {(s.clients?.recent ?? []).map((c) => (
                 <tr key={c.client_id} className="row-static">
                   <td>
-                    <div>{c.name ?? <span className="muted">unnamed</span>}{c.version ? <span className="muted small"> {c.version}</span> : null}</div>
+                    <div>
+                      {c.name ?? <span className="muted">unnamed</span>}
+                      {c.version ? <span className="muted small"> {c.version}</span> : null}
+                    </div>
                     <div className="muted small ellipsis" title={c.user_agent ?? undefined}>
                       {c.user_agent ?? ''}
                     </div>

@@ -25,11 +25,15 @@ interface Props {
 function lastActivity(task: TaskRow, now: number): ReactElement {
   if (task.stalled)
     return (
-      <span className="stalled-note" title={`No event for ${formatDuration(task.idleMs)} since it was claimed`}>
+      <span
+        className="stalled-note"
+        title={`No event for ${formatDuration(task.idleMs)} since it was claimed`}
+      >
         <IconAlert size={13} /> claimed, nothing for {formatDuration(task.idleMs)}
       </span>
     );
-  if (task.unclaimed) return <span className="unclaimed-note">nobody claimed it for {formatDuration(task.idleMs)}</span>;
+  if (task.unclaimed)
+    return <span className="unclaimed-note">nobody claimed it for {formatDuration(task.idleMs)}</span>;
   return <span>{formatAgo(task.last_event_at, now)}</span>;
 }
 
@@ -48,10 +52,18 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
     return c;
   }, [rows]);
   const shown = rows.filter((r) =>
-    state === 'all' ? true : state === 'active' ? !r.done : state === 'stalled' ? r.stalled : r.status === state,
+    state === 'all'
+      ? true
+      : state === 'active'
+        ? !r.done
+        : state === 'stalled'
+          ? r.stalled
+          : r.status === state,
   );
   const selected = rows.find((r) => r.correlation_id === selectedId);
-  const request = selected?.request_event_id ? events.find((e) => e.id === selected.request_event_id) : undefined;
+  const request = selected?.request_event_id
+    ? events.find((e) => e.id === selected.request_event_id)
+    : undefined;
 
   const move = (delta: number): void => {
     const at = selected ? shown.indexOf(selected) : -1;
@@ -136,7 +148,11 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
               </tbody>
             </table>
           ) : (
-            <EmptyState icon={<IconTasks size={28} />} title={rows.length === 0 ? 'No tasks yet' : 'Nothing in this state'} testId="tasks-empty">
+            <EmptyState
+              icon={<IconTasks size={28} />}
+              title={rows.length === 0 ? 'No tasks yet' : 'Nothing in this state'}
+              testId="tasks-empty"
+            >
               {rows.length === 0 || !eventsLoaded
                 ? 'A task starts when an agent appends a task.request with a correlation id. It shows here as it moves from open to applied.'
                 : `Tasks claimed with nothing for ${formatDuration(STALLED_AFTER_MS)} are marked stalled.`}
@@ -145,7 +161,13 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
         </div>
       </div>
       {selected ? (
-        <TaskDetail task={selected} request={request} now={now} onClose={() => onSelect(null)} onShowEvents={onShowEvents} />
+        <TaskDetail
+          task={selected}
+          request={request}
+          now={now}
+          onClose={() => onSelect(null)}
+          onShowEvents={onShowEvents}
+        />
       ) : null}
     </div>
   );

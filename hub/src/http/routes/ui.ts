@@ -62,7 +62,9 @@ export function uiHandler(dirs: readonly string[] = defaultUiDirs()) {
   };
   return async (ctx: Context): Promise<void> => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
-      throw new HubError('http.method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`, { data: { allow: ['GET', 'HEAD'] } });
+      throw new HubError('http.method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`, {
+        data: { allow: ['GET', 'HEAD'] },
+      });
     if (ctx.path === '/ui') {
       ctx.status = 308;
       ctx.redirect('/ui/');
@@ -77,7 +79,8 @@ export function uiHandler(dirs: readonly string[] = defaultUiDirs()) {
     }
     if (rel.includes('\0')) throw new HubError('http.not_found', `no file ${ctx.path}`);
     let file = resolve(dir, rel || 'index.html');
-    if (file !== dir && !file.startsWith(dir + sep)) throw new HubError('http.not_found', `no file ${ctx.path}`);
+    if (file !== dir && !file.startsWith(dir + sep))
+      throw new HubError('http.not_found', `no file ${ctx.path}`);
     let stat = existsSync(file) ? statSync(file) : undefined;
     if (!stat?.isFile()) {
       // Client-side routes (no extension) get the app; a missing asset is a plain 404.

@@ -4,10 +4,11 @@
 import type { Suite } from './figure.js';
 import { hubSuite } from './hub.js';
 import { logstreamSuite } from './logstream.js';
+import { memorySuite } from './memory.js';
 import { mineSuite } from './mine.js';
 import { syncSuite } from './sync.js';
 
-export const SUITES: readonly Suite[] = [logstreamSuite, hubSuite, syncSuite, mineSuite];
+export const SUITES: readonly Suite[] = [logstreamSuite, hubSuite, memorySuite, syncSuite, mineSuite];
 
 export function findSuite(name: string): Suite | undefined {
   return SUITES.find((s) => s.name === name);

@@ -3,7 +3,7 @@
 // third on each hub's palace); we time how long after the last write every hub holds all of them,
 // and count the bytes that crossed the wire against the JSON size of the events delivered.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -19,6 +19,18 @@ const INTERVAL_S = 1;
 const EVENTS_PER_ROUND = 10_000;
 const ROUNDS = 3;
 const PATCH_EVERY = 50; // one event in 50 carries a ~4 KiB patch artifact
+
+/** CPU time (user + system, ms) the hub processes have used so far; NaN where /proc is missing. */
+function hubCpuMs(hubs: readonly MeshHub[]): number {
+  try {
+    return hubs.reduce((sum, h) => {
+      const fields = readFileSync(`/proc/${h.child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      return sum + (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms
+    }, 0);
+  } catch {
+    return Number.NaN;
+  }
+}
 
 function jsonBytes(event: LogEvent): number {
   return Buffer.byteLength(JSON.stringify(event), 'utf8');
@@ -103,6 +115,7 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
 
     const next = makeTraffic(7);
     const converge: number[] = [];
+    const cpu: number[] = [];
     const writeMs: number[] = [];
     let deliveredJson = 0;
     let artifactBytes = 0;
@@ -110,6 +123,7 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
     for (let round = 1; round <= ROUNDS; round++) {
       const expected = round * EVENTS_PER_ROUND;
       const t0 = performance.now();
+      const cpuBefore = hubCpuMs(hubs);
       const events = await writeRound(logs, next, round);
       const written = performance.now();
       writeMs.push(written - t0);
@@ -127,6 +141,7 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
         await sleep(10);
       }
       converge.push(performance.now() - written);
+      cpu.push(hubCpuMs(hubs) - cpuBefore);
       ctx.progress(
         `round ${round}: wrote ${EVENTS_PER_ROUND} events in ${Math.round(writeMs.at(-1) ?? 0)} ms; converged ${Math.round(converge.at(-1) ?? 0)} ms after the last write`,
       );
@@ -156,6 +171,11 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
         target: { op: '<=', value: intervalMs + 5_000, note: 'one sync interval plus 5 s (DESIGN.md)' },
       },
       {
+        name: `hub CPU time, 3 hubs together, per 10k events converged (median of ${ROUNDS})`,
+        value: percentile(cpu, 50),
+        unit: 'ms',
+      },
+      {
         name: 'bytes on the wire / JSON of the events delivered',
         value: wire / deliveredJson,
         unit: 'x',
@@ -171,9 +191,9 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
     ];
     const notes = [
       `Three \`palace serve\` child processes on loopback, full mesh (each lists the other two in peers.json), PALACE_SYNC_INTERVAL=${INTERVAL_S}; each hub's peers dial it through a byte-counting TCP proxy.`,
-      `${ROUNDS} rounds of ${EVENTS_PER_ROUND.toLocaleString('en-US')} events (bench traffic, ~200-byte bodies; 1 in ${PATCH_EVERY} with a ~4 KiB patch artifact), a third written to each palace's log by this process (group commit); writing took ${writeMs.map((m) => Math.round(m)).join(', ')} ms. Convergence is timed from the last write until all three logs hold every event: ${converge.map((m) => Math.round(m)).join(', ')} ms.`,
-      `Wire: ${(wire / 1e6).toFixed(1)} MB both directions incl. HTTP headers, idle version-vector polls and duplicate pulls in the full mesh, against ${(deliveredJson / 1e6).toFixed(1)} MB of event JSON delivered (artifacts excluded from the reference; their JSON adds ${(artifactBytes / 1e6).toFixed(1)} MB). Sync responses are gzipped when the puller sends Accept-Encoding: gzip (palace always does).`,
-      `Without gzip a /sync/ops page is ${(identity.wire / 1e6).toFixed(1)} MB for ${(identity.json / 1e6).toFixed(1)} MB of event JSON.`,
+      `${ROUNDS} rounds of ${EVENTS_PER_ROUND.toLocaleString('en-US')} events (bench traffic, ~200-byte bodies; 1 in ${PATCH_EVERY} with a ~4 KiB patch artifact), a third written to each palace's log by this process (group commit); writing took ${writeMs.map((m) => Math.round(m)).join(', ')} ms. Convergence is timed from the last write until all three logs hold every event: ${converge.map((m) => Math.round(m)).join(', ')} ms. The hubs' CPU time (serving, pulling, applying; from /proc) shows the work independent of other load on the machine: ${cpu.map((m) => Math.round(m)).join(', ')} ms.`,
+      `Wire: ${(wire / 1e6).toFixed(1)} MB both directions incl. HTTP headers, artifacts, idle version-vector polls and any duplicate pulls in the full mesh, against ${(deliveredJson / 1e6).toFixed(1)} MB of event JSON delivered (artifacts excluded from the reference; their JSON adds ${(artifactBytes / 1e6).toFixed(1)} MB). Sync responses are gzipped when the puller sends Accept-Encoding: gzip (palace always does).`,
+      `Without gzip, paging every origin of one hub through /sync/ops returns ${(identity.wire / 1e6).toFixed(1)} MB for ${(identity.json / 1e6).toFixed(1)} MB of the same events' JSON.`,
     ];
     return { figures, notes };
   } finally {

@@ -4,6 +4,9 @@
 // sha256 and size, copying from the setup view, the command palette, the long-poll fallback and a
 // hub going down and coming back. Saves a screenshot of every view under test-results/screenshots/.
 
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -265,10 +268,48 @@ run('dashboard at /ui (Chromium)', { timeout: 90_000 }, () => {
     expect(await page.getByText('e2e-agent').count()).toBeGreaterThan(0);
     await shot('06-status');
 
-    await go('peers');
-    const peers = await fetch(`${hub.url}/sync/peers`, { headers: { Authorization: `Bearer ${TOKEN}` } });
-    if (peers.status === 404) await page.getByTestId('peers-unavailable').waitFor();
-    else await page.getByText('This hub').waitFor();
+    // Two peers in peers.json: a real second hub, and an address where nothing listens.
+    const deskDirs = makeHubDirs('palace-e2e-desk-');
+    const desk = await startTestHub(deskDirs);
+    try {
+      for (const body of ['desk: started', 'desk: watching'])
+        await desk.services.logstream.append({
+          type: 'status',
+          stream: 'project/webapp',
+          room: 'status',
+          from_agent: 'desk-cursor',
+          to_agent: '*',
+          body,
+        });
+      writeFileSync(
+        join(dirs.palace, 'peers.json'),
+        JSON.stringify({
+          peers: [
+            { name: 'desk', url: desk.url },
+            { name: 'ci-box', url: 'http://127.0.0.1:9', token: 'unused' },
+          ],
+        }),
+      );
+      const round = await fetch(`${hub.url}/sync/round`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${TOKEN}` },
+      });
+      await go('peers');
+      if (round.status === 404) {
+        await page.getByTestId('peers-unavailable').waitFor();
+      } else {
+        const rows = page.getByTestId('peer-table').locator('tbody tr');
+        await expect.poll(() => rows.count()).toBe(2);
+        const deskRow = rows.filter({ hasText: 'desk' });
+        const ciRow = rows.filter({ hasText: 'ci-box' });
+        await expect.poll(() => deskRow.innerText()).toMatch(/reachable[\s\S]*ahead/);
+        expect(await ciRow.innerText()).toContain('unreachable');
+        expect(await page.getByText('Known through gossip').count()).toBe(0);
+      }
+    } finally {
+      await desk.close();
+      deskDirs.cleanup();
+    }
     await shot('07-peers');
   });
 
@@ -472,7 +513,8 @@ run('dashboard when the stream is full (Chromium)', { timeout: 60_000 }, () => {
     dirs = makeHubDirs('palace-e2e-poll-');
     // No stream slot at all: every /logstream/stream answers 503 and the page long-polls instead.
     hub = await startTestHub(dirs, { env: { PALACE_SSE_MAX_CLIENTS: '0' } });
-    browser = await launchBrowser();
+    // This page also shows the dark theme (the system's colour scheme).
+    browser = await launchBrowser({ colorScheme: 'dark' });
   });
 
   afterAll(async () => {
@@ -497,5 +539,8 @@ run('dashboard when the stream is full (Chromium)', { timeout: 60_000 }, () => {
     });
     await page.locator(`[data-event-id="${event.id}"]`).waitFor();
     expect(await page.getByTestId('connection').innerText()).toContain('polling');
+    await page.locator(`[data-event-id="${event.id}"]`).click();
+    await page.getByTestId('event-detail').waitFor();
+    await screenshot(page, '12-events-dark-polling');
   });
 });

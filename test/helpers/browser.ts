@@ -24,7 +24,7 @@ export interface TestBrowser {
 }
 
 export async function launchBrowser(
-  options: { viewport?: { width: number; height: number } } = {},
+  options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {},
 ): Promise<TestBrowser> {
   const dataDir = mkdtempSync(join(tmpdir(), 'palace-chromium-'));
   const context = await chromium.launchPersistentContext(dataDir, {
@@ -42,7 +42,7 @@ export async function launchBrowser(
     ],
     viewport: options.viewport ?? { width: 1440, height: 900 },
     deviceScaleFactor: 1,
-    colorScheme: 'light',
+    colorScheme: options.colorScheme ?? 'light',
     reducedMotion: 'reduce',
   });
   const page = context.pages()[0] ?? (await context.newPage());

@@ -139,6 +139,39 @@ describe('peer sync between hubs', () => {
     await converged([a.hub, b.hub, c.hub], 18, 'the new C events to reach A through B');
   });
 
+  it('in a full mesh pulls each origin from its own hub while that hub is healthy', async () => {
+    const a = await hubWith();
+    const b = await hubWith();
+    const c = await hubWith();
+    writePeers(a.dirs.palace, [
+      { name: 'b', url: b.hub.url },
+      { name: 'c', url: c.hub.url },
+    ]);
+    writePeers(b.dirs.palace, [
+      { name: 'a', url: a.hub.url },
+      { name: 'c', url: c.hub.url },
+    ]);
+    writePeers(c.dirs.palace, [
+      { name: 'a', url: a.hub.url },
+      { name: 'b', url: b.hub.url },
+    ]);
+    const healthy = (h: Hub): boolean =>
+      h.services.sync?.estate().peers.every((p) => p.last_success_at !== null && p.last_error === null) ??
+      false;
+    await waitUntil(() => healthy(a.hub) && healthy(b.hub) && healthy(c.hub), 'the mesh to form');
+    await appendMany(log(b.hub), 200, 'b-claude');
+    await appendMany(log(c.hub), 300, 'c-claude');
+    await converged([a.hub, b.hub, c.hub], 500, 'the full mesh to converge');
+    const pulledBy = (h: Hub, name: string): number =>
+      h.services.sync?.estate().peers.find((p) => p.name === name)?.pulled_events_total ?? -1;
+    await waitUntil(
+      () => pulledBy(a.hub, 'b') + pulledBy(a.hub, 'c') === 500,
+      "A's estate to count every pull",
+    );
+    expect(pulledBy(a.hub, 'b')).toBe(200); // none of C's events came the long way round
+    expect(pulledBy(a.hub, 'c')).toBe(300);
+  });
+
   it('catches up a hub that was stopped while others wrote, and its offline writes reach them', async () => {
     const a = await hubWith();
     const b = await hubWith();

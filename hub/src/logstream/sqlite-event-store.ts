@@ -13,7 +13,6 @@ import type { Artifact, ArtifactMeta, EventPage, EventQuery, LogEvent, NewArtifa
 import {
   checkRemoteArtifact,
   remoteEventRecord,
-  toReplicatedEvent,
   type ApplyResult,
   type RemoteEventRecord,
   type ReplicatedArtifact,
@@ -23,7 +22,16 @@ import {
 import type { EventStore } from './event-store.js';
 import { MAX_PAGE_EVENTS, type ReplicaStore } from './replica-store.js';
 import { migrate } from './schema.js';
-import { EVENT_COLUMNS, parseObject, previewEvent, toArtifact, toEvent, type ArtifactRow, type EventRow } from './sqlite-rows.js';
+import {
+  EVENT_COLUMNS,
+  parseObject,
+  previewEvent,
+  toArtifact,
+  toEvent,
+  toReplicated,
+  type ArtifactRow,
+  type EventRow,
+} from './sqlite-rows.js';
 
 /** How hard a commit waits for the disk; see README "Durability". */
 export type Durability = 'normal' | 'full';
@@ -301,7 +309,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
     const rows = this.stmt(
       `SELECT ${EVENT_COLUMNS} FROM events WHERE origin_replica = ? AND origin_seq > ? ORDER BY origin_seq ASC LIMIT ?`,
     ).all(origin, after, n) as EventRow[];
-    return rows.map((row) => toReplicatedEvent(toEvent(row)));
+    return rows.map(toReplicated);
   }
 
   hasArtifact(id: string): boolean {
@@ -338,22 +346,19 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
         .transaction(() => {
           result = { applied: 0, duplicates: 0, lastOriginSeq: 0 };
           for (const raw of events) {
-            this.stmt('SAVEPOINT remote_event').run();
+            let record: RemoteEventRecord;
             try {
-              const record = remoteEventRecord(raw);
-              if (this.isHeld(record)) result.duplicates++;
-              else {
-                this.insertRemote(record);
-                result.applied++;
-              }
-              result.lastOriginSeq = Math.max(result.lastOriginSeq, record.origin_seq);
-              this.stmt('RELEASE remote_event').run();
+              record = remoteEventRecord(raw);
+              if (record.origin_replica !== this.replicaId) this.requireArtifacts(record);
             } catch (err) {
-              this.stmt('ROLLBACK TO remote_event').run();
-              this.stmt('RELEASE remote_event').run();
+              // Nothing of this event was written: stop here, keeping the events before it.
               result.failed = { event_id: String(raw.id), error: toHubError(err) };
               break;
             }
+            // From here a failure can only be the storage's, and it rolls back the whole batch.
+            if (record.origin_replica !== this.replicaId && this.insertRemote(record)) result.applied++;
+            else result.duplicates++;
+            result.lastOriginSeq = Math.max(result.lastOriginSeq, record.origin_seq);
           }
         })
         .immediate();
@@ -364,24 +369,22 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
     return result;
   }
 
-  /** Already here: same id, same (origin, origin_seq), or authored by this replica. */
-  private isHeld(e: RemoteEventRecord): boolean {
-    if (e.origin_replica === this.replicaId) return true;
-    if (this.stmt('SELECT 1 FROM events WHERE id = ?').get(e.id)) return true;
-    return this.stmt('SELECT 1 FROM events WHERE origin_replica = ? AND origin_seq = ?').get(e.origin_replica, e.origin_seq) !== undefined;
-  }
-
-  /** Appends a remote event verbatim (id, created_at, hlc, origin stamps) at a new local seq. */
-  private insertRemote(e: RemoteEventRecord): void {
+  /** Every artifact a remote event references must already be stored (artifacts travel first). */
+  private requireArtifacts(e: RemoteEventRecord): void {
     for (const artifactId of e.artifact_ids)
       if (!this.hasArtifact(artifactId))
         throw new HubError('artifact.unknown_ref', `remote event ${e.id} references artifact ${artifactId} not yet applied locally`, {
           field: 'artifact_ids',
         });
-    const top = this.stmt('SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number };
-    const seq = top.seq + 1;
-    this.stmt(`INSERT INTO events (${EVENT_COLUMNS}) VALUES (${EVENT_COLUMNS.split(',').map(() => '?').join(',')})`).run(
-      seq,
+  }
+
+  /**
+   * Appends a remote event verbatim (id, created_at, hlc, origin stamps) at the next local seq. False
+   * when it is already held: the unique indexes on id and on (origin_replica, origin_seq) decide.
+   */
+  private insertRemote(e: RemoteEventRecord): boolean {
+    const columns = EVENT_COLUMNS.replace(/^seq, /, '');
+    const info = this.stmt(`INSERT OR IGNORE INTO events (${columns}) VALUES (${columns.split(',').map(() => '?').join(',')})`).run(
       e.id,
       e.type,
       e.stream,
@@ -400,11 +403,14 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
       e.origin_seq,
       e.hlc,
     );
+    if (info.changes === 0) return false;
+    const seq = Number(info.lastInsertRowid); // seq is the rowid: the next one after the newest event
     e.artifact_ids.forEach((artifactId, position) =>
       this.stmt('INSERT OR IGNORE INTO event_artifacts (event_seq, artifact_id, position) VALUES (?, ?, ?)').run(seq, artifactId, position),
     );
     // Later local stamps sort after what we have seen.
     this.clock = observe(this.clock, e.hlc);
+    return true;
   }
 
   changeToken(): number {

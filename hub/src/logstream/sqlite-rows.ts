@@ -1,5 +1,6 @@
 // Row shapes of logstream.sqlite3 and their mapping to our types. Only logstream/ imports this.
 
+import type { ReplicatedEvent } from '../core/replication.js';
 import type { Artifact, ArtifactMeta, EventStatus, LogEvent } from '../core/types.js';
 import { LIMITS } from '../core/validate.js';
 
@@ -48,6 +49,29 @@ export function parseObject(json: string): Record<string, unknown> {
   } catch {
     return {};
   }
+}
+
+/** A row in its wire form for peer sync (no local seq), built directly: pages hold 500 of them. */
+export function toReplicated(row: EventRow): ReplicatedEvent {
+  return {
+    id: row.id,
+    type: row.type,
+    stream: row.stream,
+    room: row.room,
+    from_agent: row.from_agent,
+    to_agent: row.to_agent,
+    correlation_id: row.correlation_id,
+    branch: row.branch,
+    base_commit: row.base_commit,
+    status: row.status as EventStatus | null,
+    artifact_ids: row.artifact_ids === '[]' ? [] : (JSON.parse(row.artifact_ids) as string[]),
+    body: row.body,
+    metadata: row.metadata_json === '{}' ? {} : parseObject(row.metadata_json),
+    created_at: row.created_at,
+    origin_replica: row.origin_replica,
+    origin_seq: row.origin_seq,
+    hlc: row.hlc,
+  };
 }
 
 export function toEvent(row: EventRow): LogEvent {

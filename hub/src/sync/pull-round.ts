@@ -14,6 +14,11 @@ export interface PullOptions {
   signal?: AbortSignal;
   /** Events asked for per page (1-500, default 500). */
   pageLimit?: number;
+  /**
+   * Origins not to pull from this peer: the caller pulls them from their own hub, which is a healthy
+   * direct peer (in a full mesh this keeps every event from crossing the wire twice).
+   */
+  skipOrigins?: ReadonlySet<string>;
 }
 
 /** What one round against one peer did. */
@@ -100,7 +105,10 @@ export async function pullFromPeer(
     return report;
   }
 
-  for (const target of pullPlan(replica.versionVector(), remote.version_vector, replica.replicaId)) {
+  const plan = pullPlan(replica.versionVector(), remote.version_vector, replica.replicaId).filter(
+    (t) => t.origin === remote.replica_id || !options.skipOrigins?.has(t.origin),
+  );
+  for (const target of plan) {
     const { origin, top } = target;
     let after = target.after;
     let prefetched: { after: number; page: Promise<OpsMessage> } | undefined;

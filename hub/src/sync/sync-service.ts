@@ -223,6 +223,21 @@ export class SyncService {
     return this.peers.some((p) => p.name === peer.name && p.url === peer.url && p.token === peer.token);
   }
 
+  /**
+   * Replica ids of the other peers in peers.json whose last round succeeded: their own events come
+   * straight from them, so `peer` is not asked for them too. A peer that fails drops out of this set
+   * and its events flow through the others again.
+   */
+  private directOrigins(peer: PeerEntry): Set<string> {
+    const out = new Set<string>();
+    for (const other of this.peers) {
+      if (other.name === peer.name) continue;
+      const s = this.status.get(other.name);
+      if (s && s.url === other.url && s.replicaId && s.lastSuccessAt && !s.lastError) out.add(s.replicaId);
+    }
+    return out;
+  }
+
   /** Pulls one peer once; with `record`, its outcome updates the peer's status in the estate. */
   private async pullOnce(peer: PeerEntry, record: boolean): Promise<PeerRoundResult> {
     const startedAt = this.now().toISOString();
@@ -230,6 +245,7 @@ export class SyncService {
     try {
       report = await pullFromPeer(this.replica, this.transportFor(peer), {
         signal: this.abort.signal,
+        skipOrigins: this.directOrigins(peer),
         ...(this.pageLimit ? { pageLimit: this.pageLimit } : {}),
       });
     } catch (err) {

@@ -3,6 +3,7 @@
 // carrying {error: {code, message, field}} so agents see what to fix.
 
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 import { toHubError } from '../errors.js';
@@ -20,10 +21,21 @@ function jsonResult(value: unknown): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }] };
 }
 
+let validator: AjvJsonSchemaValidator | undefined;
+
+/**
+ * One JSON-schema validator for every per-request server: building a new Ajv instance per request
+ * was the largest single cost of a stateless MCP call. It holds compiled schemas only (no request state).
+ */
+function sharedValidator(): AjvJsonSchemaValidator {
+  validator ??= new AjvJsonSchemaValidator();
+  return validator;
+}
+
 export function buildServer(hub: HubServices, options: BuildServerOptions = {}): McpServer {
   const server = new McpServer(
     { name: 'palace', version: hub.version },
-    { instructions: AGENT_INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
+    { instructions: AGENT_INSTRUCTIONS, capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: sharedValidator() },
   );
   for (const tool of TOOLS) {
     if (hub.readOnly && tool.mutating) continue;

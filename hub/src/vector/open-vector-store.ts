@@ -6,8 +6,6 @@ import { hostname } from 'node:os';
 import type { PalaceConfig } from '../config.js';
 import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { LanceDbVectorStore } from './lancedb-vector-store.js';
-import { PgVectorStore } from './pgvector-vector-store.js';
 import type { VectorStore } from './vector-store.js';
 
 /** Who claims a networked collection: this host and palace (the palace's own lease covers processes). */
@@ -19,10 +17,15 @@ export async function openVectorStore(config: Readonly<PalaceConfig>, palacePath
   const settings = config.backendSettings;
   const claimAs = claimHolder(palacePath);
   switch (config.backend) {
-    case 'lancedb':
+    // Adapters load on first use, so a hub that only coordinates never pays for LanceDB or pg.
+    case 'lancedb': {
+      const { LanceDbVectorStore } = await import('./lancedb-vector-store.js');
       return LanceDbVectorStore.open({ palacePath, dimensions, log });
-    case 'pgvector':
+    }
+    case 'pgvector': {
+      const { PgVectorStore } = await import('./pgvector-vector-store.js');
       return PgVectorStore.open({ settings, dimensions, claimAs });
+    }
     case 'qdrant':
     case 'milvus':
       throw new HubError('hub.config', `PALACE_BACKEND: the ${config.backend} adapter is not in this build yet; use lancedb or pgvector`, { field: 'PALACE_BACKEND' });

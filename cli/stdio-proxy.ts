@@ -8,16 +8,11 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 import type { PalaceConfig } from '../hub/src/config.js';
-import { RequestStats } from '../hub/src/http/request-stats.js';
 import type { Logger } from '../hub/src/log.js';
-import { Logstream } from '../hub/src/logstream/logstream.js';
-import { createKgHandle, type KgHandle } from '../hub/src/memory/kg/knowledge-graph.js';
-import { createMemoryHandle, type MemoryHandle } from '../hub/src/memory/open-memory.js';
 import { canonicalPalace, dialUrl, readLiveRegistration, readStoredToken } from '../hub/src/registration.js';
-import type { HubServices } from '../hub/src/services.js';
+import { createLocalServices } from '../hub/src/local-services.js';
 import { buildServer } from '../hub/src/tools/build-server.js';
 import { MUTATING_TOOLS } from '../hub/src/tools/registry.js';
-import { PALACE_VERSION } from '../hub/src/version.js';
 
 const FORWARD_TIMEOUT_MS = 600_000;
 
@@ -83,28 +78,13 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   const inflight = new Map<string | number, AbortController>();
   let announced: string | undefined;
 
-  let local: { transport: LocalTransport; logstream: Logstream; memory: MemoryHandle; kg: KgHandle } | undefined;
+  let local: { transport: LocalTransport; close: () => Promise<void> } | undefined;
   const localServer = (): LocalTransport => {
     if (local) return local.transport;
-    const logstream = Logstream.open(palacePath, { durability: config.durability });
-    const memory = createMemoryHandle(config, palacePath, log);
-    const kg = createKgHandle(palacePath);
-    const services: HubServices = {
-      config,
-      logstream,
-      memory,
-      kg,
-      log,
-      version: PALACE_VERSION,
-      startedAt: new Date(),
-      readOnly: false,
-      role: 'local',
-      stats: new RequestStats(),
-      describe: () => ({ writer: { mode: 'local' } }),
-    };
+    const { services, close } = createLocalServices(config, palacePath, log);
     const transport = new LocalTransport(write);
     void buildServer(services).connect(transport);
-    local = { transport, logstream, memory, kg };
+    local = { transport, close };
     return transport;
   };
 
@@ -202,7 +182,5 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   await Promise.allSettled([...pending]);
   // Give the local server a moment to flush responses to frames delivered just before EOF.
   await new Promise((resolve) => setImmediate(resolve));
-  await local?.memory.close();
-  local?.kg.close();
-  local?.logstream.close();
+  await local?.close();
 }

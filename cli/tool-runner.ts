@@ -3,16 +3,11 @@
 
 import type { PalaceConfig } from '../hub/src/config.js';
 import { HubError, type ErrorCode } from '../hub/src/errors.js';
-import { RequestStats } from '../hub/src/http/request-stats.js';
 import { leaseHolder } from '../hub/src/lease.js';
 import { silentLogger, makeLogger } from '../hub/src/log.js';
-import { Logstream } from '../hub/src/logstream/logstream.js';
-import { createKgHandle } from '../hub/src/memory/kg/knowledge-graph.js';
-import { createMemoryHandle } from '../hub/src/memory/open-memory.js';
 import { canonicalPalace, dialUrl, readLiveRegistration, readStoredToken } from '../hub/src/registration.js';
-import type { HubServices } from '../hub/src/services.js';
+import { createLocalServices } from '../hub/src/local-services.js';
 import { findTool } from '../hub/src/tools/registry.js';
-import { PALACE_VERSION } from '../hub/src/version.js';
 import { sseData } from './stdio-proxy.js';
 
 function unwrap(text: string, isError: boolean): unknown {
@@ -128,33 +123,15 @@ async function locally(
       'lease.held',
       `the palace is held by a hub (pid ${holder.pid}${holder.address ? ` at ${holder.address}` : ''}); with PALACE_HUB_FORWARD=0 direct writes are refused. Unset it to write through the hub`,
     );
-  const logstream = Logstream.open(palacePath, { durability: config.durability });
-  const log = verbose ? makeLogger('palace') : silentLogger;
-  const memory = createMemoryHandle(config, palacePath, log);
-  const kg = createKgHandle(palacePath);
-  const services: HubServices = {
-    config,
-    logstream,
-    memory,
-    kg,
-    log,
-    version: PALACE_VERSION,
-    startedAt: new Date(),
-    readOnly: false,
-    role: 'local',
-    stats: new RequestStats(),
-    describe: () => ({ writer: { mode: 'local' } }),
-  };
+  const local = createLocalServices(config, palacePath, verbose ? makeLogger('palace') : silentLogger);
   try {
     const onProgress = options.onProgress;
-    return await tool.handler(args as never, services, {
+    return await tool.handler(args as never, local.services, {
       signal: new AbortController().signal,
       progress: async (progress, total, message) => onProgress?.(progress, total, message),
     });
   } finally {
-    await memory.close();
-    kg.close();
-    logstream.close();
+    await local.close();
   }
 }
 

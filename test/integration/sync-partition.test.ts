@@ -60,8 +60,12 @@ describe('peer sync through partitions', () => {
         content: `patch ${i}\n`.repeat(200),
       });
     await appendMany(la, 30, 'a-claude');
-    await waitUntil(() => errorOf(a.hub) && errorOf(b.hub), 'both hubs to report the dropped link');
-    expect(errorOf(a.hub)).toMatch(/unreachable|lost|closed|terminated/);
+    // waitUntil takes any value but undefined/false as done, so a null error must become undefined.
+    const dropped = await waitUntil(() => {
+      const ea = errorOf(a.hub);
+      return ea !== null && errorOf(b.hub) !== null ? ea : undefined;
+    }, 'both hubs to report the dropped link');
+    expect(dropped).toMatch(/unreachable|lost|closed|terminated/);
 
     // Cut: responses stop after 1,500 bytes; a page is never half-applied.
     const droppedErrorsAt = toB.connections;

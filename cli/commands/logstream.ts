@@ -17,7 +17,8 @@ function str(v: unknown): string | undefined {
 }
 
 /** The read filters shared by list and wait; repeated flags mean "any of". */
-function addFilters(cmd: Command): Command {
+/** The repeatable filters every reader (list, wait, watch) shares; a repeated flag means "any of". */
+function addRepeatableFilters(cmd: Command): Command {
   return cmd
     .option('--to-agent <agent>', 'events addressed to this agent (or to * broadcasts); repeatable', collect)
     .option('--from-agent <agent>', 'events written by this agent; repeatable', collect)
@@ -26,7 +27,11 @@ function addFilters(cmd: Command): Command {
     .option('--status <status>', 'event status; repeatable', collect)
     .option('--correlation-id <id>', 'correlation id; repeatable', collect)
     .option('--stream <stream>', 'stream; repeatable', collect)
-    .option('--room <room>', 'room; repeatable', collect)
+    .option('--room <room>', 'room; repeatable', collect);
+}
+
+function addFilters(cmd: Command): Command {
+  return addRepeatableFilters(cmd)
     .option('--since-event-id <id>', 'only events after this one in append order (the resume cursor)')
     .option('--since-created-at <time>', 'only events created at or after this time (a window, not a cursor)')
     .option('--limit <n>', 'at most this many events (1-500, default 50)')
@@ -142,18 +147,12 @@ export function registerLogstream(program: Command): void {
       }),
     );
 
-  log
-    .command('watch')
-    .description('wait in the background for events addressed to an agent (exit 0 on a match, 2 when idle)')
-    .option('--agent <agent>', 'shorthand for --to-agent <agent> --exclude-from-agent <agent>')
-    .option('--to-agent <agent>', 'repeatable', collect)
-    .option('--from-agent <agent>', 'repeatable', collect)
-    .option('--exclude-from-agent <agent>', 'repeatable', collect)
-    .option('--type <type>', 'repeatable', collect)
-    .option('--status <status>', 'repeatable', collect)
-    .option('--correlation-id <id>', 'repeatable', collect)
-    .option('--stream <stream>', 'repeatable', collect)
-    .option('--room <room>', 'repeatable', collect)
+  addRepeatableFilters(
+    log
+      .command('watch')
+      .description('wait in the background for events addressed to an agent (exit 0 on a match, 2 when idle)')
+      .option('--agent <agent>', 'shorthand for --to-agent <agent> --exclude-from-agent <agent>'),
+  )
     .option('--since-event-id <id>', 'start after this event (overrides the state file)')
     .option('--state-file <path>', 'keep the cursor here across runs ("" disables; default with --agent: ~/.palace/watch/<agent>.json)')
     .option('--from-start', 'on a first run, replay the whole log instead of starting at the latest event')

@@ -12,6 +12,7 @@ import { appendFigures } from './logstream-append.js';
 import { artifactFigures } from './logstream-artifact.js';
 import { LIST_SIZES, listFigures, listSamples } from './logstream-list.js';
 import { wakeFigures } from './logstream-wake.js';
+import { watchWakeFigures } from './logstream-watch.js';
 
 function sqliteVersion(): string {
   const db = new Database(':memory:');
@@ -48,6 +49,10 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
       const wake = await wakeFigures(ctx, log, palaceDir);
       figures.push(...wake.figures);
       notes.push('Wake-ups run on the 100k-event palace.', ...wake.notes);
+      figures.push(...(await watchWakeFigures(ctx, log, palaceDir, tempDir('watch'))));
+      notes.push(
+        '`logstream watch`: the real CLI (`node bin/palace.js`, no hub) follows the 100k-event palace; this process appends after a random 0-100 ms pause and times until the watcher prints the batch (NDJSON) on its stdout.',
+      );
     } finally {
       log.close();
     }
@@ -56,7 +61,7 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
     notes.push(
       'Artifact: 50 distinct 1 MiB ASCII texts (kind "file"), 5 warm-up puts not counted; no target in' +
         ' DESIGN.md; Python reference 5.2 ms.',
-      `Durability "normal": WAL + synchronous=NORMAL (the default); SQLite ${sqliteVersion()}.`,
+      `Durability "normal": WAL + synchronous=NORMAL (the default); SQLite ${sqliteVersion()}. An acknowledged event survives kill -9 of the process (test/reliability/crash-consistency.test.ts); on power loss or an OS crash the last commits since the WAL was last synced can be lost, never half-written. PALACE_LOG_DURABILITY=full syncs every commit (README "Durability").`,
     );
     return { figures, notes };
   } finally {

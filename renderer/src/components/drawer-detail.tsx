@@ -7,7 +7,7 @@ import { useStore } from '../hooks/useDashboard.js';
 import { formatDateTime } from '../lib/format.js';
 import type { Drawer } from '../state/hub-types.js';
 import { CopyButton } from './copy-button.js';
-import { IconClose } from './icons.js';
+import { DetailPanel } from './detail-panel.js';
 import { KeyValues, type KeyValue } from './key-values.js';
 
 const SHOWN = new Set([
@@ -77,36 +77,31 @@ export function DrawerDetail({ id, onClose }: { id: string; onClose(): void }): 
   }, [store, id]);
   const content = drawer?.content ?? drawer?.text ?? '';
   return (
-    <aside className="detail" aria-label="Drawer" data-testid="drawer-detail">
-      <header className="detail-head">
-        <div className="detail-title">
+    <DetailPanel
+      label="Drawer"
+      testId="drawer-detail"
+      closeLabel="Close drawer (Esc)"
+      onClose={onClose}
+      title={
+        <>
           <span className="muted small">drawer</span> <span className="mono">{id}</span>
-        </div>
-        <button
-          type="button"
-          className="btn btn-ghost btn-icon"
-          onClick={onClose}
-          aria-label="Close drawer (Esc)"
-        >
-          <IconClose size={16} />
-        </button>
-      </header>
-      <div className="detail-body">
-        {error ? <p className="error-text">{error}</p> : null}
-        {!drawer && !error ? <p className="muted">Opening…</p> : null}
-        {drawer ? (
-          <>
-            <KeyValues rows={provenance(drawer)} />
-            <section className="section">
-              <div className="section-head">
-                <h3 className="section-title">Content, verbatim</h3>
-                <CopyButton text={content} label="drawer content" compact />
-              </div>
-              <pre className="body-text">{content}</pre>
-            </section>
-          </>
-        ) : null}
-      </div>
-    </aside>
+        </>
+      }
+    >
+      {error ? <p className="error-text">{error}</p> : null}
+      {!drawer && !error ? <p className="muted">Opening…</p> : null}
+      {drawer ? (
+        <>
+          <KeyValues rows={provenance(drawer)} />
+          <section className="section">
+            <div className="section-head">
+              <h3 className="section-title">Content, verbatim</h3>
+              <CopyButton text={content} label="drawer content" compact />
+            </div>
+            <pre className="body-text">{content}</pre>
+          </section>
+        </>
+      ) : null}
+    </DetailPanel>
   );
 }

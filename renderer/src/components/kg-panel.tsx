@@ -7,7 +7,7 @@ import { useStore } from '../hooks/useDashboard.js';
 import { formatWhen } from '../lib/format.js';
 import type { KgFact } from '../state/hub-types.js';
 import { EmptyState } from './empty-state.js';
-import { IconSearch } from './icons.js';
+import { SearchField } from './search-field.js';
 
 export function KgPanel({ available }: { available: boolean }): ReactElement {
   const store = useStore();
@@ -50,16 +50,12 @@ export function KgPanel({ available }: { available: boolean }): ReactElement {
   return (
     <div className="kg">
       <form className="search-row" onSubmit={run}>
-        <div className="input-icon">
-          <IconSearch size={15} />
-          <input
-            className="input"
-            placeholder="Entity, e.g. auth-service"
-            value={entity}
-            onChange={(e) => setEntity(e.target.value)}
-            data-testid="kg-entity"
-          />
-        </div>
+        <SearchField
+          placeholder="Entity, e.g. auth-service"
+          value={entity}
+          onChange={setEntity}
+          testId="kg-entity"
+        />
         <label className="filter">
           <span className="filter-label">As of</span>
           <input

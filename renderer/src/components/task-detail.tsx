@@ -6,7 +6,8 @@ import type { LogEvent } from '../../../hub/src/core/types.js';
 import type { TaskRow } from '../lib/tasks.js';
 import { formatAgo, formatDateTime, formatDuration } from '../lib/format.js';
 import { ArtifactCard } from './artifact-card.js';
-import { IconAlert, IconClose } from './icons.js';
+import { DetailPanel } from './detail-panel.js';
+import { IconAlert } from './icons.js';
 import { KeyValues } from './key-values.js';
 import { StatusBadge } from './status-badge.js';
 
@@ -20,90 +21,81 @@ interface Props {
 
 export function TaskDetail({ task, request, now, onClose, onShowEvents }: Props): ReactElement {
   return (
-    <aside className="detail" aria-label="Task detail" data-testid="task-detail">
-      <header className="detail-head">
-        <div className="detail-title">
+    <DetailPanel
+      label="Task detail"
+      testId="task-detail"
+      onClose={onClose}
+      title={
+        <>
           <span className="mono">{task.correlation_id}</span>
           <StatusBadge status={task.status} />
+        </>
+      }
+    >
+      {task.stalled ? (
+        <div className="callout callout-warn">
+          <IconAlert size={14} /> Claimed by {task.worker ?? 'a worker'}, and nothing for{' '}
+          {formatDuration(task.idleMs)}.
         </div>
+      ) : null}
+      <KeyValues
+        rows={[
+          { label: 'Requester', value: task.requester },
+          { label: 'Worker', value: task.worker ?? <span className="muted">not claimed</span> },
+          {
+            label: 'Opened',
+            value: `${formatDateTime(task.created_at)} (${formatAgo(task.created_at, now)})`,
+          },
+          { label: 'Last event', value: formatAgo(task.last_event_at, now) },
+          ...(request?.branch ? [{ label: 'Branch', value: request.branch, mono: true }] : []),
+          ...(request?.base_commit ? [{ label: 'Base commit', value: request.base_commit, mono: true }] : []),
+        ]}
+      />
+      <section className="section">
+        <h3 className="section-title">History</h3>
+        <ol className="timeline" data-testid="task-history">
+          {task.history.map((step) => (
+            <li key={step.event_id} className="timeline-item">
+              <span className={`timeline-dot dot-${step.to}`} aria-hidden="true" />
+              <div className="timeline-main">
+                <div>
+                  <StatusBadge status={step.to} /> <span className="muted small">by</span>{' '}
+                  <span className="agent">{step.by}</span>
+                  {!step.expected ? (
+                    <span className="tag tag-warn" title="The spec's state table does not show this move">
+                      unexpected move
+                    </span>
+                  ) : null}
+                </div>
+                <div className="muted small">
+                  <span className="mono">{step.event_type}</span> · {formatDateTime(step.at)}
+                </div>
+              </div>
+            </li>
+          ))}
+        </ol>
         <button
           type="button"
-          className="btn btn-ghost btn-icon"
-          onClick={onClose}
-          aria-label="Close detail (Esc)"
-          title="Close (Esc)"
+          className="btn btn-secondary btn-sm btn-start"
+          onClick={() => onShowEvents(task.correlation_id)}
         >
-          <IconClose size={16} />
+          Show its {task.event_count} events
         </button>
-      </header>
-      <div className="detail-body">
-        {task.stalled ? (
-          <div className="callout callout-warn">
-            <IconAlert size={14} /> Claimed by {task.worker ?? 'a worker'}, and nothing for{' '}
-            {formatDuration(task.idleMs)}.
-          </div>
-        ) : null}
-        <KeyValues
-          rows={[
-            { label: 'Requester', value: task.requester },
-            { label: 'Worker', value: task.worker ?? <span className="muted">not claimed</span> },
-            {
-              label: 'Opened',
-              value: `${formatDateTime(task.created_at)} (${formatAgo(task.created_at, now)})`,
-            },
-            { label: 'Last event', value: formatAgo(task.last_event_at, now) },
-            ...(request?.branch ? [{ label: 'Branch', value: request.branch, mono: true }] : []),
-            ...(request?.base_commit
-              ? [{ label: 'Base commit', value: request.base_commit, mono: true }]
-              : []),
-          ]}
-        />
+      </section>
+      {request?.body ? (
         <section className="section">
-          <h3 className="section-title">History</h3>
-          <ol className="timeline" data-testid="task-history">
-            {task.history.map((step) => (
-              <li key={step.event_id} className="timeline-item">
-                <span className={`timeline-dot dot-${step.to}`} aria-hidden="true" />
-                <div className="timeline-main">
-                  <div>
-                    <StatusBadge status={step.to} /> <span className="muted small">by</span>{' '}
-                    <span className="agent">{step.by}</span>
-                    {!step.expected ? (
-                      <span className="tag tag-warn" title="The spec's state table does not show this move">
-                        unexpected move
-                      </span>
-                    ) : null}
-                  </div>
-                  <div className="muted small">
-                    <span className="mono">{step.event_type}</span> · {formatDateTime(step.at)}
-                  </div>
-                </div>
-              </li>
-            ))}
-          </ol>
-          <button
-            type="button"
-            className="btn btn-secondary btn-sm btn-start"
-            onClick={() => onShowEvents(task.correlation_id)}
-          >
-            Show its {task.event_count} events
-          </button>
+          <h3 className="section-title">Work order</h3>
+          <pre className="body-text">{request.body}</pre>
         </section>
-        {request?.body ? (
-          <section className="section">
-            <h3 className="section-title">Work order</h3>
-            <pre className="body-text">{request.body}</pre>
-          </section>
-        ) : null}
-        {task.artifact_ids.length > 0 ? (
-          <section className="section">
-            <h3 className="section-title">Artifacts</h3>
-            {task.artifact_ids.map((id) => (
-              <ArtifactCard key={id} id={id} />
-            ))}
-          </section>
-        ) : null}
-      </div>
-    </aside>
+      ) : null}
+      {task.artifact_ids.length > 0 ? (
+        <section className="section">
+          <h3 className="section-title">Artifacts</h3>
+          {task.artifact_ids.map((id) => (
+            <ArtifactCard key={id} id={id} />
+          ))}
+        </section>
+      ) : null}
+    </DetailPanel>
   );
 }

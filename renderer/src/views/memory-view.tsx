@@ -6,8 +6,9 @@ import { useEffect, useState, type FormEvent, type ReactElement } from 'react';
 
 import { DrawerDetail } from '../components/drawer-detail.js';
 import { EmptyState } from '../components/empty-state.js';
-import { IconMemory, IconSearch } from '../components/icons.js';
+import { IconMemory } from '../components/icons.js';
 import { KgPanel } from '../components/kg-panel.js';
+import { SearchField } from '../components/search-field.js';
 import { useDashboard, useStore } from '../hooks/useDashboard.js';
 import type { SearchHit } from '../state/hub-types.js';
 
@@ -128,16 +129,12 @@ export function MemoryView(): ReactElement {
         ) : (
           <div className="memory">
             <form className="search-row" onSubmit={search}>
-              <div className="input-icon">
-                <IconSearch size={15} />
-                <input
-                  className="input"
-                  placeholder="Search the palace"
-                  value={query}
-                  onChange={(e) => setQuery(e.target.value)}
-                  data-testid="memory-query"
-                />
-              </div>
+              <SearchField
+                placeholder="Search the palace"
+                value={query}
+                onChange={setQuery}
+                testId="memory-query"
+              />
               <select
                 className="input input-sm"
                 value={wing}

@@ -105,7 +105,7 @@ function isInFlight(entry: JournalEntry, now: number): boolean {
  * Re-applies journaled writes that were never applied (their process died between journal and
  * index). Idempotent: upserts are by id, deletes and patches by filter, in journal order.
  */
-export async function replayJournal(journal: MemoryJournal, store: VectorStore, options: ReplayOptions = {}): Promise<ReplayReport> {
+export async function replayJournal(journal: MemoryJournal, store: VectorStore | undefined, options: ReplayOptions = {}): Promise<ReplayReport> {
   const now = (options.now ?? Date.now)();
   const pending = journal.pending();
   const report: ReplayReport = { journal: journal.path, pending: pending.length, replayed: 0, in_flight: 0, entries: [], dry_run: options.dryRun === true };
@@ -120,6 +120,7 @@ export async function replayJournal(journal: MemoryJournal, store: VectorStore, 
     if (w.op === 'upsert') line.drawer_ids = w.drawers.map((d) => d.id);
     else line.filter = w.filter;
     if (!options.dryRun) {
+      if (!store) throw new Error('replayJournal needs a vector store unless it is a dry run');
       if (w.op === 'upsert') {
         const stale = w.drawers.filter((d) => d.vector.length === 0 || (options.dimensions !== undefined && d.vector.length !== options.dimensions));
         if (stale.length > 0 && options.embed) {

@@ -74,6 +74,23 @@ export function readJournalVersion(palacePath: string): number | null {
   }
 }
 
+/** How many writes a palace's journal holds pending, read without opening it for writing. */
+export function readJournalPending(palacePath: string): number {
+  let db: Database.Database;
+  try {
+    db = new Database(join(palacePath, JOURNAL_FILE), { readonly: true, fileMustExist: true });
+  } catch {
+    return 0;
+  }
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM entries').get() as { n: number }).n;
+  } catch {
+    return 0;
+  } finally {
+    db.close();
+  }
+}
+
 function packVectors(drawers: readonly StoredDrawer[]): { blob: Buffer; dimensions: number } {
   const dimensions = drawers[0]?.vector.length ?? 0;
   const all = new Float32Array(dimensions * drawers.length);

@@ -4,7 +4,7 @@
 // second run changes nothing; then `migrate-wings` and `migrate` on the result.
 
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
@@ -182,5 +182,48 @@ describe('issue 6: palace migrate --from-mempalace', { timeout: 240_000 }, () =>
     expect(r.stores.map((s) => s.store)).toEqual(['logstream', 'knowledge_graph', 'memory_journal', 'embedder_record', 'vectors']);
     expect(r.stores.every((s) => !s.pending && s.before !== null)).toBe(true);
     expect(ok(await palace.run(['migrate'])).stdout).toMatch(/No migration pending/);
+  });
+});
+
+describe('issue 6: an interrupted import resumes; maintenance refuses beside a live hub', { timeout: 240_000 }, () => {
+  let palace: TempPalace;
+  let legacy: string;
+
+  beforeAll(() => {
+    palace = makeTempPalace('palace-mempalace-resume-');
+    legacy = join(palace.root, 'mempalace', 'palace');
+    mkdirSync(legacy, { recursive: true });
+    buildChroma(join(legacy, 'chroma.sqlite3'));
+    buildKg(join(legacy, 'knowledge_graph.sqlite3'));
+    buildLog(join(legacy, 'logstream.sqlite3'));
+  });
+  afterAll(async () => {
+    await palace.cleanup();
+  });
+
+  it('an import killed between journal and index finishes on the next run without filing twice', async () => {
+    const killed = await palace.run(['migrate', '--from-mempalace', legacy, '--json'], { env: { PALACE_FAULT_INJECT: 'memory.after-journal' } });
+    expect(killed.signal).toBe('SIGKILL');
+    const r = parseJson<ImportReport>(ok(await palace.run(['migrate', '--from-mempalace', legacy, '--json'])));
+    // The journaled batch was replayed when the memory opened; the import then found those drawers held.
+    expect(r.drawers).toMatchObject({ filed: 0, present: 3, already_done: false });
+    expect(r.logstream).toMatchObject({ events_applied: 0, events_present: 1 });
+    expect(r.kg).toMatchObject({ triples_added: 0, triples_present: 2 });
+    const drawer = parseJson<DrawerView>(ok(await palace.run(['drawer', 'get', DRAWERS[0]!.id, '--json'])));
+    expect(drawer.content).toBe(DRAWERS[0]!.text);
+  });
+
+  it('replay, migrate and migrate-wings --apply refuse while a live hub holds the lease, naming it', async () => {
+    // A lease held by a live process (this test runner) stands in for a hub serving the palace.
+    writeFileSync(join(palace.dir, 'hub.lock'), JSON.stringify({ pid: process.pid, address: 'http://127.0.0.1:8765', acquired_at: new Date().toISOString(), role: 'hub' }));
+    for (const args of [['replay'], ['migrate'], ['migrate', '--from-mempalace', legacy], ['migrate-wings', '--apply']]) {
+      const res = await palace.run([...args, '--json']);
+      expect(res.code, args.join(' ')).toBe(1);
+      const err = parseJson<{ error: { code: string; message: string } }>(res).error;
+      expect(err.code).toBe('lease.held');
+      expect(err.message).toContain(`pid ${process.pid} at http://127.0.0.1:8765`);
+    }
+    // Dry runs only read, so they still answer.
+    expect(ok(await palace.run(['migrate', '--dry-run', '--json'])).code).toBe(0);
   });
 });

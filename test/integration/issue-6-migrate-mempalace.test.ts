@@ -49,7 +49,7 @@ function buildChroma(path: string): void {
     meta.run(n, 'added_by', 'mempalace', null, null, null);
     meta.run(n, 'filed_at', '2025-02-01T09:30:00', null, null, null);
     meta.run(n, 'hall', 'hall_technical', null, null, null);
-    for (const [k, v] of extra) typeof v === 'number' ? meta.run(n, k, null, v, null, null) : meta.run(n, k, v, null, null, null);
+    for (const [k, v] of extra) meta.run(n, k, typeof v === 'number' ? null : v, typeof v === 'number' ? v : null, null, null);
   };
   DRAWERS.forEach((d, i) => put(i + 1, 's-meta', d.id, d.text, d.room, i === 0 ? [['source_file', '/src/acme/ADR-7.md'], ['chunk_index', 2]] : []));
   put(10, 's-meta', SECRET.id, SECRET.text, 'ops');

@@ -18,6 +18,7 @@ import { registerCypher } from './commands/cypher.js';
 import { registerMine } from './commands/mine.js';
 import { registerHook } from './commands/hook.js';
 import { registerRepair } from './commands/repair.js';
+import { registerMigrate } from './commands/migrate.js';
 import { PALACE_VERSION } from '../hub/src/version.js';
 import { EXIT } from './output.js';
 
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerMine(program);
   registerHook(program);
   registerRepair(program);
+  registerMigrate(program);
   registerKg(program);
   registerDiary(program);
   registerPalace(program);

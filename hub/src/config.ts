@@ -54,7 +54,17 @@ export interface PalaceConfig {
   embeddingApiUrl: string | undefined;
   embeddingApiKey: string | undefined;
   agentName: string | undefined;
+  /**
+   * Test hook, never set in production (PALACE_FAULT_INJECT): a named point where the process kills
+   * itself with SIGKILL, so crash tests can die exactly there. `memory.after-journal` = after a drawer
+   * write is journaled, before the vector store applies it.
+   */
+  faultInject: FaultPoint | undefined;
 }
+
+/** The crash points PALACE_FAULT_INJECT can name (a test hook). */
+export const FAULT_POINTS = ['memory.after-journal'] as const;
+export type FaultPoint = (typeof FAULT_POINTS)[number];
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -189,5 +199,6 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     embeddingApiUrl: env.PALACE_EMBEDDING_API_URL?.trim() || undefined,
     embeddingApiKey: env.PALACE_EMBEDDING_API_KEY?.trim() || undefined,
     agentName: env.PALACE_AGENT_NAME?.trim() || undefined,
+    faultInject: env.PALACE_FAULT_INJECT?.trim() ? oneOf(env, 'PALACE_FAULT_INJECT', FAULT_POINTS, FAULT_POINTS[0]) : undefined,
   });
 }

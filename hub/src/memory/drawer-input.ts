@@ -49,8 +49,12 @@ export function drawerContent(value: unknown): string {
   return value;
 }
 
+/** Ids of drawers imported from MemPalace (`drawer_<wing>_<room>_<hash>`, `diary_...`), kept as they were. */
+export const IMPORTED_DRAWER_ID = /^(?:drawer|diary)_[\p{L}\p{N}_.:@+ -]{1,240}$/u;
+
 export function drawerId(value: unknown): string {
   const id = requiredField('drawer_id', value);
-  if (!/^drawer_[0-9a-f]{24}(_c\d+)?$/.test(id)) throw invalid('drawer_id', `'${id}' is not a drawer id (drawer_<24 hex>)`);
+  if (!/^drawer_[0-9a-f]{24}(_c\d+)?$/.test(id) && !IMPORTED_DRAWER_ID.test(id))
+    throw invalid('drawer_id', `'${id}' is not a drawer id (drawer_<24 hex>, or an id imported from MemPalace)`);
   return id;
 }

@@ -412,6 +412,25 @@ export class Memory {
     return { filed: drawers.length, removed };
   }
 
+  /**
+   * Files drawers brought from elsewhere with their own ids and placement (palace migrate
+   * --from-mempalace): embedded in batches, upserted by id; ids already stored are left alone.
+   */
+  async importDrawers(drawers: ReadonlyArray<Omit<StoredDrawer, 'vector' | 'embedder'>>): Promise<{ filed: number; present: number }> {
+    const held = new Set<string>();
+    for (let i = 0; i < drawers.length; i += UPSERT_BATCH)
+      for (const d of await this.store.scan({ ids: drawers.slice(i, i + UPSERT_BATCH).map((d) => d.id) }, { columns: ['id'] })) held.add(d.id);
+    const fresh = drawers.filter((d) => !held.has(d.id));
+    const vectors = await this.embedDocuments(fresh.map((d) => d.content));
+    const rows: StoredDrawer[] = fresh.map((d, i) => ({ ...d, embedder: this.key, vector: vectors[i] ?? new Float32Array(0) }));
+    for (let i = 0; i < rows.length; i += UPSERT_BATCH) await this.store.upsert(rows.slice(i, i + UPSERT_BATCH));
+    if (rows.length > 0) {
+      this.onFirstWrite?.();
+      this.onFirstWrite = undefined;
+    }
+    return { filed: rows.length, present: held.size };
+  }
+
   /** Deletes every drawer mined from these source files; returns how many went. */
   async removeSources(sourceFiles: readonly string[]): Promise<number> {
     let removed = 0;

@@ -5,8 +5,12 @@ import type { PalaceConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import { chooseEmbedder, checkAgainstRecord, readEmbedderRecord, writeEmbedderRecord } from '../embed/select.js';
 import { createWorkerEmbedder } from '../embed/worker-embedder.js';
+import { embedderKey } from '../embed/embedder.js';
+import { leaseHolder } from '../lease.js';
 import { openVectorStore } from '../vector/open-vector-store.js';
+import { JournaledVectorStore, replayJournal, type ReplayReport } from './journaled-vector-store.js';
 import { Memory } from './memory.js';
+import { MemoryJournal } from './memory-journal.js';
 
 export interface MemoryHandle {
   /** The memory, opened on first call; a failed open is retried on the next call. */
@@ -16,7 +20,12 @@ export interface MemoryHandle {
   close(): Promise<void>;
 }
 
-export async function openMemory(config: Readonly<PalaceConfig>, palacePath: string, log: Logger): Promise<Memory> {
+export interface OpenMemoryOptions {
+  /** Hears what the automatic replay of the write journal did (`palace replay` reports it). */
+  onReplay?: (report: ReplayReport) => void;
+}
+
+export async function openMemory(config: Readonly<PalaceConfig>, palacePath: string, log: Logger, options: OpenMemoryOptions = {}): Promise<Memory> {
   const { spec, fallback } = chooseEmbedder(config, palacePath);
   if (fallback)
     log.info(
@@ -27,7 +36,33 @@ export async function openMemory(config: Readonly<PalaceConfig>, palacePath: str
   try {
     const info = embedder.info();
     checkAgainstRecord(palacePath, info);
-    const store = await openVectorStore(config, palacePath, info.dimensions, log);
+    const inner = await openVectorStore(config, palacePath, info.dimensions, log);
+    let journal: MemoryJournal;
+    try {
+      journal = MemoryJournal.open(palacePath);
+    } catch (err) {
+      await inner.close();
+      throw err;
+    }
+    // Writes journaled but never indexed (the process died in between) are applied before anything
+    // else; never behind the back of another live process that holds the palace's lease.
+    const holder = leaseHolder(palacePath);
+    if (!holder || holder.pid === process.pid) {
+      try {
+        const report = await replayJournal(journal, inner, {
+          embed: (texts) => embedder.embed(texts, 'document'),
+          dimensions: info.dimensions,
+          embedderKey: embedderKey(info),
+        });
+        if (report.replayed > 0) log.info(`replayed ${report.replayed} memory write(s) that were journaled but not indexed (${journal.path})`);
+        options.onReplay?.(report);
+      } catch (err) {
+        await inner.close();
+        journal.close();
+        throw err;
+      }
+    }
+    const store = new JournaledVectorStore(inner, journal, { faultPoint: config.faultInject });
     const hasRecord = readEmbedderRecord(palacePath) !== undefined;
     if (!hasRecord && (await store.count()) > 0) writeEmbedderRecord(palacePath, info);
     return new Memory({

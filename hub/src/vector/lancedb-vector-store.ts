@@ -45,7 +45,7 @@ export function filterSql(filter: DrawerFilter): string | undefined {
   return parts.length > 0 ? parts.join(' AND ') : undefined;
 }
 
-function schemaFor(dimensions: number): Schema {
+export function schemaFor(dimensions: number): Schema {
   return new Schema([
     new Field('id', new Utf8(), false),
     new Field('wing', new Utf8(), false),

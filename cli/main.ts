@@ -18,6 +18,7 @@ import { registerCypher } from './commands/cypher.js';
 import { registerMine } from './commands/mine.js';
 import { registerHook } from './commands/hook.js';
 import { registerRepair } from './commands/repair.js';
+import { registerMigrateToPostgres } from './commands/migrate-to-postgres.js';
 import { PALACE_VERSION } from '../hub/src/version.js';
 import { EXIT } from './output.js';
 
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerMine(program);
   registerHook(program);
   registerRepair(program);
+  registerMigrateToPostgres(program);
   registerKg(program);
   registerDiary(program);
   registerPalace(program);

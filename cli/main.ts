@@ -19,6 +19,7 @@ import { registerMine } from './commands/mine.js';
 import { registerHook } from './commands/hook.js';
 import { registerRepair } from './commands/repair.js';
 import { registerMigrate } from './commands/migrate.js';
+import { registerMigrateToPostgres } from './commands/migrate-to-postgres.js';
 import { PALACE_VERSION } from '../hub/src/version.js';
 import { EXIT } from './output.js';
 
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
   registerHook(program);
   registerRepair(program);
   registerMigrate(program);
+  registerMigrateToPostgres(program);
   registerKg(program);
   registerDiary(program);
   registerPalace(program);

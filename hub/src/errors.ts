@@ -32,6 +32,7 @@ export const ERROR_CODES = {
   'sync.no_peers': { http: 400, exit: 2 },
   'backend.unreachable': { http: 502, exit: 1 },
   'backend.driver_missing': { http: 500, exit: 2 },
+  'backend.auth': { http: 502, exit: 2 },
   'backend.failed': { http: 502, exit: 1 },
   'cypher.write_refused': { http: 403, exit: 1 },
   'cypher.unavailable': { http: 501, exit: 2 },

@@ -4,7 +4,6 @@
 import { hostname } from 'node:os';
 
 import type { PalaceConfig } from '../config.js';
-import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { VectorStore } from './vector-store.js';
 
@@ -26,8 +25,14 @@ export async function openVectorStore(config: Readonly<PalaceConfig>, palacePath
       const { PgVectorStore } = await import('./pgvector-vector-store.js');
       return PgVectorStore.open({ settings, dimensions, claimAs });
     }
-    case 'qdrant':
-    case 'milvus':
-      throw new HubError('hub.config', `PALACE_BACKEND: the ${config.backend} adapter is not in this build yet; use lancedb or pgvector`, { field: 'PALACE_BACKEND' });
+    // Qdrant and Milvus are spoken to over their REST APIs with fetch: no driver package to install.
+    case 'qdrant': {
+      const { QdrantVectorStore } = await import('./qdrant-vector-store.js');
+      return QdrantVectorStore.open({ settings, dimensions, claimAs });
+    }
+    case 'milvus': {
+      const { MilvusVectorStore } = await import('./milvus-vector-store.js');
+      return MilvusVectorStore.open({ settings, dimensions, claimAs });
+    }
   }
 }

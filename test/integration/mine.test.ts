@@ -2,7 +2,7 @@
 // a code repository with a .gitignore, idempotent re-mining, changed and deleted files, transcripts
 // of every format, documents, the adapter errors and repair of the vector index.
 
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { silentLogger } from '../../hub/src/log.js';
 import { LanceDbVectorStore } from '../../hub/src/vector/lancedb-vector-store.js';
 import type { MineReport } from '../../hub/src/mine/miner.js';
 import { makeTempPalace, parseJson, type CliResult, type ErrorJson, type TempPalace } from '../helpers/cli.js';
+import { makeDocx, makePdf } from '../helpers/documents.js';
 import { FORMAT_OF, Q1, REPO, TRANSCRIPTS, writeTree } from '../helpers/transcripts.js';
 
 const SLOW = { timeout: 180_000 };
@@ -148,6 +149,44 @@ describe('palace mine --mode convos, --mode extract and --source', SLOW, () => {
     expect(r.files_mined).toBe(2);
     const rows = (await drawers(palace)).filter((d) => d.wing === 'docs');
     expect(rows.map((d) => d.content).sort()).toEqual(['# Notes\n\nThe backup runs nightly.', '# Runbook\n\nRestart the hub with palace daemon start & check /healthz.']);
+  });
+
+  it('extracts PDF and DOCX documents generated here; an encrypted PDF is a counted per-file error', async () => {
+    const dir = join(palace.root, 'papers');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'failover.pdf'),
+      makePdf([['Failover runbook: when the primary hub dies,', 'promote the standby replica within five minutes.'], ['Then rotate the peer tokens in peers.json.']]),
+    );
+    writeFileSync(join(dir, 'backups.docx'), await makeDocx([{ heading: 'Backups' }, 'Snapshots of the palace are copied to cold storage every Sunday night.']));
+    writeFileSync(join(dir, 'locked.pdf'), makePdf([['nothing to see']], { encrypt: true }));
+    const res = await palace.run(['mine', dir, '--mode', 'extract', '--wing', 'papers', '--json']);
+    expect(res.code).toBe(1); // some files failed; the others were filed
+    const r = parseJson<MineReport>(res);
+    expect(r).toMatchObject({ files_seen: 3, files_mined: 2 });
+    expect(r.errors).toEqual([{ file: join(dir, 'locked.pdf'), code: 'mine.extract_failed', error: expect.stringContaining('encrypted') }]);
+
+    const pdfHit = parseJson<{ results: Array<{ drawer_id: string; source_file: string; content: string }> }>(
+      ok(await palace.run(['search', 'promote the standby replica when the primary hub dies', '--wing', 'papers', '--json'])),
+    ).results[0];
+    expect(pdfHit?.source_file).toBe(join(dir, 'failover.pdf'));
+    const drawer = parseJson<{ content: string; room: string; metadata: Record<string, unknown> }>(ok(await palace.run(['drawer', 'get', pdfHit!.drawer_id, '--json'])));
+    expect(drawer.content).toBe('Failover runbook: when the primary hub dies,\npromote the standby replica within five minutes.\n\nThen rotate the peer tokens in peers.json.');
+    expect(drawer.room).toBe('documents');
+    expect(drawer.metadata).toMatchObject({ format: 'pdf', page_start: 1, page_end: 2 });
+
+    const docxHit = parseJson<{ results: Array<{ drawer_id: string; source_file: string }> }>(
+      ok(await palace.run(['search', 'cold storage snapshots on Sunday', '--wing', 'papers', '--json'])),
+    ).results[0];
+    expect(docxHit?.source_file).toBe(join(dir, 'backups.docx'));
+    const text = ok(await palace.run(['drawer', 'get', docxHit!.drawer_id])).stdout;
+    expect(text).toContain('# Backups\n\nSnapshots of the palace are copied to cold storage every Sunday night.');
+
+    // Off a TTY the text summary is plain lines: the summary, then one line per failed file.
+    const again = await palace.run(['mine', dir, '--mode', 'extract', '--wing', 'papers']);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toContain('0 files mined');
+    expect(again.stdout).toContain(`error: ${join(dir, 'locked.pdf')}: cannot extract`);
   });
 
   it('refuses an unknown adapter and an adapter needing unsupported runner semantics with distinct errors', async () => {

@@ -17,6 +17,7 @@ import { registerSync } from './commands/sync.js';
 import { registerCypher } from './commands/cypher.js';
 import { registerMine } from './commands/mine.js';
 import { registerHook } from './commands/hook.js';
+import { registerInit } from './commands/init.js';
 import { registerRepair } from './commands/repair.js';
 import { PALACE_VERSION } from '../hub/src/version.js';
 import { EXIT } from './output.js';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerSetEmbedder(program);
   registerSync(program);
   registerCypher(program);
+  registerInit(program);
   registerMine(program);
   registerHook(program);
   registerRepair(program);

@@ -2,7 +2,8 @@
 // a code repository with a .gitignore, idempotent re-mining, changed and deleted files, transcripts
 // of every format, documents, the adapter errors and repair of the vector index.
 
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../hub/src/log.js';
 import { LanceDbVectorStore } from '../../hub/src/vector/lancedb-vector-store.js';
 import type { MineReport } from '../../hub/src/mine/miner.js';
-import { makeTempPalace, parseJson, type CliResult, type ErrorJson, type TempPalace } from '../helpers/cli.js';
+import { PALACE_BIN, makeTempPalace, parseJson, type CliResult, type ErrorJson, type TempPalace } from '../helpers/cli.js';
 import { makeDocx, makePdf } from '../helpers/documents.js';
 import { FORMAT_OF, Q1, REPO, TRANSCRIPTS, writeTree } from '../helpers/transcripts.js';
 
@@ -198,5 +199,61 @@ describe('palace mine --mode convos, --mode extract and --source', SLOW, () => {
     expect(unsupported.stderr).toContain("needs the 'poll' runner semantics");
     const known = parseJson<MineReport>(ok(await palace.run(['mine', join(palace.root, 'exports', 'codex'), '--source', 'codex', '--wing', 'chats', '--dry-run', '--json'])));
     expect(known).toMatchObject({ adapter: 'codex', mode: 'convos', files_unchanged: 1 });
+  });
+});
+
+/** Runs the CLI on a pseudo-terminal through script(1); resolves with everything the terminal showed. */
+function runOnTty(palace: TempPalace, args: readonly string[]): Promise<{ code: number | null; screen: string }> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PALACE_')) env[k] = v;
+  const command = [process.execPath, PALACE_BIN, '--palace', palace.dir, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+  const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...env, HOME: palace.home, COLUMNS: '160' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const out: Buffer[] = [];
+  child.stdout.on('data', (b: Buffer) => out.push(b));
+  child.stderr.on('data', (b: Buffer) => out.push(b));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 150_000);
+  return new Promise((done) =>
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      done({ code, screen: Buffer.concat(out).toString('utf8') });
+    }),
+  );
+}
+
+function summaryOf(stdout: string): Record<string, string> {
+  const last = stdout.trimEnd().split('\n').at(-1) ?? '';
+  expect(last).toMatch(/^summary:( [a-z_]+=[0-9.]+)+$/);
+  return Object.fromEntries(last.slice('summary: '.length).split(' ').map((kv) => kv.split('=') as [string, string]));
+}
+
+describe('palace mine output: a progress line on a terminal, parseable lines otherwise', SLOW, () => {
+  let palace: TempPalace;
+  let dir: string;
+  beforeAll(() => {
+    palace = makeTempPalace('palace-mine-output-');
+    dir = join(palace.root, 'notes');
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 100; i++) files[`n${i}.md`] = `# Note ${i}\n\nDeploy step ${i} restarts worker ${i % 7} after the migration.\n`;
+    writeTree(dir, files);
+  });
+  afterAll(async () => palace.cleanup());
+
+  it('off a terminal: no progress output, the summary, then a key=value line', async () => {
+    const r = ok(await palace.run(['mine', dir, '--wing', 'notes']));
+    expect(r.stderr).not.toContain('\r');
+    expect(r.stdout.split('\n')[0]).toContain('notes → wing notes: 100 files mined, filed 100 drawers');
+    expect(summaryOf(r.stdout)).toMatchObject({ files_seen: '100', files_mined: '100', files_failed: '0', drawers_filed: '100' });
+    const again = summaryOf(ok(await palace.run(['mine', dir, '--wing', 'notes'])).stdout);
+    expect(again).toMatchObject({ files_mined: '0', files_unchanged: '100', drawers_filed: '0' });
+  });
+
+  it.skipIf(!existsSync('/usr/bin/script'))('on a terminal: one line updated in place with files, drawers, throughput and ETA, cleared at the end', async () => {
+    const { code, screen } = await runOnTty(palace, ['mine', dir, '--wing', 'notes', '--force']);
+    expect(code).toBe(0);
+    const frames = screen.split('\r').filter((f) => f.startsWith('['));
+    expect(frames.length).toBeGreaterThan(1);
+    expect(frames.some((f) => /^\[#* *\] \d+%  eta \d+s  \d+\/100 files  \d+ drawers  [0-9.]+ files\/s  [0-9.]+ drawers\/s/.test(f))).toBe(true);
+    expect(screen).toContain('\r\u001b[2K');
+    expect(screen).toMatch(/summary: files_seen=100 files_mined=100 /);
   });
 });

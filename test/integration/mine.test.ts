@@ -252,7 +252,7 @@ describe('palace mine output: a progress line on a terminal, parseable lines oth
     expect(code).toBe(0);
     const frames = screen.split('\r').filter((f) => f.startsWith('['));
     expect(frames.length).toBeGreaterThan(1);
-    expect(frames.some((f) => /^\[#* *\] \d+%  eta \d+s  \d+\/100 files  \d+ drawers  [0-9.]+ files\/s  [0-9.]+ drawers\/s/.test(f))).toBe(true);
+    expect(frames.some((f) => /^\[#* *\] \d+% {2}eta \d+s {2}\d+\/100 files {2}\d+ drawers {2}[0-9.]+ files\/s {2}[0-9.]+ drawers\/s/.test(f))).toBe(true);
     expect(screen).toContain('\r\u001b[2K');
     expect(screen).toMatch(/summary: files_seen=100 files_mined=100 /);
   });

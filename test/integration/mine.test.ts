@@ -202,6 +202,44 @@ describe('palace mine --mode convos, --mode extract and --source', SLOW, () => {
   });
 });
 
+describe('palace sweep and palace split', SLOW, () => {
+  let palace: TempPalace;
+  beforeAll(() => {
+    palace = makeTempPalace('palace-sweep-');
+  });
+  afterAll(async () => palace.cleanup());
+
+  it('sweep mines only the transcripts not yet mined; with no folder and no session folders it finds nothing', async () => {
+    const dir = join(palace.root, 'sessions');
+    writeTree(dir, { 'a.jsonl': TRANSCRIPTS['claude-code/session.jsonl'] ?? '' });
+    const first = parseJson<{ reports: MineReport[] }>(ok(await palace.run(['sweep', dir, '--wing', 'chats', '--json'])));
+    expect(first.reports).toHaveLength(1);
+    expect(first.reports[0]).toMatchObject({ mode: 'convos', wing: 'chats', files_mined: 1, drawers_filed: 2 });
+    writeTree(dir, { 'b.jsonl': TRANSCRIPTS['gemini/session-1.jsonl'] ?? '' });
+    const second = parseJson<{ reports: MineReport[] }>(ok(await palace.run(['sweep', dir, '--wing', 'chats', '--json'])));
+    expect(second.reports[0]).toMatchObject({ files_mined: 1, files_unchanged: 1, drawers_filed: 2 });
+    // HOME is a fresh temp folder: no ~/.claude/projects, ~/.codex/sessions or ~/.gemini/tmp.
+    const none = ok(await palace.run(['sweep']));
+    expect(none.stdout.trim()).toBe('No transcript folders found.');
+  });
+
+  it('split writes one file per session into --output-dir and leaves the original alone', async () => {
+    const dir = join(palace.root, 'mega');
+    const one = TRANSCRIPTS['claude-code/session.jsonl'] ?? '';
+    writeTree(dir, { 'all.jsonl': one + one.replaceAll('"s1"', '"s2"') + one.replaceAll('"s1"', '"s3"') });
+    const out = join(palace.root, 'split-out');
+    const dry = parseJson<{ files: Array<{ sessions: string[] }> }>(ok(await palace.run(['split', dir, '--output-dir', out, '--dry-run', '--json'])));
+    expect(dry.files[0]?.sessions).toHaveLength(3);
+    expect(existsSync(out)).toBe(false);
+    expect(ok(await palace.run(['split', dir, '--min-sessions', '4'])).stdout).toContain('holds 4 or more sessions');
+    const done = parseJson<{ files: Array<{ sessions: string[]; backup?: string }> }>(ok(await palace.run(['split', dir, '--output-dir', out, '--json'])));
+    expect(done.files[0]?.sessions.map((f) => f.slice(out.length + 1))).toEqual(['all.session-001.jsonl', 'all.session-002.jsonl', 'all.session-003.jsonl']);
+    expect(existsSync(join(dir, 'all.jsonl'))).toBe(true);
+    const bad = await palace.run(['split', dir, '--min-sessions', 'two', '--json']);
+    expect(bad.code).toBe(2);
+  });
+});
+
 /** Runs the CLI on a pseudo-terminal through script(1); resolves with everything the terminal showed. */
 function runOnTty(palace: TempPalace, args: readonly string[]): Promise<{ code: number | null; screen: string }> {
   const env: NodeJS.ProcessEnv = {};

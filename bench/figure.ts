@@ -34,6 +34,8 @@ export interface SuiteResult {
   figures: Figure[];
   /** Context printed under the suite's table (sizes, modes, static comparisons). */
   notes: string[];
+  /** Set when the run was shrunk to smoke-test the suite: its figures are printed, not recorded. */
+  smoke?: string;
 }
 
 export interface SuiteContext {

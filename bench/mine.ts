@@ -1,6 +1,7 @@
 // The `mine` benchmark suite: `palace mine` on a generated corpus of 2,000 small files (files/s and
 // drawers/s, end to end: walk, read, chunk, embed, write), against the bundled embedder's bare
 // throughput on the very same chunks; plus the cheap re-mine of the unchanged corpus.
+// PALACE_BENCH_MINE_FILES shrinks the corpus for a smoke test (such a run is not recorded).
 
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,15 +13,15 @@ import { Memory } from '../hub/src/memory/memory.js';
 import { chunksFor, mineSource } from '../hub/src/mine/miner.js';
 import { listFiles, PROJECT_EXTENSIONS } from '../hub/src/mine/walk.js';
 import { LanceDbVectorStore } from '../hub/src/vector/lancedb-vector-store.js';
+import { DEFAULT_MINE_FILES, benchConfig } from './bench-config.js';
 import type { Suite, SuiteContext, SuiteResult } from './figure.js';
 import { perSecond, pick, seededRandom } from './stats.js';
 
-const FILES = 2000;
 const WORDS = 'lease writer hub palace drawer wing room tunnel patch artifact sqlite vector search embed agent task sync peer token schema index chunk memory graph'.split(' ');
 
-function corpus(root: string): void {
+function corpus(root: string, files: number): void {
   const random = seededRandom(7);
-  for (let i = 0; i < FILES; i++) {
+  for (let i = 0; i < files; i++) {
     const dir = join(root, `pkg${i % 40}`);
     mkdirSync(dir, { recursive: true });
     const lines = Array.from({ length: 6 + (i % 30) }, () => Array.from({ length: 10 }, () => pick(random, WORDS)).join(' '));
@@ -29,16 +30,17 @@ function corpus(root: string): void {
 }
 
 async function run(ctx: SuiteContext): Promise<SuiteResult> {
+  const files = benchConfig().mineFiles;
   const base = mkdtempSync(join(tmpdir(), 'palace-bench-mine-'));
   try {
     const root = join(base, 'corpus');
     const palacePath = join(base, 'palace');
-    corpus(root);
+    corpus(root, files);
     const embedder = await createWorkerEmbedder({ provider: 'bundled' });
     const store = await LanceDbVectorStore.open({ palacePath, dimensions: embedder.info().dimensions, log: silentLogger });
     const memory = new Memory({ store, embedder });
     try {
-      ctx.progress(`mining ${FILES} files`);
+      ctx.progress(`mining ${files} files`);
       const direct = <T>(fn: () => Promise<T>): Promise<T> => fn();
       const t0 = performance.now();
       const report = await mineSource(async () => memory, palacePath, { path: root, mode: 'projects' }, { step: direct });
@@ -47,7 +49,7 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
       const t1 = performance.now();
       const again = await mineSource(async () => memory, palacePath, { path: root, mode: 'projects' }, { step: direct });
       const remineMs = performance.now() - t1;
-      if (again.files_unchanged !== FILES) throw new Error(`re-mine saw ${again.files_unchanged} unchanged files, expected ${FILES}`);
+      if (again.files_unchanged !== files) throw new Error(`re-mine saw ${again.files_unchanged} unchanged files, expected ${files}`);
       ctx.progress('bare embedder on the same chunks');
       const texts = listFiles(root, { extensions: PROJECT_EXTENSIONS, gitignore: true }).flatMap(
         (f) => chunksFor('projects', root, f, readFileSync(f, 'utf8'))?.chunks.map((c) => c.text) ?? [],
@@ -59,19 +61,20 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
       const barePerSec = perSecond(texts.length, bareMs);
       return {
         figures: [
-          { name: `mine ${FILES} files: files/s`, value: perSecond(report.files_mined, mineMs), unit: 'files/s' },
+          { name: `mine ${files} files: files/s`, value: perSecond(report.files_mined, mineMs), unit: 'files/s' },
           {
-            name: `mine ${FILES} files: drawers/s`,
+            name: `mine ${files} files: drawers/s`,
             value: drawersPerSec,
             unit: 'drawers/s',
             reference: { value: barePerSec, label: 'bundled embedder alone on the same chunks (64 per call)', measured: true },
           },
-          { name: `re-mine ${FILES} unchanged files: files/s`, value: perSecond(again.files_unchanged, remineMs), unit: 'files/s' },
+          { name: `re-mine ${files} unchanged files: files/s`, value: perSecond(again.files_unchanged, remineMs), unit: 'files/s' },
         ],
         notes: [
-          `Corpus: ${FILES} generated .ts files (${report.drawers_filed} drawers, ${texts.length} chunks), bundled embedder (${embedder.info().model}, ${embedder.info().dimensions}-d, worker thread), embedded LanceDB.`,
+          `Corpus: ${files} generated .ts files (${report.drawers_filed} drawers, ${texts.length} chunks), bundled embedder (${embedder.info().model}, ${embedder.info().dimensions}-d, worker thread), embedded LanceDB.`,
           'Mining embeds outside the write lock and writes 32 files per step; the re-mine skips files by mtime and size from the mined-files manifest.',
         ],
+        ...(files === DEFAULT_MINE_FILES ? {} : { smoke: `PALACE_BENCH_MINE_FILES=${files}, not ${DEFAULT_MINE_FILES}` }),
       };
     } finally {
       await memory.close();

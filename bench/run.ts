@@ -57,6 +57,10 @@ async function main(args: readonly string[]): Promise<number> {
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       const load = `load average (1 min) ${loadBefore.toFixed(2)} at start, ${(loadavg()[0] ?? 0).toFixed(2)} at end`;
       progress(`suite ${suite.name}: ${met}/${total} targets met, ${seconds} s`);
+      if (result.smoke) {
+        progress(`suite ${suite.name}: smoke run (${result.smoke}); figures not written to BENCHMARKS.md`);
+        continue;
+      }
       const body = [
         `## ${suite.name}: ${suite.title}`,
         '',

@@ -17,6 +17,7 @@ import { registerSync } from './commands/sync.js';
 import { registerCypher } from './commands/cypher.js';
 import { registerMine } from './commands/mine.js';
 import { registerHook } from './commands/hook.js';
+import { registerInit } from './commands/init.js';
 import { registerRepair } from './commands/repair.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerMigrateToPostgres } from './commands/migrate-to-postgres.js';
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerSetEmbedder(program);
   registerSync(program);
   registerCypher(program);
+  registerInit(program);
   registerMine(program);
   registerHook(program);
   registerRepair(program);

@@ -19,7 +19,9 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
       const bar = total ? `[${'#'.repeat(Math.round(ratio * width)).padEnd(width)}] ${Math.floor(ratio * 100)}%` : `${done}`;
       const secs = (Date.now() - started) / 1000;
       const eta = total && done > 0 && ratio < 1 ? `  eta ${Math.ceil((secs / done) * (total - done))}s` : '';
-      stream.write(`\r${bar}  ${label}${eta}`.slice(0, (stream.columns || 100) - 1).padEnd(Math.min(99, (stream.columns || 100) - 1)));
+      // The ETA sits right after the bar so a narrow terminal cuts the label, not the ETA.
+      const cols = (stream.columns || 100) - 1;
+      stream.write(`\r${`${bar}${eta}  ${label}`.slice(0, cols).padEnd(Math.min(99, cols))}`);
     },
     finish(message) {
       if (tty) stream.write('\r\u001b[2K');

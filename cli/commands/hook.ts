@@ -106,7 +106,7 @@ export function registerHook(program: Command): void {
         const t = topic ?? 'rules';
         const text =
           t === 'mine'
-            ? 'Mine a project: palace mine <dir> [--wing W] [--dry-run]. Transcripts: palace mine <dir> --mode convos, or --source claude-code|codex|gemini. Documents: --mode extract. Unchanged files are skipped; palace mined shows what was mined.'
+            ? 'Mine a project: palace mine <dir> [--wing W] [--dry-run]. Transcripts: palace mine <dir> --mode convos, or --source claude-code|codex|gemini. Documents (PDF, DOCX, HTML, Markdown): --mode extract. First run: palace init <dir> proposes wings and rooms. Unchanged files are skipped; palace mined shows what was mined.'
             : t === 'hooks'
               ? 'Claude Code (settings.json): "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "palace hook run --hook stop --harness claude-code"}]}], "PreCompact": [{"hooks": [{"type": "command", "command": "palace hook run --hook precompact --harness claude-code"}]}]}. Codex: run `palace hook run --hook stop --harness codex --transcript <rollout.jsonl>`. Hooks hand the transcript to the live hub and return at once; without a hub they log to ~/.palace/logs/hooks.log.'
               : AGENT_INSTRUCTIONS;

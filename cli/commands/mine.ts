@@ -25,27 +25,57 @@ function wholeNumber(value: unknown, flag: string): number | undefined {
   return n;
 }
 
-/** Runs one mine with a progress bar on a TTY (files, drawers, throughput, ETA). */
-async function mineOnce(ctx: CommandContext, args: Record<string, unknown>, quiet = false): Promise<MineReport> {
+/** A mine's report with its wall time, for the throughput in the summary. */
+interface Timed {
+  report: MineReport;
+  seconds: number;
+}
+
+/**
+ * Runs one mine. On a terminal (stderr a TTY) a single updating line shows files, drawers, throughput
+ * and ETA; otherwise nothing is written until the summary, so scripted output stays parseable.
+ */
+async function mineOnce(ctx: CommandContext, args: Record<string, unknown>, quiet = false): Promise<Timed> {
   const progress = createProgress();
   const started = Date.now();
   try {
-    return (await runTool(ctx.config, 'palace_mine', args, {
+    const report = (await runTool(ctx.config, 'palace_mine', args, {
       onProgress: (done, total, message) => {
         if (quiet) return;
         const secs = Math.max(0.001, (Date.now() - started) / 1000);
-        progress.update(done, total, `${done}/${total ?? '?'} files  ${message ?? ''}  ${(done / secs).toFixed(1)} files/s`);
+        const drawers = Number(/^(\d+) drawers/.exec(message ?? '')?.[1] ?? 0);
+        progress.update(done, total, `${done}/${total ?? '?'} files  ${drawers} drawers  ${(done / secs).toFixed(1)} files/s  ${(drawers / secs).toFixed(1)} drawers/s`);
       },
     })) as MineReport;
+    return { report, seconds: (Date.now() - started) / 1000 };
   } finally {
     progress.finish();
   }
 }
 
-function reportText(r: MineReport): string {
+/** The last line of a text summary: stable `key=value` pairs for scripts (and the throughput for people). */
+function summaryFields(r: MineReport, seconds: number): string {
+  const rate = (n: number): string => (seconds > 0 ? (n / seconds).toFixed(1) : '0.0');
+  const fields: Array<[string, string | number]> = [
+    ['files_seen', r.files_seen],
+    ['files_mined', r.files_mined],
+    ['files_unchanged', r.files_unchanged],
+    ['files_skipped', r.files_skipped],
+    ['files_failed', r.errors.length],
+    ['drawers_filed', r.drawers_filed],
+    ['drawers_removed', r.drawers_removed],
+    ['seconds', seconds.toFixed(1)],
+    ['files_per_s', rate(r.files_mined)],
+    ['drawers_per_s', rate(r.drawers_filed)],
+  ];
+  return `summary: ${fields.map(([k, v]) => `${k}=${v}`).join(' ')}`;
+}
+
+function reportText({ report: r, seconds }: Timed): string {
   const lines = [mineSummary(r)];
   if (r.files) for (const f of r.files) lines.push(`  ${f.file}\t${f.room}\t${f.chunks} chunks`);
   for (const e of r.errors) lines.push(`  error: ${e.file}: ${e.error}`);
+  lines.push(summaryFields(r, seconds));
   return lines.join('\n');
 }
 
@@ -73,7 +103,7 @@ function mineArgs(ctx: CommandContext, path: string | undefined): Record<string,
 async function watchMine(ctx: CommandContext, args: Record<string, unknown>): Promise<void> {
   const root = String(args.source);
   const first = await mineOnce(ctx, args);
-  ctx.out.line(ctx.out.json ? JSON.stringify(first) : reportText(first));
+  ctx.out.line(ctx.out.json ? JSON.stringify(first.report) : reportText(first));
   ctx.out.note(`watching ${root} (Ctrl-C to stop)`);
   const watcher = watch(root, {
     ignoreInitial: true,
@@ -84,8 +114,9 @@ async function watchMine(ctx: CommandContext, args: Record<string, unknown>): Pr
   const again = (): void => {
     running = running.then(async () => {
       try {
-        const r = await mineOnce(ctx, { ...args, prune: true }, true);
-        if (r.files_mined > 0 || r.files_pruned > 0) ctx.out.line(ctx.out.json ? JSON.stringify(r) : reportText(r));
+        const timed = await mineOnce(ctx, { ...args, prune: true }, true);
+        const r = timed.report;
+        if (r.files_mined > 0 || r.files_pruned > 0) ctx.out.line(ctx.out.json ? JSON.stringify(r) : reportText(timed));
       } catch (err) {
         ctx.out.warn(`re-mine failed: ${(err as Error).message}`);
       }
@@ -128,9 +159,9 @@ export function registerMine(program: Command): void {
           if (!args.source) throw invalid('dir', '--watch needs a directory');
           return watchMine(ctx, args);
         }
-        const r = await mineOnce(ctx, args);
-        ctx.out.result(r, () => reportText(r));
-        return r.errors.length > 0 ? 1 : 0;
+        const timed = await mineOnce(ctx, args);
+        ctx.out.result(timed.report, () => reportText(timed));
+        return timed.report.errors.length > 0 ? 1 : 0;
       }),
     );
 
@@ -179,7 +210,7 @@ export function registerMine(program: Command): void {
         const runs: Array<Record<string, unknown>> = dir
           ? [{ ...base, source: resolve(dir), mode: 'convos' }]
           : ['claude-code', 'codex', 'gemini'].map((adapter) => ({ ...base, adapter }));
-        const reports: MineReport[] = [];
+        const reports: Timed[] = [];
         for (const args of runs) {
           try {
             reports.push(await mineOnce(ctx, args));
@@ -189,7 +220,8 @@ export function registerMine(program: Command): void {
             throw err;
           }
         }
-        ctx.out.result({ reports }, () => (reports.length === 0 ? 'No transcript folders found.' : reports.map(reportText).join('\n')));
+        ctx.out.result({ reports: reports.map((t) => t.report) }, () => (reports.length === 0 ? 'No transcript folders found.' : reports.map(reportText).join('\n')));
+        return reports.some((t) => t.report.errors.length > 0) ? 1 : 0;
       }),
     );
 

@@ -28,6 +28,13 @@ export const TRANSCRIPTS: Record<string, string> = {
     { type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: Q2 }] } },
     { type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: A2 }] } },
   ]),
+  'gemini/session-1.jsonl': jsonl([
+    { sessionId: 'g1', projectHash: 'ab12', startTime: '2026-01-01T10:00:00.000Z' },
+    { type: 'user', content: Q1 },
+    { type: 'gemini', content: A1 },
+    { type: 'user', content: Q2 },
+    { type: 'gemini', content: [{ text: A2 }] },
+  ]),
   'chatgpt/conversations.json': JSON.stringify([
     {
       title: 'Hub design',
@@ -65,6 +72,7 @@ export const TRANSCRIPTS: Record<string, string> = {
 export const FORMAT_OF: Record<string, string> = {
   'claude-code/session.jsonl': 'claude-code',
   'codex/rollout-2026-01-01.jsonl': 'codex',
+  'gemini/session-1.jsonl': 'gemini',
   'chatgpt/conversations.json': 'chatgpt',
   'claude-ai/conversations.json': 'claude-ai',
   'slack/general/2026-01-01.json': 'slack',

@@ -131,4 +131,23 @@ describe('the save hook without a hub', SLOW, () => {
       await palace.cleanup();
     }
   });
+
+  it('exits 0 silently on a payload that is not JSON, on a missing transcript and on a non-filing hook', async () => {
+    const palace = makeTempPalace('palace-hook-bad-');
+    try {
+      const garbage = await palace.run(['hook', 'run', '--hook', 'stop', '--harness', 'claude-code'], { stdin: 'not json {' });
+      expect(garbage).toMatchObject({ code: 0, stdout: '', stderr: '' });
+      const missing = await palace.run(['hook', 'run', '--hook', 'stop'], { stdin: JSON.stringify({ transcript_path: join(palace.root, 'gone.jsonl') }) });
+      expect(missing).toMatchObject({ code: 0, stdout: '', stderr: '' });
+      const start = await palace.run(['hook', 'run', '--hook', 'session-start'], { stdin: '{}' });
+      expect(start).toMatchObject({ code: 0, stdout: '', stderr: '' });
+      const log = readFileSync(join(palace.stateDir, 'logs', 'hooks.log'), 'utf8').trim().split('\n');
+      expect(log).toHaveLength(2);
+      expect(log[0]).toContain('stop: no transcript to file (none given)');
+      expect(log[1]).toContain(`stop: no transcript to file (${join(palace.root, 'gone.jsonl')})`);
+      expect(existsSync(join(palace.dir, 'vectors'))).toBe(false);
+    } finally {
+      await palace.cleanup();
+    }
+  });
 });

@@ -2,7 +2,8 @@
 // a code repository with a .gitignore, idempotent re-mining, changed and deleted files, transcripts
 // of every format, documents, the adapter errors and repair of the vector index.
 
-import { rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../hub/src/log.js';
 import { LanceDbVectorStore } from '../../hub/src/vector/lancedb-vector-store.js';
 import type { MineReport } from '../../hub/src/mine/miner.js';
-import { makeTempPalace, parseJson, type CliResult, type ErrorJson, type TempPalace } from '../helpers/cli.js';
+import { PALACE_BIN, makeTempPalace, parseJson, type CliResult, type ErrorJson, type TempPalace } from '../helpers/cli.js';
+import { makeDocx, makePdf } from '../helpers/documents.js';
 import { FORMAT_OF, Q1, REPO, TRANSCRIPTS, writeTree } from '../helpers/transcripts.js';
 
 const SLOW = { timeout: 180_000 };
@@ -150,6 +152,44 @@ describe('palace mine --mode convos, --mode extract and --source', SLOW, () => {
     expect(rows.map((d) => d.content).sort()).toEqual(['# Notes\n\nThe backup runs nightly.', '# Runbook\n\nRestart the hub with palace daemon start & check /healthz.']);
   });
 
+  it('extracts PDF and DOCX documents generated here; an encrypted PDF is a counted per-file error', async () => {
+    const dir = join(palace.root, 'papers');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'failover.pdf'),
+      makePdf([['Failover runbook: when the primary hub dies,', 'promote the standby replica within five minutes.'], ['Then rotate the peer tokens in peers.json.']]),
+    );
+    writeFileSync(join(dir, 'backups.docx'), await makeDocx([{ heading: 'Backups' }, 'Snapshots of the palace are copied to cold storage every Sunday night.']));
+    writeFileSync(join(dir, 'locked.pdf'), makePdf([['nothing to see']], { encrypt: true }));
+    const res = await palace.run(['mine', dir, '--mode', 'extract', '--wing', 'papers', '--json']);
+    expect(res.code).toBe(1); // some files failed; the others were filed
+    const r = parseJson<MineReport>(res);
+    expect(r).toMatchObject({ files_seen: 3, files_mined: 2 });
+    expect(r.errors).toEqual([{ file: join(dir, 'locked.pdf'), code: 'mine.extract_failed', error: expect.stringContaining('encrypted') }]);
+
+    const pdfHit = parseJson<{ results: Array<{ drawer_id: string; source_file: string; content: string }> }>(
+      ok(await palace.run(['search', 'promote the standby replica when the primary hub dies', '--wing', 'papers', '--json'])),
+    ).results[0];
+    expect(pdfHit?.source_file).toBe(join(dir, 'failover.pdf'));
+    const drawer = parseJson<{ content: string; room: string; metadata: Record<string, unknown> }>(ok(await palace.run(['drawer', 'get', pdfHit!.drawer_id, '--json'])));
+    expect(drawer.content).toBe('Failover runbook: when the primary hub dies,\npromote the standby replica within five minutes.\n\nThen rotate the peer tokens in peers.json.');
+    expect(drawer.room).toBe('documents');
+    expect(drawer.metadata).toMatchObject({ format: 'pdf', page_start: 1, page_end: 2 });
+
+    const docxHit = parseJson<{ results: Array<{ drawer_id: string; source_file: string }> }>(
+      ok(await palace.run(['search', 'cold storage snapshots on Sunday', '--wing', 'papers', '--json'])),
+    ).results[0];
+    expect(docxHit?.source_file).toBe(join(dir, 'backups.docx'));
+    const text = ok(await palace.run(['drawer', 'get', docxHit!.drawer_id])).stdout;
+    expect(text).toContain('# Backups\n\nSnapshots of the palace are copied to cold storage every Sunday night.');
+
+    // Off a TTY the text summary is plain lines: the summary, then one line per failed file.
+    const again = await palace.run(['mine', dir, '--mode', 'extract', '--wing', 'papers']);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toContain('0 files mined');
+    expect(again.stdout).toContain(`error: ${join(dir, 'locked.pdf')}: cannot extract`);
+  });
+
   it('refuses an unknown adapter and an adapter needing unsupported runner semantics with distinct errors', async () => {
     const unknown = await palace.run(['mine', palace.root, '--source', 'nope', '--json']);
     expect(unknown.code).toBe(2);
@@ -159,5 +199,99 @@ describe('palace mine --mode convos, --mode extract and --source', SLOW, () => {
     expect(unsupported.stderr).toContain("needs the 'poll' runner semantics");
     const known = parseJson<MineReport>(ok(await palace.run(['mine', join(palace.root, 'exports', 'codex'), '--source', 'codex', '--wing', 'chats', '--dry-run', '--json'])));
     expect(known).toMatchObject({ adapter: 'codex', mode: 'convos', files_unchanged: 1 });
+  });
+});
+
+describe('palace sweep and palace split', SLOW, () => {
+  let palace: TempPalace;
+  beforeAll(() => {
+    palace = makeTempPalace('palace-sweep-');
+  });
+  afterAll(async () => palace.cleanup());
+
+  it('sweep mines only the transcripts not yet mined; with no folder and no session folders it finds nothing', async () => {
+    const dir = join(palace.root, 'sessions');
+    writeTree(dir, { 'a.jsonl': TRANSCRIPTS['claude-code/session.jsonl'] ?? '' });
+    const first = parseJson<{ reports: MineReport[] }>(ok(await palace.run(['sweep', dir, '--wing', 'chats', '--json'])));
+    expect(first.reports).toHaveLength(1);
+    expect(first.reports[0]).toMatchObject({ mode: 'convos', wing: 'chats', files_mined: 1, drawers_filed: 2 });
+    writeTree(dir, { 'b.jsonl': TRANSCRIPTS['gemini/session-1.jsonl'] ?? '' });
+    const second = parseJson<{ reports: MineReport[] }>(ok(await palace.run(['sweep', dir, '--wing', 'chats', '--json'])));
+    expect(second.reports[0]).toMatchObject({ files_mined: 1, files_unchanged: 1, drawers_filed: 2 });
+    // HOME is a fresh temp folder: no ~/.claude/projects, ~/.codex/sessions or ~/.gemini/tmp.
+    const none = ok(await palace.run(['sweep']));
+    expect(none.stdout.trim()).toBe('No transcript folders found.');
+  });
+
+  it('split writes one file per session into --output-dir and leaves the original alone', async () => {
+    const dir = join(palace.root, 'mega');
+    const one = TRANSCRIPTS['claude-code/session.jsonl'] ?? '';
+    writeTree(dir, { 'all.jsonl': one + one.replaceAll('"s1"', '"s2"') + one.replaceAll('"s1"', '"s3"') });
+    const out = join(palace.root, 'split-out');
+    const dry = parseJson<{ files: Array<{ sessions: string[] }> }>(ok(await palace.run(['split', dir, '--output-dir', out, '--dry-run', '--json'])));
+    expect(dry.files[0]?.sessions).toHaveLength(3);
+    expect(existsSync(out)).toBe(false);
+    expect(ok(await palace.run(['split', dir, '--min-sessions', '4'])).stdout).toContain('holds 4 or more sessions');
+    const done = parseJson<{ files: Array<{ sessions: string[]; backup?: string }> }>(ok(await palace.run(['split', dir, '--output-dir', out, '--json'])));
+    expect(done.files[0]?.sessions.map((f) => f.slice(out.length + 1))).toEqual(['all.session-001.jsonl', 'all.session-002.jsonl', 'all.session-003.jsonl']);
+    expect(existsSync(join(dir, 'all.jsonl'))).toBe(true);
+    const bad = await palace.run(['split', dir, '--min-sessions', 'two', '--json']);
+    expect(bad.code).toBe(2);
+  });
+});
+
+/** Runs the CLI on a pseudo-terminal through script(1); resolves with everything the terminal showed. */
+function runOnTty(palace: TempPalace, args: readonly string[]): Promise<{ code: number | null; screen: string }> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PALACE_')) env[k] = v;
+  const command = [process.execPath, PALACE_BIN, '--palace', palace.dir, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+  const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...env, HOME: palace.home, COLUMNS: '160' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const out: Buffer[] = [];
+  child.stdout.on('data', (b: Buffer) => out.push(b));
+  child.stderr.on('data', (b: Buffer) => out.push(b));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 150_000);
+  return new Promise((done) =>
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      done({ code, screen: Buffer.concat(out).toString('utf8') });
+    }),
+  );
+}
+
+function summaryOf(stdout: string): Record<string, string> {
+  const last = stdout.trimEnd().split('\n').at(-1) ?? '';
+  expect(last).toMatch(/^summary:( [a-z_]+=[0-9.]+)+$/);
+  return Object.fromEntries(last.slice('summary: '.length).split(' ').map((kv) => kv.split('=') as [string, string]));
+}
+
+describe('palace mine output: a progress line on a terminal, parseable lines otherwise', SLOW, () => {
+  let palace: TempPalace;
+  let dir: string;
+  beforeAll(() => {
+    palace = makeTempPalace('palace-mine-output-');
+    dir = join(palace.root, 'notes');
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 100; i++) files[`n${i}.md`] = `# Note ${i}\n\nDeploy step ${i} restarts worker ${i % 7} after the migration.\n`;
+    writeTree(dir, files);
+  });
+  afterAll(async () => palace.cleanup());
+
+  it('off a terminal: no progress output, the summary, then a key=value line', async () => {
+    const r = ok(await palace.run(['mine', dir, '--wing', 'notes']));
+    expect(r.stderr).not.toContain('\r');
+    expect(r.stdout.split('\n')[0]).toContain('notes → wing notes: 100 files mined, filed 100 drawers');
+    expect(summaryOf(r.stdout)).toMatchObject({ files_seen: '100', files_mined: '100', files_failed: '0', drawers_filed: '100' });
+    const again = summaryOf(ok(await palace.run(['mine', dir, '--wing', 'notes'])).stdout);
+    expect(again).toMatchObject({ files_mined: '0', files_unchanged: '100', drawers_filed: '0' });
+  });
+
+  it.skipIf(!existsSync('/usr/bin/script'))('on a terminal: one line updated in place with files, drawers, throughput and ETA, cleared at the end', async () => {
+    const { code, screen } = await runOnTty(palace, ['mine', dir, '--wing', 'notes', '--force']);
+    expect(code).toBe(0);
+    const frames = screen.split('\r').filter((f) => f.startsWith('['));
+    expect(frames.length).toBeGreaterThan(1);
+    expect(frames.some((f) => /^\[#* *\] \d+% {2}eta \d+s {2}\d+\/100 files {2}\d+ drawers {2}[0-9.]+ files\/s {2}[0-9.]+ drawers\/s/.test(f))).toBe(true);
+    expect(screen).toContain('\r\u001b[2K');
+    expect(screen).toMatch(/summary: files_seen=100 files_mined=100 /);
   });
 });

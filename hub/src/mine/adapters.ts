@@ -28,7 +28,7 @@ export const SUPPORTED_RUNNERS: ReadonlySet<RunnerSemantics> = new Set(['files']
 export const ADAPTERS: readonly SourceAdapter[] = [
   { name: 'project', description: 'project files: text and code (the default mode)', mode: 'projects', runner: 'files' },
   { name: 'convos', description: 'conversation transcripts of any supported format', mode: 'convos', runner: 'files' },
-  { name: 'extract', description: 'documents: Markdown, HTML, text', mode: 'extract', runner: 'files' },
+  { name: 'extract', description: 'documents: PDF, DOCX, HTML, Markdown, text', mode: 'extract', runner: 'files' },
   {
     name: 'claude-code',
     description: 'Claude Code session transcripts (~/.claude/projects/**/*.jsonl)',

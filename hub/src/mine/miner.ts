@@ -13,12 +13,15 @@ import { HubError } from '../errors.js';
 import type { Memory, SourceChunk, SourceFiling } from '../memory/memory.js';
 import type { MineMode, SourceAdapter } from './adapters.js';
 import { exchangeChunks, parseTranscript } from './convos.js';
+import { extractDocument, isBinaryDocument, type DocumentLoaders, type ExtractedDocument } from './documents.js';
 import { extractText } from './extract.js';
 import { commitManifest, readManifest, type MinedFileEntry } from './manifest.js';
 import { CONVO_EXTENSIONS, EXTRACT_EXTENSIONS, MAX_FILE_BYTES, PROJECT_EXTENSIONS, defaultWing, listFiles, looksText, projectRoom } from './walk.js';
 
 const BATCH_FILES = 32;
 const MAX_CHUNKS_PER_FILE = 50_000;
+/** PDFs and DOCX files are larger than text for the same words: their own size cap. */
+const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
 const LISTED_FILES = 1000;
 
 export interface MineRequest {
@@ -51,6 +54,8 @@ export interface MineHooks {
   step: <T>(fn: () => Promise<T>) => Promise<T>;
   progress?: (p: MineProgress) => void;
   signal?: AbortSignal | undefined;
+  /** How the optional PDF and DOCX libraries are loaded (tests inject a missing one). */
+  documentLoaders?: DocumentLoaders;
 }
 
 export interface MineReport {
@@ -69,7 +74,8 @@ export interface MineReport {
   /** Previously mined files under the source that no longer exist (their drawers are kept unless --prune). */
   files_vanished: number;
   files_pruned: number;
-  errors: Array<{ file: string; error: string }>;
+  /** Files that could not be read or extracted (mining went on with the others); `code` when it is a HubError. */
+  errors: Array<{ file: string; error: string; code?: string }>;
   /** Dry run: what would be filed, per file (at most 1000 listed). */
   files?: Array<{ file: string; room: string; chunks: number }>;
   aborted?: boolean;
@@ -113,6 +119,21 @@ export function chunksFor(mode: MineMode, root: string, file: string, text: stri
     ...(mode === 'projects' ? { metadata: { line_start: lineAt(starts, c.start), line_end: lineAt(starts, Math.max(c.start, c.end - 1)) } } : {}),
   }));
   return { room: mode === 'projects' ? projectRoom(root, file) : 'documents', chunks };
+}
+
+/** The chunks of an extracted PDF or DOCX; a PDF's chunks carry the pages they span (1-based). */
+export function documentChunks(doc: ExtractedDocument): { room: string; chunks: SourceChunk[]; format: string } {
+  const starts = doc.pageStarts;
+  // A scanned (image-only) PDF has no text layer: no chunks, so the file counts as skipped.
+  const chunks = (doc.text.trim() === '' ? [] : chunkText(doc.text)).map((c) => ({
+    ...c,
+    ...(starts && starts.length > 0 ? { metadata: { page_start: lineAt(starts, c.start), page_end: lineAt(starts, Math.max(c.start, c.end - 1)) } } : {}),
+  }));
+  return { room: 'documents', chunks, format: doc.format };
+}
+
+function chunksOfText(mode: MineMode, root: string, file: string, text: string): ReturnType<typeof chunksFor> {
+  return text.trim() === '' ? undefined : chunksFor(mode, root, file, text);
 }
 
 function under(root: string, file: string): boolean {
@@ -173,12 +194,13 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
           report.files_unchanged++;
           continue;
         }
-        if (stat.size > MAX_FILE_BYTES) {
+        const binaryDocument = mode === 'extract' && isBinaryDocument(file);
+        if (stat.size > (binaryDocument ? MAX_DOCUMENT_BYTES : MAX_FILE_BYTES)) {
           report.files_skipped++;
           continue;
         }
         const bytes = readFileSync(file);
-        if (!looksText(bytes)) {
+        if (!binaryDocument && !looksText(bytes)) {
           report.files_skipped++;
           continue;
         }
@@ -188,8 +210,9 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
           report.files_unchanged++;
           continue;
         }
-        const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
-        const cut = text.trim() === '' ? undefined : chunksFor(mode, isFile ? dirname(root) : root, file, text);
+        const cut = binaryDocument
+          ? documentChunks(await extractDocument(file, bytes, hooks.documentLoaders))
+          : chunksOfText(mode, isFile ? dirname(root) : root, file, bytes.toString('utf8').replace(/^\uFEFF/, ''));
         if (!cut || cut.chunks.length === 0) {
           report.files_skipped++;
           continue;
@@ -216,7 +239,8 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
           },
         });
       } catch (err) {
-        report.errors.push({ file, error: (err as Error).message });
+        const code = (err as { code?: unknown }).code;
+        report.errors.push({ file, error: (err as Error).message, ...(err instanceof HubError ? { code: String(code) } : {}) });
       }
     }
     if (dryRun) {

@@ -14,7 +14,7 @@ export const PROJECT_EXTENSIONS: ReadonlySet<string> = new Set(
   '.txt .md .mdx .rst .py .js .mjs .cjs .ts .mts .cts .jsx .tsx .json .jsonl .yaml .yml .html .css .scss .java .kt .go .rs .rb .php .c .h .cc .cpp .hpp .cs .swift .sh .bash .zsh .csv .sql .toml .ini .cfg .lua .r .scala .ex .exs .erl .hs .ml .clj .vue .svelte .astro .tf .proto .graphql .gradle .dockerfile'.split(' '),
 );
 export const CONVO_EXTENSIONS: ReadonlySet<string> = new Set(['.txt', '.md', '.json', '.jsonl']);
-export const EXTRACT_EXTENSIONS: ReadonlySet<string> = new Set(['.md', '.markdown', '.html', '.htm', '.txt']);
+export const EXTRACT_EXTENSIONS: ReadonlySet<string> = new Set(['.md', '.markdown', '.html', '.htm', '.txt', '.pdf', '.docx']);
 
 export const SKIP_DIRS: ReadonlySet<string> = new Set(
   '.git .hg .svn node_modules __pycache__ .venv venv env dist build out .next .nuxt coverage .palace .mempalace .ruff_cache .mypy_cache .pytest_cache .cache .tox .nox .idea .vscode .ipynb_checkpoints .eggs htmlcov target .turbo .parcel-cache vendor'.split(' '),

@@ -17,7 +17,7 @@ export const mineTool = defineTool({
   name: 'palace_mine',
   title: 'Mine files into the palace',
   description:
-    'Mine a project directory (text and code; .gitignore respected), conversation transcripts (mode convos: Claude Code, Codex, Gemini CLI, ChatGPT, Claude.ai, Slack exports, `>` transcripts) or documents (mode extract: Markdown, HTML) into drawers with source_file and position. Re-mining replaces exactly the changed files\' drawers; unchanged files are skipped. adapter picks a source adapter by name instead of a mode. background true queues the mine and returns at once.',
+    'Mine a project directory (text and code; .gitignore respected), conversation transcripts (mode convos: Claude Code, Codex, Gemini CLI, ChatGPT, Claude.ai, Slack exports, `>` transcripts) or documents (mode extract: PDF, DOCX, HTML, Markdown, text) into drawers with source_file and position. Re-mining replaces exactly the changed files\' drawers; unchanged files are skipped. adapter picks a source adapter by name instead of a mode. background true queues the mine and returns at once.',
   input: {
     source: z.string().optional().describe('Absolute path of the directory or file to mine (optional with an adapter that has a default location)'),
     mode: z.enum(['projects', 'convos', 'extract']).optional().describe('projects (default), convos or extract'),

@@ -18,6 +18,7 @@ import { registerCypher } from './commands/cypher.js';
 import { registerMine } from './commands/mine.js';
 import { registerHook } from './commands/hook.js';
 import { registerRepair } from './commands/repair.js';
+import { registerCurate } from './commands/curate.js';
 import { PALACE_VERSION } from '../hub/src/version.js';
 import { EXIT } from './output.js';
 
@@ -45,6 +46,7 @@ export function buildProgram(): Command {
   registerKg(program);
   registerDiary(program);
   registerPalace(program);
+  registerCurate(program);
   for (const cmd of program.commands) {
     cmd.exitOverride();
     for (const sub of cmd.commands) sub.exitOverride();

@@ -25,6 +25,8 @@ import { runTool } from '../tool-runner.js';
 const IMPORT_BATCH = 500;
 const EXPORT_PAGE = 1000;
 
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 const call = (ctx: CommandContext, name: string, args: Record<string, unknown>) => runTool(ctx.config, name, args);
 
 function str(v: unknown): string | undefined {
@@ -68,7 +70,7 @@ type BulkMove = {
 function moveText(r: BulkMove): string {
   const verb = r.dry_run ? 'Would move' : 'Moved';
   return [
-    `${verb} ${r.drawers_to_move} drawer${r.drawers_to_move === 1 ? '' : 's'} (${r.rows_to_move} rows); ${r.matched} matched, ${r.already_there} already there.`,
+    `${verb} ${r.drawers_to_move} drawer${r.drawers_to_move === 1 ? '' : 's'} (${plural(r.rows_to_move, 'row')}); ${r.matched} matched, ${r.already_there} already there.`,
     ...r.drawers.map((d) => `  ${d.drawer_id}  ${d.from.wing}/${d.from.room} -> ${d.to.wing}/${d.to.room}`),
     ...(r.listed_all ? [] : ['  …']),
     ...(r.dry_run && r.drawers_to_move > 0 ? ['(dry run: nothing moved; add --apply to move)'] : []),
@@ -187,7 +189,7 @@ function registerPurgeAndPrune(program: Command): void {
         };
         ctx.out.result(r, () =>
           [
-            `${r.dry_run ? 'Would delete' : 'Deleted'} ${r.drawers} drawer${r.drawers === 1 ? '' : 's'} (${r.rows} rows).`,
+            `${r.dry_run ? 'Would delete' : 'Deleted'} ${r.drawers} drawer${r.drawers === 1 ? '' : 's'} (${plural(r.rows, 'row')}).`,
             ...r.sample.map((d) => `  ${d.drawer_id}  ${d.wing}/${d.room}${d.source_file ? `  ${d.source_file}` : ''}`),
             ...(r.listed_all ? [] : ['  …']),
             ...(r.dry_run && r.drawers > 0 ? ['(dry run: nothing deleted; add --confirm to delete)'] : []),
@@ -251,7 +253,7 @@ function registerRenameWing(program: Command): void {
         };
         ctx.out.result(r, () =>
           [
-            `${r.dry_run ? 'Would move' : 'Moved'} ${r.drawers} drawer${r.drawers === 1 ? '' : 's'} (${r.rows} rows) from ${wing} to ${newWing}${r.merged_into_existing ? ` (merged into the existing ${newWing})` : ''}.`,
+            `${r.dry_run ? 'Would move' : 'Moved'} ${r.drawers} drawer${r.drawers === 1 ? '' : 's'} (${plural(r.rows, 'row')}) from ${wing} to ${newWing}${r.merged_into_existing ? ` (merged into the existing ${newWing})` : ''}.`,
             ...(r.declared_rooms.length ? [`Declared rooms carried over: ${r.declared_rooms.join(', ')}`] : []),
             ...(r.note ? [r.note] : []),
           ].join('\n'),

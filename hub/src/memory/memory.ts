@@ -82,6 +82,10 @@ export interface AddDrawerInput {
   added_by?: unknown;
   metadata?: Record<string, unknown>;
   force?: unknown;
+  /** Near-duplicate similarity threshold (default 0.9); checkpoint passes its dedup_threshold. */
+  threshold?: number;
+  /** Check and validate only: nothing is written (the result says what would happen). */
+  dry_run?: boolean;
 }
 
 export interface AddDrawerResult {
@@ -92,7 +96,21 @@ export interface AddDrawerResult {
   duplicate_of?: string;
   similarity?: number;
   filed: boolean;
+  dry_run?: true;
 }
+
+/** A drawer row as export writes and import reads it: everything but the vector and embedder key. */
+export type PortableDrawer = Omit<StoredDrawer, 'vector' | 'embedder'>;
+
+/** One entry of metadata.placement_history: the placement a drawer left, and when. */
+export interface PlacementRecord {
+  wing: string;
+  room: string;
+  moved_at: string;
+}
+
+export const PLACEMENT_HISTORY_KEY = 'placement_history';
+const ID_BATCH = 500;
 
 function view(d: StoredDrawer): DrawerView {
   return {
@@ -186,9 +204,11 @@ export class Memory {
     if (same) return { drawer_id: id, wing, room, duplicate_of: id, similarity: 1, filed: false };
     const vectors = await this.embedder.embed(chunks.map((c) => c.text), 'document');
     if (input.force !== true) {
-      const dup = await this.nearestDuplicate(vectors, DUPLICATE_THRESHOLD);
+      const dup = await this.nearestDuplicate(vectors, input.threshold ?? DUPLICATE_THRESHOLD);
       if (dup) return { drawer_id: dup.id, wing: dup.wing, room: dup.room, duplicate_of: dup.id, similarity: dup.similarity, filed: false };
     }
+    if (input.dry_run === true)
+      return { drawer_id: id, wing, room, ...(chunks.length > 1 ? { chunk_ids: chunks.map((_c, i) => `${id}_c${i}`) } : {}), filed: false, dry_run: true };
     const filedAt = isoSeconds(this.now());
     const drawers: StoredDrawer[] = chunks.map((c, i) => ({
       id: chunks.length === 1 ? id : `${id}_c${i}`,
@@ -261,12 +281,10 @@ export class Memory {
     const room = optionalPlace('room', raw.room);
     const tags = raw.tags === undefined ? undefined : tagList(raw.tags);
     if (wing === undefined && room === undefined && tags === undefined) throw invalid('wing', 'give a wing, a room or tags to change');
-    const changed = await this.store.patch(await this.idFilter(id), {
-      ...(wing === undefined ? {} : { wing }),
-      ...(room === undefined ? {} : { room }),
-      ...(tags === undefined ? {} : { tags }),
-    });
-    if (changed === 0) throw new HubError('memory.not_found', `drawer '${id}' not found`, { field: 'drawer_id' });
+    const filter = await this.idFilter(id);
+    if ((await this.store.count(filter)) === 0) throw new HubError('memory.not_found', `drawer '${id}' not found`, { field: 'drawer_id' });
+    if (wing !== undefined || room !== undefined) await this.relocateRows(filter, { ...(wing === undefined ? {} : { wing }), ...(room === undefined ? {} : { room }) });
+    if (tags !== undefined) await this.store.patch(filter, { tags });
     return this.getDrawer(id);
   }
 
@@ -351,9 +369,64 @@ export class Memory {
     return this.store.count(filter);
   }
 
-  /** Moves or retags every matching drawer row (never its content); returns how many changed. */
+  /** Moves or retags every matching drawer row (never its content); returns how many matched. */
   async patchDrawers(filter: DrawerFilter, patch: Pick<DrawerPatch, 'wing' | 'room' | 'tags'>): Promise<number> {
-    return this.store.patch(filter, patch);
+    const { tags, ...place } = patch;
+    if (place.wing === undefined && place.room === undefined) return this.store.patch(filter, patch);
+    const matched = await this.store.count(filter);
+    if (matched === 0) return 0;
+    if (tags !== undefined) await this.store.patch(filter, { tags });
+    await this.relocateRows(filter, place);
+    return matched;
+  }
+
+  /**
+   * Moves matching rows to a wing and/or room without re-embedding and without touching content: each
+   * row is rewritten with its own vector, and the placement it leaves is appended to
+   * metadata.placement_history ({wing, room, moved_at}). Rows already there are left alone.
+   * Returns how many rows moved.
+   */
+  async relocateRows(filter: DrawerFilter, target: { wing?: string; room?: string }): Promise<number> {
+    const ids = (await this.store.scan(filter, { columns: ['id', 'wing', 'room'] }))
+      .filter((r) => (target.wing !== undefined && r.wing !== target.wing) || (target.room !== undefined && r.room !== target.room))
+      .map((r) => r.id);
+    const movedAt = isoSeconds(this.now());
+    let moved = 0;
+    for (let i = 0; i < ids.length; i += ID_BATCH) {
+      const rows = await this.store.scan({ ids: ids.slice(i, i + ID_BATCH) }, { withVectors: true });
+      const next = rows.map((r) => {
+        const prior = r.metadata[PLACEMENT_HISTORY_KEY];
+        const history: unknown[] = Array.isArray(prior) ? prior : [];
+        const left: PlacementRecord = { wing: r.wing, room: r.room, moved_at: movedAt };
+        return { ...r, wing: target.wing ?? r.wing, room: target.room ?? r.room, metadata: { ...r.metadata, [PLACEMENT_HISTORY_KEY]: [...history, left] } };
+      });
+      await this.store.upsert(next);
+      moved += next.length;
+    }
+    return moved;
+  }
+
+  /**
+   * Files exported rows as they were (ids, placement, metadata, filed_at kept), re-embedding their
+   * content with this palace's embedder. Rows whose id is already stored are skipped, so importing
+   * the same file twice changes nothing. Content is validated by the caller.
+   */
+  async restoreDrawers(rows: readonly PortableDrawer[]): Promise<{ imported: string[]; skipped: string[] }> {
+    const imported: string[] = [];
+    const skipped: string[] = [];
+    for (let i = 0; i < rows.length; i += ID_BATCH) {
+      const batch = rows.slice(i, i + ID_BATCH);
+      const present = new Set((await this.store.scan({ ids: batch.map((r) => r.id) }, { columns: ['id'] })).map((r) => r.id));
+      const fresh = batch.filter((r) => !present.has(r.id));
+      skipped.push(...batch.filter((r) => present.has(r.id)).map((r) => r.id));
+      if (fresh.length === 0) continue;
+      const vectors = await this.embedDocuments(fresh.map((r) => r.content));
+      await this.store.upsert(fresh.map((r, j) => ({ ...r, embedder: this.key, vector: vectors[j] ?? new Float32Array(0) })));
+      imported.push(...fresh.map((r) => r.id));
+      this.onFirstWrite?.();
+      this.onFirstWrite = undefined;
+    }
+    return { imported, skipped };
   }
 
   /** Deletes every matching drawer row; returns how many went. */

@@ -89,3 +89,13 @@ export async function removeRoom(memory: Memory, palacePath: string, raw: { wing
   writeDeclared(palacePath, rest.length ? { ...others, [wing]: rest } : others);
   return { success: true, wing, room, removed: true };
 }
+
+/** Moves a wing's declared rooms to another wing (merged with any it already has); returns them. */
+export function moveDeclaredWing(palacePath: string, from: string, to: string, dryRun = false): string[] {
+  const declared = readDeclared(palacePath);
+  const rooms = declared[from] ?? [];
+  if (rooms.length === 0 || dryRun) return rooms;
+  const { [from]: _gone, ...others } = declared;
+  writeDeclared(palacePath, { ...others, [to]: [...new Set([...(declared[to] ?? []), ...rooms])].sort() });
+  return rooms;
+}

@@ -42,12 +42,19 @@ export async function wakeUp(memory: Memory, home: string, raw: { wing?: unknown
   const filter = wing ? { wing } : {};
   const total = await memory.countDrawers(filter);
   // The newest rows are the likeliest to matter; the scan is bounded so wake-up stays fast.
-  const rows = await memory.scanDrawers(filter, { offset: Math.max(0, total - WAKEUP_LIMITS.scanned), limit: WAKEUP_LIMITS.scanned });
-  const ranked = rows
+  // Ranking reads metadata only; the content of the few shown drawers is fetched afterwards.
+  const rows = await memory.scanDrawers(filter, {
+    offset: Math.max(0, total - WAKEUP_LIMITS.scanned),
+    limit: WAKEUP_LIMITS.scanned,
+    columns: ['id', 'wing', 'room', 'filed_at', 'useful', 'metadata'],
+  });
+  const top = rows
     .filter((d) => d.metadata.type !== DIARY_TYPE)
     .map((d) => ({ d, score: importanceOf(d) }))
     .sort((a, b) => b.score - a.score || b.d.filed_at.localeCompare(a.d.filed_at) || a.d.drawer_id.localeCompare(b.d.drawer_id))
     .slice(0, WAKEUP_LIMITS.l1Drawers);
+  const contents = new Map((await memory.scanDrawers({ ids: top.map((t) => t.d.drawer_id) }, { columns: ['id', 'content'] })).map((d) => [d.drawer_id, d.content]));
+  const ranked = top.map(({ d, score }) => ({ d: { ...d, content: contents.get(d.drawer_id) ?? '' }, score }));
   const groups = new Map<string, string[]>();
   for (const { d } of ranked) {
     const key = `${d.wing}/${d.room}`;
@@ -58,7 +65,8 @@ export async function wakeUp(memory: Memory, home: string, raw: { wing?: unknown
   let shown = 0;
   for (const [room, lines] of groups) {
     const header = `[${room}]`;
-    if (used + header.length + 1 > WAKEUP_LIMITS.l1Chars) break;
+    // A room header is shown only with at least one of its drawers.
+    if (used + header.length + 1 + (lines[0]?.length ?? 0) + 1 > WAKEUP_LIMITS.l1Chars) break;
     l1Lines.push(header);
     used += header.length + 1;
     for (const line of lines) {

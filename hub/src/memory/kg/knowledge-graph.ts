@@ -344,6 +344,52 @@ export class KnowledgeGraph {
     return (this.stmt(`${FACT_SELECT} ORDER BY t.seq DESC LIMIT ?`).all(limit) as FactRow[]).map((r) => this.toFact(r));
   }
 
+  /** Every fact in statement order, paged: what `palace export` writes. */
+  exportFacts(offset: number, limit: number): { facts: KgFact[]; total: number } {
+    const total = (this.stmt(`SELECT COUNT(*) AS n FROM triples`).get() as { n: number }).n;
+    const rows = this.stmt(`${FACT_SELECT} ORDER BY t.seq LIMIT ? OFFSET ?`).all(limit, offset) as FactRow[];
+    return { facts: rows.map((r) => this.toFact(r)), total };
+  }
+
+  /** Restores an exported fact under its own triple id; false when that id is already stored (re-import changes nothing). */
+  restoreFact(raw: Partial<Record<keyof KgFact, unknown>>): boolean {
+    if (typeof raw.triple_id !== 'string' || !/^t_[A-Za-z0-9_-]{1,128}$/.test(raw.triple_id)) throw invalid('triple_id', 'triple_id must look like t_<id>');
+    const id = raw.triple_id;
+    const from = parseWhen('valid_from', raw.valid_from, 'start');
+    const to = parseWhen('valid_to', raw.valid_to, 'end');
+    const subjectId = entityId('subject', raw.subject);
+    const objectId = entityId('object', raw.object);
+    const predicate = predicateOf(raw.predicate);
+    const confidence = typeof raw.confidence === 'number' && raw.confidence >= 0 && raw.confidence <= 1 ? raw.confidence : 1;
+    const createdAt = typeof raw.created_at === 'string' && raw.created_at ? raw.created_at : this.nowIso();
+    return this.db
+      .transaction(() => {
+        if (this.stmt(`SELECT 1 FROM triples WHERE id = ?`).get(id)) return false;
+        this.upsertEntity(subjectId, String(raw.subject), typeOf('subject_type', raw.subject_type === 'unknown' ? undefined : raw.subject_type));
+        this.upsertEntity(objectId, String(raw.object), typeOf('object_type', raw.object_type === 'unknown' ? undefined : raw.object_type));
+        this.stmt(
+          `INSERT INTO triples(id, subject_id, predicate, object_id, valid_from, valid_to, from_ts, to_ts, confidence, source_file, source_drawer_id, added_by, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(
+          id,
+          subjectId,
+          predicate,
+          objectId,
+          from?.text ?? null,
+          to?.text ?? null,
+          from?.ts ?? '',
+          to?.ts ?? null,
+          confidence,
+          optionalText('source_file', raw.source_file),
+          optionalText('source_drawer_id', raw.source_drawer_id, 128),
+          optionalText('added_by', raw.added_by, 256),
+          createdAt,
+        );
+        return true;
+      })
+      .immediate();
+  }
+
   close(): void {
     if (this.db.open) this.db.close();
   }

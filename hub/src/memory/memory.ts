@@ -16,6 +16,8 @@ import { drawerContent, drawerId, MEMORY_LIMITS, optionalPlace, placeName, tagLi
 export const DUPLICATE_THRESHOLD = 0.9;
 const EMBED_BATCH = 64;
 const UPSERT_BATCH = 1000;
+/** Moves remembered per drawer row in metadata.placement_history (oldest dropped first). */
+export const PLACEMENT_HISTORY_MAX = 20;
 
 /** One chunk of a source file, with its position in the file's (normalized) text. */
 export interface SourceChunk {
@@ -261,11 +263,11 @@ export class Memory {
     const room = optionalPlace('room', raw.room);
     const tags = raw.tags === undefined ? undefined : tagList(raw.tags);
     if (wing === undefined && room === undefined && tags === undefined) throw invalid('wing', 'give a wing, a room or tags to change');
-    const changed = await this.store.patch(await this.idFilter(id), {
-      ...(wing === undefined ? {} : { wing }),
-      ...(room === undefined ? {} : { room }),
-      ...(tags === undefined ? {} : { tags }),
-    });
+    const changed = await this.patchDrawers(
+      await this.idFilter(id),
+      { ...(wing === undefined ? {} : { wing }), ...(room === undefined ? {} : { room }), ...(tags === undefined ? {} : { tags }) },
+      'move',
+    );
     if (changed === 0) throw new HubError('memory.not_found', `drawer '${id}' not found`, { field: 'drawer_id' });
     return this.getDrawer(id);
   }
@@ -351,9 +353,37 @@ export class Memory {
     return this.store.count(filter);
   }
 
-  /** Moves or retags every matching drawer row (never its content); returns how many changed. */
-  async patchDrawers(filter: DrawerFilter, patch: Pick<DrawerPatch, 'wing' | 'room' | 'tags'>): Promise<number> {
-    return this.store.patch(filter, patch);
+  /**
+   * Moves or retags every matching drawer row (never its content); returns how many changed. A move
+   * appends {from, to, at, via} to each moved row's metadata.placement_history (newest last, capped).
+   */
+  async patchDrawers(filter: DrawerFilter, patch: Pick<DrawerPatch, 'wing' | 'room' | 'tags'>, via = 'patch'): Promise<number> {
+    if (patch.wing === undefined && patch.room === undefined) return this.store.patch(filter, patch);
+    // Rows are rewritten whole (vector included, never re-embedded) so each keeps its own history.
+    const rows = await this.store.scan(filter, { withVectors: true });
+    const at = isoSeconds(this.now());
+    const moved = rows.map((d) => {
+      const to = { wing: patch.wing ?? d.wing, room: patch.room ?? d.room };
+      const same = to.wing === d.wing && to.room === d.room;
+      const prior = Array.isArray(d.metadata.placement_history) ? (d.metadata.placement_history as unknown[]) : [];
+      const history = same ? prior : [...prior, { from: { wing: d.wing, room: d.room }, to, at, via }].slice(-PLACEMENT_HISTORY_MAX);
+      return { ...d, ...to, ...(patch.tags === undefined ? {} : { tags: patch.tags }), metadata: { ...d.metadata, ...(same ? {} : { placement_history: history }) } };
+    });
+    for (let i = 0; i < moved.length; i += UPSERT_BATCH) await this.store.upsert(moved.slice(i, i + UPSERT_BATCH));
+    return moved.length;
+  }
+
+  /** Rows matching `from` whose nearest row matching `to` is at least `threshold` similar (cosine). */
+  async crossDuplicates(from: DrawerFilter, to: DrawerFilter, threshold: number, maxRows: number) {
+    const rows = await this.store.scan(from, { withVectors: true, limit: maxRows });
+    const pairs: Array<{ drawer_id: string; room: string; match_id: string; match_room: string; similarity: number }> = [];
+    for (const d of rows) {
+      const [hit] = await this.store.search(d.vector, to, 1);
+      const similarity = hit ? 1 - hit.distance : 0;
+      if (hit && similarity >= threshold)
+        pairs.push({ drawer_id: d.id, room: d.room, match_id: hit.drawer.id, match_room: hit.drawer.room, similarity: Number(similarity.toFixed(4)) });
+    }
+    return { pairs, scanned: rows.length };
   }
 
   /** Deletes every matching drawer row; returns how many went. */

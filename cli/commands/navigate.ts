@@ -49,7 +49,7 @@ function tree(nodes: readonly WalkNode[], prefix = '', top = true): string[] {
   nodes.forEach((n, i) => {
     const last = i === nodes.length - 1;
     const head = top ? '' : `${prefix}${last ? '└─ ' : '├─ '}`;
-    lines.push(`${head}${n.wing}/${n.room} (${n.drawers})${viaText(n)}${n.seen ? '  (seen above)' : ''}`);
+    lines.push(`${head}${n.wing}/${n.room} (${n.drawers})${viaText(n)}${n.seen ? '  (shown elsewhere)' : ''}`);
     lines.push(...tree(n.children, top ? '' : `${prefix}${last ? '   ' : '│  '}`, false));
   });
   return lines;

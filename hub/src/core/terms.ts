@@ -35,7 +35,7 @@ export function termKey(term: string): string {
 
 /**
  * Proper terms: capitalized words not at the start of a sentence (or name-shaped anywhere), joined
- * into runs (`Lance DB`), stopwords and words under 3 letters dropped. Key → first spelling seen.
+ * into runs of up to 3 (`Acme Corp`), stopwords and words under 3 letters dropped. Key → first spelling seen.
  */
 export function properTerms(text: string): Map<string, string> {
   const out = new Map<string, string>();
@@ -48,19 +48,19 @@ export function properTerms(text: string): Map<string, string> {
     }
     run = [];
   };
-  for (const m of text.matchAll(WORD)) {
-    const word = m[0].replace(/[.']+$/, '');
-    const at = m.index;
-    const sentenceStart = startsSentence(text, at);
+  const words = [...text.matchAll(WORD)].map((m) => ({ word: m[0].replace(/[.']+$/, ''), at: m.index, end: m.index + m[0].length, start: startsSentence(text, m.index) }));
+  // A capital that opens a sentence says nothing, unless the same word is capitalized mid-sentence too.
+  const named = new Set(words.filter((w) => !w.start && /^[A-Z]/.test(w.word)).map((w) => termKey(w.word)));
+  for (const { word, at, end, start } of words) {
     const capitalized = /^[A-Z]/.test(word);
-    const counts = word.length >= 3 && !STOPWORDS.has(word.toLowerCase()) && capitalized && (!sentenceStart || nameShaped(word));
+    const counts = word.length >= 3 && !STOPWORDS.has(word.toLowerCase()) && capitalized && (!start || nameShaped(word) || named.has(termKey(word)));
     const adjacent = lastEnd >= 0 && /^ $/.test(text.slice(lastEnd, at));
     if (counts && adjacent && run.length > 0 && run.length < 3) run.push(word);
     else {
       flush();
       if (counts) run.push(word);
     }
-    lastEnd = at + m[0].length;
+    lastEnd = end;
     if (!counts) flush();
   }
   flush();

@@ -1,5 +1,6 @@
 // Navigation tools: tunnels (explicit and inferred), hallways, traverse, walk, wing overlap, why a
-// drawer sits where it does, and the AAAK dialect (spec + compress). Logic lives in hub/src/memory/.
+// drawer sits where it does, and the AAAK dialect (spec + compress). Logic (and input validation,
+// with errors naming the field) lives in hub/src/memory/; schemas stay loose so those errors reach callers.
 
 import { z } from 'zod';
 
@@ -25,7 +26,7 @@ export const listTunnelsTool = defineTool({
   title: 'List tunnels',
   description:
     'Tunnels link rooms of different wings. kind explicit: declared with palace_create_tunnel; kind inferred (passive): a room name shared by two or more wings, most-connected first. Optionally only those touching one wing, or one kind.',
-  input: { wing: z.string().optional(), kind: z.enum(['all', 'explicit', 'inferred']).optional().describe('default all') },
+  input: { wing: z.string().optional(), kind: z.string().optional().describe("'all' (default), 'explicit' or 'inferred'") },
   mutating: false,
   lockFree: true,
   handler: async (args, hub) => listTunnels(await hub.memory.get(), palaceOf(hub), args),
@@ -66,9 +67,9 @@ export const listHallwaysTool = defineTool({
     'Hallways join two rooms of one wing whose drawers mention the same entities (names, tags, KG entities) at least min_count times; label = the strongest shared terms. Strongest first, paged.',
   input: {
     wing: z.string().optional(),
-    limit: z.number().int().min(1).max(HALLWAY_DEFAULTS.maxLimit).optional().describe(`default ${HALLWAY_DEFAULTS.limit}`),
-    offset: z.number().int().min(0).optional(),
-    min_count: z.number().int().min(1).max(1000).optional().describe(`default ${HALLWAY_DEFAULTS.minCount}`),
+    limit: z.number().optional().describe(`1-${HALLWAY_DEFAULTS.maxLimit}, default ${HALLWAY_DEFAULTS.limit}`),
+    offset: z.number().optional().describe('rows to skip'),
+    min_count: z.number().optional().describe(`shared mentions needed, default ${HALLWAY_DEFAULTS.minCount}`),
   },
   mutating: false,
   lockFree: true,
@@ -92,7 +93,7 @@ export const traverseTool = defineTool({
   input: {
     start_room: z.string(),
     wing: z.string().optional(),
-    max_hops: z.number().int().min(1).max(WALK_LIMITS.maxHops).optional(),
+    max_hops: z.number().optional().describe(`1-${WALK_LIMITS.maxHops}, default ${WALK_LIMITS.defaultHops}`),
   },
   mutating: false,
   lockFree: true,
@@ -106,8 +107,8 @@ export const walkPalaceTool = defineTool({
   input: {
     wing: z.string().optional(),
     room: z.string().optional(),
-    follow: z.enum(['palace', 'tunnels']).optional().describe('default palace'),
-    depth: z.number().int().min(0).max(WALK_LIMITS.maxDepth).optional(),
+    follow: z.string().optional().describe("'palace' (hallways and tunnels, default) or 'tunnels'"),
+    depth: z.number().optional().describe(`0-${WALK_LIMITS.maxDepth}, default ${WALK_LIMITS.defaultDepth}`),
   },
   mutating: false,
   lockFree: true,

@@ -390,4 +390,18 @@ describe('AAAK', () => {
     const why = await callJson<{ aaak: string | null }>(client, 'palace_why', { drawer_id: storeId });
     expect(why.aaak).toBe(s?.text);
   });
+
+  it('wake-up can show drawers by their AAAK line; without the flag it stays verbatim', async () => {
+    const storeId = await minedId('atlas', 'src');
+    const plain = await callJson<{ l1: string; aaak_lines: number }>(client, 'palace_wakeup', { wing: 'atlas' });
+    expect(plain.aaak_lines).toBe(0);
+    expect(plain.l1).toContain(`- The Logstream keeps every event in SQLite.`);
+    const short = await callJson<{ l1: string; aaak_lines: number }>(client, 'palace_wakeup', { wing: 'atlas', aaak: true });
+    expect(short.aaak_lines).toBeGreaterThan(0);
+    expect(short.l1).toMatch(new RegExp(`- Z\\|LOG\\+[^\\n]*"[^"\\n]*"\\|\\d\\|[A-Z+-]+ \\(${storeId}\\)`));
+    const viaCli = await cli(['wake-up', '--wing', 'atlas', '--aaak']);
+    expect(viaCli.code).toBe(0);
+    expect(viaCli.stdout).toContain(`(${storeId})`);
+    expect(viaCli.stdout).toMatch(/- Z\|/);
+  });
 });

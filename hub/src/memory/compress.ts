@@ -48,6 +48,12 @@ export function readSummary(palacePath: string, drawerId: string): StoredSummary
   return readStore(palacePath)[drawerId];
 }
 
+/** Reads the summary store once; returns each drawer row's AAAK text (wake-up's `aaak` lines). */
+export function summaryReader(palacePath: string): (drawerId: string) => string | undefined {
+  const store = readStore(palacePath);
+  return (drawerId) => store[drawerId]?.text;
+}
+
 export async function compress(memory: Memory, palacePath: string, raw: { wing?: unknown; room?: unknown; dry_run?: unknown }, now: Date = new Date()) {
   const wing = optionalPlace('wing', raw.wing);
   const room = optionalPlace('room', raw.room);

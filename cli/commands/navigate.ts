@@ -145,7 +145,7 @@ function registerHallways(program: Command): void {
             throw new HubError('input.invalid', 'hallway delete changes the palace: pass --confirm (no terminal to ask on); nothing was deleted', { field: '--confirm' });
           const all = (await runTool(ctx.config, 'palace_list_hallways', { limit: 500, min_count: 1 })) as { hallways: Hallway[] };
           const h = all.hallways.find((x) => x.hallway_id === id);
-          if (h && !(await confirmed(`Delete hallway ${h.wing}: ${h.rooms[0]} ↔ ${h.rooms[1]} [${h.label}]?`))) {
+          if (!(await confirmed(`Delete hallway ${h ? `${h.wing}: ${h.rooms[0]} ↔ ${h.rooms[1]} [${h.label}]` : id}?`))) {
             ctx.out.note('Not deleted.');
             return EXIT.ok;
           }

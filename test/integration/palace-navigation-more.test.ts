@@ -2,6 +2,7 @@
 // (delete refused without --confirm off a terminal, remembered once deleted), traverse and walk,
 // wing overlap, why a drawer sits where it does, the AAAK spec and compress; through MCP and the CLI.
 
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -12,7 +13,7 @@ import type { Hallway } from '../../hub/src/memory/hallways.js';
 import type { WalkNode } from '../../hub/src/memory/palace-walk.js';
 import type { ExplicitTunnel, Tunnel } from '../../hub/src/memory/tunnels.js';
 import type { Hub } from '../../hub/src/server.js';
-import { parseJson, startCli, type CliResult } from '../helpers/cli.js';
+import { PALACE_BIN, parseJson, startCli, type CliResult } from '../helpers/cli.js';
 import { callJson, childEnv, connectHttpClient, makeHubDirs, resultJson, startTestHub, type HubDirs } from '../helpers/hub.js';
 
 let dirs: HubDirs;
@@ -233,6 +234,22 @@ describe('hallways', () => {
     const still = await callJson<{ hallways: Hallway[] }>(client, 'palace_list_hallways', { wing: 'atlas' });
     expect(still.hallways.map((h) => h.hallway_id)).toEqual([ids.atlasHallway]);
     expect(existsSync(join(dirs.palace, 'hallways.json'))).toBe(false);
+  });
+
+  // util-linux `script` gives the CLI a real terminal (a pty) for stdin, as a person at a shell has.
+  it.skipIf(!existsSync('/usr/bin/script'))('at a terminal, hallway delete without --confirm asks y/N; no keeps it', async () => {
+    const command = [process.execPath, PALACE_BIN, '--palace', dirs.palace, 'hallway', 'delete', ids.atlasHallway as string].join(' ');
+    const tty = spawn('/usr/bin/script', ['-qec', command, '/dev/null'], { env: childEnv(dirs), stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    tty.stdout.on('data', (b: Buffer) => (output += b.toString('utf8')));
+    tty.stdin.end('n\n');
+    const code = await new Promise<number | null>((resolve) => tty.on('close', resolve));
+    expect(code).toBe(0);
+    expect(output).toContain('Delete hallway atlas: docs ↔ src');
+    expect(output).toContain('[y/N]');
+    expect(output).toContain('Not deleted.');
+    const still = await callJson<{ hallways: Hallway[] }>(client, 'palace_list_hallways', { wing: 'atlas' });
+    expect(still.hallways.map((h) => h.hallway_id)).toEqual([ids.atlasHallway]);
   });
 
   it('hallway delete --confirm removes it for good: not inferred again, even when its rooms share more', async () => {

@@ -25,7 +25,7 @@ function nameShaped(word: string): boolean {
 function startsSentence(text: string, at: number): boolean {
   const lineStart = text.lastIndexOf('\n', at - 1) + 1;
   if (/^\s*([-*#>]+|\d+[.)])?\s*["'(`]?$/.test(text.slice(lineStart, at))) return true;
-  return /[.!?:;]["')`]?\s+["'(`]?$/.test(text.slice(Math.max(lineStart, at - 8), at));
+  return /[.!?:]["')`]?\s+["'(`]?$/.test(text.slice(Math.max(lineStart, at - 8), at));
 }
 
 /** Lower-case key of a term (what two texts must share to share the term). */
@@ -34,8 +34,8 @@ export function termKey(term: string): string {
 }
 
 /**
- * Proper terms: capitalized words not at the start of a sentence (or name-shaped anywhere), joined
- * into runs of up to 3 (`Acme Corp`), stopwords and words under 3 letters dropped. Key → first spelling seen.
+ * Proper terms: capitalized words not at the start of a sentence (or name-shaped anywhere); plain
+ * ones join into runs of up to 3 (`Acme Corp`), stopwords and words under 3 letters dropped. Key → first spelling seen.
  */
 export function properTerms(text: string): Map<string, string> {
   const out = new Map<string, string>();
@@ -54,11 +54,14 @@ export function properTerms(text: string): Map<string, string> {
   for (const { word, at, end, start } of words) {
     const capitalized = /^[A-Z]/.test(word);
     const counts = word.length >= 3 && !STOPWORDS.has(word.toLowerCase()) && capitalized && (!start || nameShaped(word) || named.has(termKey(word)));
+    // Plain capitalized words form runs (`Alice Smith`); name-shaped ones (`SQLite`, `WAL`) stand alone.
+    const joins = counts && !nameShaped(word);
     const adjacent = lastEnd >= 0 && /^ $/.test(text.slice(lastEnd, at));
-    if (counts && adjacent && run.length > 0 && run.length < 3) run.push(word);
+    if (joins && adjacent && run.length > 0 && run.length < 3) run.push(word);
     else {
       flush();
       if (counts) run.push(word);
+      if (counts && !joins) flush();
     }
     lastEnd = end;
     if (!counts) flush();

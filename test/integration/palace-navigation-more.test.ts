@@ -76,6 +76,28 @@ afterAll(async () => {
   dirs.cleanup();
 });
 
+describe('tool list', () => {
+  it('serves every navigation tool; a read-only hub hides the mutating ones and keeps the readers', async () => {
+    const readers = ['palace_list_tunnels', 'palace_list_hallways', 'palace_traverse', 'palace_walk_palace', 'palace_wing_overlap', 'palace_why', 'palace_get_aaak_spec'];
+    const writers = ['palace_create_tunnel', 'palace_delete_tunnel', 'palace_delete_hallway', 'palace_compress'];
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining([...readers, ...writers]));
+    const roDirs = makeHubDirs('palace-nav-ro-');
+    const ro = await startTestHub(roDirs, { readOnly: true });
+    const roClient = await connectHttpClient(ro.url, { name: 'nav-read-only' });
+    try {
+      const roNames = (await roClient.listTools()).tools.map((t) => t.name);
+      expect(roNames).toEqual(expect.arrayContaining(readers));
+      for (const w of writers) expect(roNames).not.toContain(w);
+      expect((await callJson<{ aaak_spec: string }>(roClient, 'palace_get_aaak_spec', {})).aaak_spec).toContain('AAAK');
+    } finally {
+      await roClient.close();
+      await ro.close();
+      roDirs.cleanup();
+    }
+  });
+});
+
 describe('tunnels: explicit and inferred', () => {
   it('palace_list_tunnels marks each tunnel; create is idempotent by endpoint pair; bad input names the field', async () => {
     const before = await callJson<{ tunnels: Tunnel[]; explicit: number; inferred: number }>(client, 'palace_list_tunnels', {});

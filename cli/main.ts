@@ -8,6 +8,7 @@ import { registerLogstream } from './commands/logstream.js';
 import { registerServe } from './commands/serve.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerPalace } from './commands/palace.js';
+import { registerNavigate } from './commands/navigate.js';
 import { registerDaemon } from './commands/daemon.js';
 import { registerDiary } from './commands/diary.js';
 import { registerKg } from './commands/kg.js';
@@ -53,6 +54,7 @@ export function buildProgram(): Command {
   registerDiary(program);
   registerPalace(program);
   registerCurate(program);
+  registerNavigate(program);
   for (const cmd of program.commands) {
     cmd.exitOverride();
     for (const sub of cmd.commands) sub.exitOverride();

@@ -1,5 +1,5 @@
 // Diary and wake-up commands: diary write|read (agent from --agent or PALACE_AGENT_NAME) and
-// wake-up (--wing). Each runs one palace tool, through the live hub when there is one.
+// wake-up (--wing, --aaak). Each runs one palace tool, through the live hub when there is one.
 
 import type { Command } from 'commander';
 
@@ -70,10 +70,11 @@ export function registerDiary(program: Command): void {
     .command('wake-up')
     .description('session-start context: identity plus the most important drawers by room (bounded)')
     .option('--wing <wing>', 'only this wing')
+    .option('--aaak', 'show drawers by their AAAK summary where palace compress made one')
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
-        const r = (await runTool(ctx.config, 'palace_wakeup', { wing: ctx.opts.wing })) as { text: string };
+        const r = (await runTool(ctx.config, 'palace_wakeup', { wing: ctx.opts.wing, ...(ctx.opts.aaak ? { aaak: true } : {}) })) as { text: string };
         ctx.out.result(r, () => r.text);
       }),
     );

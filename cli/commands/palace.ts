@@ -1,5 +1,5 @@
 // Palace navigation commands: list, move, graph, stats (fast endpoints on a live hub, else the same
-// views in-process), taxonomy, rooms list|add|rename|remove, tunnels.
+// views in-process), taxonomy, rooms list|add|rename|remove. Tunnels live in navigate.ts.
 
 import type { Command } from 'commander';
 
@@ -180,18 +180,6 @@ export function registerPalace(program: Command): void {
       action(async (ctx, wing: string, room: string) => {
         const r = await runTool(ctx.config, 'palace_rooms_remove', { wing, room });
         ctx.out.result(r, () => `Removed ${wing}/${room}`);
-      }),
-    );
-
-  program
-    .command('tunnels')
-    .description('rooms shared by two or more wings')
-    .option('--wing <wing>', 'only tunnels touching this wing')
-    .option('--json', 'machine-readable output')
-    .action(
-      action(async (ctx) => {
-        const r = (await runTool(ctx.config, 'palace_list_tunnels', { wing: ctx.opts.wing })) as { tunnels: Array<{ room: string; wings: string[]; count: number }> };
-        ctx.out.result(r, () => (r.tunnels.length === 0 ? 'No tunnels.' : r.tunnels.map((t) => `  ${t.room}: ${t.wings.join(' ↔ ')} (${t.count} drawers)`).join('\n')));
       }),
     );
 }

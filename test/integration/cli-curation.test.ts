@@ -174,7 +174,7 @@ describe('curation tools on a live hub, and the CLI through it', SLOW, () => {
     expect(byChunk.drawers.map((d) => d.drawer_id)).toEqual([chunked]);
     const moved = await get(chunked);
     expect(moved).toMatchObject({ wing: 'mv', room: 'plans', content: long });
-    expect(moved.metadata.placement_history).toEqual([{ wing: 'mv', room: 'inbox', moved_at: expect.any(String) }]);
+    expect(moved.metadata.placement_history).toEqual([{ from: { wing: 'mv', room: 'inbox' }, to: { wing: 'mv', room: 'plans' }, at: expect.any(String), via: 'bulk-move' }]);
 
     const byTag = await callJson<{ moved_drawers: number }>(client, 'palace_bulk_move', { tags: ['release'], to_wing: 'archive', to_room: 'releases', dry_run: false });
     expect(byTag.moved_drawers).toBe(1);
@@ -280,7 +280,7 @@ describe('curation tools on a live hub, and the CLI through it', SLOW, () => {
     expect(done).toMatchObject({ moved_rows: 1, declared_rooms: ['empty-room'] });
     const after = await get(id);
     expect(after).toMatchObject({ wing: 'newname', room: 'design', content: 'The dashboard polls /statusz every two seconds while visible.' });
-    expect(after.metadata.placement_history).toEqual([{ wing: 'oldname', room: 'design', moved_at: expect.any(String) }]);
+    expect(after.metadata.placement_history).toEqual([{ from: { wing: 'oldname', room: 'design' }, to: { wing: 'newname', room: 'design' }, at: expect.any(String), via: 'rename-wing' }]);
     const tax = await callJson<{ taxonomy: Record<string, Record<string, number>> }>(client, 'palace_get_taxonomy', {});
     expect(tax.taxonomy.newname).toEqual({ design: 1, 'empty-room': 0 });
     expect(tax.taxonomy.oldname).toBeUndefined();

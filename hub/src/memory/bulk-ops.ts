@@ -140,7 +140,7 @@ export async function bulkMove(memory: Memory, raw: BulkMoveInput) {
   const groups = await selectDrawers(memory, sel);
   const moving = groups.filter((g) => g.rows.some((r) => (toWing !== undefined && r.wing !== toWing) || (toRoom !== undefined && r.room !== toRoom)));
   let moved = 0;
-  if (!dryRun) for (const batch of batches(rowIds(moving))) moved += await memory.relocateRows({ ids: batch }, { ...(toWing ? { wing: toWing } : {}), ...(toRoom ? { room: toRoom } : {}) });
+  if (!dryRun) for (const batch of batches(rowIds(moving))) moved += await memory.relocateRows({ ids: batch }, { ...(toWing ? { wing: toWing } : {}), ...(toRoom ? { room: toRoom } : {}) }, 'bulk-move');
   return {
     dry_run: dryRun,
     selector: sel,
@@ -240,7 +240,7 @@ export async function renameWing(memory: Memory, palacePath: string, raw: { wing
   const diaryEntries = groups.filter((g) => g.rows[0]?.metadata.type === DIARY_TYPE).length;
   let moved = 0;
   if (!dryRun) {
-    moved = await memory.relocateRows({ wing }, { wing: newWing });
+    moved = await memory.relocateRows({ wing }, { wing: newWing }, 'rename-wing');
     moveDeclaredWing(palacePath, wing, newWing);
   }
   return {

@@ -16,6 +16,8 @@ import { drawerContent, drawerId, MEMORY_LIMITS, optionalPlace, placeName, tagLi
 export const DUPLICATE_THRESHOLD = 0.9;
 const EMBED_BATCH = 64;
 const UPSERT_BATCH = 1000;
+/** Moves remembered per drawer row in metadata.placement_history (oldest dropped first). */
+export const PLACEMENT_HISTORY_MAX = 20;
 
 /** One chunk of a source file, with its position in the file's (normalized) text. */
 export interface SourceChunk {
@@ -102,11 +104,12 @@ export interface AddDrawerResult {
 /** A drawer row as export writes and import reads it: everything but the vector and embedder key. */
 export type PortableDrawer = Omit<StoredDrawer, 'vector' | 'embedder'>;
 
-/** One entry of metadata.placement_history: the placement a drawer left, and when. */
+/** One entry of metadata.placement_history: where a drawer moved from and to, when, and by what. */
 export interface PlacementRecord {
-  wing: string;
-  room: string;
-  moved_at: string;
+  from: { wing: string; room: string };
+  to: { wing: string; room: string };
+  at: string;
+  via: string;
 }
 
 export const PLACEMENT_HISTORY_KEY = 'placement_history';
@@ -281,10 +284,12 @@ export class Memory {
     const room = optionalPlace('room', raw.room);
     const tags = raw.tags === undefined ? undefined : tagList(raw.tags);
     if (wing === undefined && room === undefined && tags === undefined) throw invalid('wing', 'give a wing, a room or tags to change');
-    const filter = await this.idFilter(id);
-    if ((await this.store.count(filter)) === 0) throw new HubError('memory.not_found', `drawer '${id}' not found`, { field: 'drawer_id' });
-    if (wing !== undefined || room !== undefined) await this.relocateRows(filter, { ...(wing === undefined ? {} : { wing }), ...(room === undefined ? {} : { room }) });
-    if (tags !== undefined) await this.store.patch(filter, { tags });
+    const changed = await this.patchDrawers(
+      await this.idFilter(id),
+      { ...(wing === undefined ? {} : { wing }), ...(room === undefined ? {} : { room }), ...(tags === undefined ? {} : { tags }) },
+      'move',
+    );
+    if (changed === 0) throw new HubError('memory.not_found', `drawer '${id}' not found`, { field: 'drawer_id' });
     return this.getDrawer(id);
   }
 
@@ -369,36 +374,40 @@ export class Memory {
     return this.store.count(filter);
   }
 
-  /** Moves or retags every matching drawer row (never its content); returns how many matched. */
-  async patchDrawers(filter: DrawerFilter, patch: Pick<DrawerPatch, 'wing' | 'room' | 'tags'>): Promise<number> {
+  /**
+   * Moves or retags every matching drawer row (never its content); returns how many matched. A move
+   * goes through relocateRows, which records it in metadata.placement_history.
+   */
+  async patchDrawers(filter: DrawerFilter, patch: Pick<DrawerPatch, 'wing' | 'room' | 'tags'>, via = 'patch'): Promise<number> {
     const { tags, ...place } = patch;
     if (place.wing === undefined && place.room === undefined) return this.store.patch(filter, patch);
     const matched = await this.store.count(filter);
     if (matched === 0) return 0;
     if (tags !== undefined) await this.store.patch(filter, { tags });
-    await this.relocateRows(filter, place);
+    await this.relocateRows(filter, place, via);
     return matched;
   }
 
   /**
    * Moves matching rows to a wing and/or room without re-embedding and without touching content: each
-   * row is rewritten with its own vector, and the placement it leaves is appended to
-   * metadata.placement_history ({wing, room, moved_at}). Rows already there are left alone.
+   * row is rewritten whole with its own vector, and {from, to, at, via} is appended to its
+   * metadata.placement_history (newest last, capped). Rows already there are left alone.
    * Returns how many rows moved.
    */
-  async relocateRows(filter: DrawerFilter, target: { wing?: string; room?: string }): Promise<number> {
+  async relocateRows(filter: DrawerFilter, target: { wing?: string; room?: string }, via: string): Promise<number> {
     const ids = (await this.store.scan(filter, { columns: ['id', 'wing', 'room'] }))
       .filter((r) => (target.wing !== undefined && r.wing !== target.wing) || (target.room !== undefined && r.room !== target.room))
       .map((r) => r.id);
-    const movedAt = isoSeconds(this.now());
+    const at = isoSeconds(this.now());
     let moved = 0;
     for (let i = 0; i < ids.length; i += ID_BATCH) {
       const rows = await this.store.scan({ ids: ids.slice(i, i + ID_BATCH) }, { withVectors: true });
       const next = rows.map((r) => {
+        const to = { wing: target.wing ?? r.wing, room: target.room ?? r.room };
         const prior = r.metadata[PLACEMENT_HISTORY_KEY];
-        const history: unknown[] = Array.isArray(prior) ? prior : [];
-        const left: PlacementRecord = { wing: r.wing, room: r.room, moved_at: movedAt };
-        return { ...r, wing: target.wing ?? r.wing, room: target.room ?? r.room, metadata: { ...r.metadata, [PLACEMENT_HISTORY_KEY]: [...history, left] } };
+        const record: PlacementRecord = { from: { wing: r.wing, room: r.room }, to, at, via };
+        const history = [...(Array.isArray(prior) ? prior : []), record].slice(-PLACEMENT_HISTORY_MAX);
+        return { ...r, ...to, metadata: { ...r.metadata, [PLACEMENT_HISTORY_KEY]: history } };
       });
       await this.store.upsert(next);
       moved += next.length;
@@ -407,9 +416,10 @@ export class Memory {
   }
 
   /**
-   * Files exported rows as they were (ids, placement, metadata, filed_at kept), re-embedding their
-   * content with this palace's embedder. Rows whose id is already stored are skipped, so importing
-   * the same file twice changes nothing. Content is validated by the caller.
+   * Files drawers brought from elsewhere (palace import, migrate --from-mempalace) as they were: ids,
+   * placement, metadata and filed_at kept, content re-embedded with this palace's embedder. Ids
+   * already stored are skipped, so importing the same rows twice changes nothing. Content is
+   * validated by the caller.
    */
   async restoreDrawers(rows: readonly PortableDrawer[]): Promise<{ imported: string[]; skipped: string[] }> {
     const imported: string[] = [];
@@ -427,6 +437,19 @@ export class Memory {
       this.onFirstWrite = undefined;
     }
     return { imported, skipped };
+  }
+
+  /** Rows matching `from` whose nearest row matching `to` is at least `threshold` similar (cosine). */
+  async crossDuplicates(from: DrawerFilter, to: DrawerFilter, threshold: number, maxRows: number) {
+    const rows = await this.store.scan(from, { withVectors: true, limit: maxRows });
+    const pairs: Array<{ drawer_id: string; room: string; match_id: string; match_room: string; similarity: number }> = [];
+    for (const d of rows) {
+      const [hit] = await this.store.search(d.vector, to, 1);
+      const similarity = hit ? 1 - hit.distance : 0;
+      if (hit && similarity >= threshold)
+        pairs.push({ drawer_id: d.id, room: d.room, match_id: hit.drawer.id, match_room: hit.drawer.room, similarity: Number(similarity.toFixed(4)) });
+    }
+    return { pairs, scanned: rows.length };
   }
 
   /** Deletes every matching drawer row; returns how many went. */
@@ -483,25 +506,6 @@ export class Memory {
       this.onFirstWrite = undefined;
     }
     return { filed: drawers.length, removed };
-  }
-
-  /**
-   * Files drawers brought from elsewhere with their own ids and placement (palace migrate
-   * --from-mempalace): embedded in batches, upserted by id; ids already stored are left alone.
-   */
-  async importDrawers(drawers: ReadonlyArray<Omit<StoredDrawer, 'vector' | 'embedder'>>): Promise<{ filed: number; present: number }> {
-    const held = new Set<string>();
-    for (let i = 0; i < drawers.length; i += UPSERT_BATCH)
-      for (const d of await this.store.scan({ ids: drawers.slice(i, i + UPSERT_BATCH).map((d) => d.id) }, { columns: ['id'] })) held.add(d.id);
-    const fresh = drawers.filter((d) => !held.has(d.id));
-    const vectors = await this.embedDocuments(fresh.map((d) => d.content));
-    const rows: StoredDrawer[] = fresh.map((d, i) => ({ ...d, embedder: this.key, vector: vectors[i] ?? new Float32Array(0) }));
-    for (let i = 0; i < rows.length; i += UPSERT_BATCH) await this.store.upsert(rows.slice(i, i + UPSERT_BATCH));
-    if (rows.length > 0) {
-      this.onFirstWrite?.();
-      this.onFirstWrite = undefined;
-    }
-    return { filed: rows.length, present: held.size };
   }
 
   /** Deletes every drawer mined from these source files; returns how many went. */

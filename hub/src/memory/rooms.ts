@@ -67,7 +67,7 @@ export async function renameRoom(memory: Memory, palacePath: string, raw: { wing
   if (room === newRoom) throw invalid('new_room', 'new_room is the same as room');
   const declared = readDeclared(palacePath);
   const wasDeclared = (declared[wing] ?? []).includes(room);
-  const moved = await memory.patchDrawers({ wing, room }, { room: newRoom });
+  const moved = await memory.patchDrawers({ wing, room }, { room: newRoom }, 'rooms rename');
   if (moved === 0 && !wasDeclared) throw new HubError('memory.not_found', `no room '${room}' in wing '${wing}'`, { field: 'room' });
   if (wasDeclared) writeDeclared(palacePath, { ...declared, [wing]: [...new Set([...(declared[wing] ?? []).filter((r) => r !== room), newRoom])].sort() });
   return { success: true, wing, room, new_room: newRoom, moved_drawers: moved };

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { invalid } from '../errors.js';
 import { optionalPlace } from './drawer-input.js';
 import { DIARY_TYPE } from './diary.js';
 import type { DrawerView, Memory } from './memory.js';
@@ -37,8 +38,15 @@ function oneLine(text: string): string {
   return flat.length > WAKEUP_LIMITS.lineChars ? `${flat.slice(0, WAKEUP_LIMITS.lineChars - 1)}…` : flat;
 }
 
-export async function wakeUp(memory: Memory, home: string, raw: { wing?: unknown }) {
+/**
+ * L0 + L1. With `aaak: true` and a summary reader (palace compress output), an L1 line is the
+ * drawer's AAAK body line where one exists; drawers without a summary keep their verbatim line.
+ */
+export async function wakeUp(memory: Memory, home: string, raw: { wing?: unknown; aaak?: unknown }, summaryOf?: (drawerId: string) => string | undefined) {
   const wing = optionalPlace('wing', raw.wing);
+  if (raw.aaak !== undefined && typeof raw.aaak !== 'boolean') throw invalid('aaak', 'aaak must be true or false');
+  const summary = raw.aaak === true ? summaryOf : undefined;
+  let summaries = 0;
   const filter = wing ? { wing } : {};
   const total = await memory.countDrawers(filter);
   // The newest rows are the likeliest to matter; the scan is bounded so wake-up stays fast.
@@ -58,7 +66,9 @@ export async function wakeUp(memory: Memory, home: string, raw: { wing?: unknown
   const groups = new Map<string, string[]>();
   for (const { d } of ranked) {
     const key = `${d.wing}/${d.room}`;
-    groups.set(key, [...(groups.get(key) ?? []), `- ${oneLine(d.content)} (${d.drawer_id})`]);
+    const aaak = summary?.(d.drawer_id)?.split('\n')[1];
+    if (aaak) summaries++;
+    groups.set(key, [...(groups.get(key) ?? []), `- ${aaak ? oneLine(aaak) : oneLine(d.content)} (${d.drawer_id})`]);
   }
   const l1Lines: string[] = [];
   let used = 0;
@@ -87,6 +97,7 @@ export async function wakeUp(memory: Memory, home: string, raw: { wing?: unknown
     text,
     drawers_considered: rows.length,
     drawers_shown: shown,
+    aaak_lines: summaries,
     chars: text.length,
     token_estimate: Math.ceil(text.length / 3.8),
   };

@@ -162,9 +162,9 @@ async function importDrawers(path: string, targets: ImportTargets, options: Impo
         }
       }
       if (memory) {
-        const r = await memory.importDrawers(batch);
-        report.filed += r.filed;
-        report.present += r.present;
+        const r = await memory.restoreDrawers(batch);
+        report.filed += r.imported.length;
+        report.present += r.skipped.length;
       } else report.filed += batch.length;
       cursor = page[page.length - 1]?.row ?? cursor;
       seen += page.length;

@@ -3,8 +3,10 @@
 
 import { z } from 'zod';
 
+import { summaryReader } from '../memory/compress.js';
 import { readDiary, writeDiary } from '../memory/diary.js';
 import { wakeUp } from '../memory/wakeup.js';
+import { canonicalPalace } from '../registration.js';
 import { defineTool } from './tool.js';
 
 export const diaryWriteTool = defineTool({
@@ -42,10 +44,13 @@ export const wakeupTool = defineTool({
   title: 'Wake up',
   description:
     'Load at session start: L0 identity plus L1, the most important drawers (by importance, rating and recency) grouped by room, capped at about 3,200 characters. Use palace_search for anything deeper.',
-  input: { wing: z.string().optional().describe('Only this wing (project)') },
+  input: {
+    wing: z.string().optional().describe('Only this wing (project)'),
+    aaak: z.boolean().optional().describe('Show drawers by their AAAK summary where palace compress made one (shorter, lossy)'),
+  },
   mutating: false,
   lockFree: true,
-  handler: async (args, hub) => wakeUp(await hub.memory.get(), hub.config.home, args),
+  handler: async (args, hub) => wakeUp(await hub.memory.get(), hub.config.home, args, args.aaak ? summaryReader(canonicalPalace(hub.config.palacePath)) : undefined),
 });
 
 export const diaryTools = [diaryWriteTool, diaryReadTool, wakeupTool];

@@ -1,12 +1,10 @@
 // Palace structure tools: drawer listing, graph and stats views (the same data as the daemon
-// endpoints), taxonomy, rooms (list/add/rename/remove) and implicit tunnels between wings.
+// endpoints), taxonomy and rooms (list/add/rename/remove). Tunnels live in navigation-tools.ts.
 
 import { z } from 'zod';
 
-import { palaceShape } from '../memory/palace-graph.js';
 import { graphView, hubStatus, listDrawers, statsView } from '../memory/palace-views.js';
 import { addRoom, listRooms, removeRoom, renameRoom, taxonomy } from '../memory/rooms.js';
-import { optionalPlace } from '../memory/drawer-input.js';
 import { canonicalPalace } from '../registration.js';
 import type { HubServices } from '../services.js';
 import { defineTool } from './tool.js';
@@ -98,18 +96,4 @@ export const roomsRemoveTool = defineTool({
   handler: async (args, hub) => removeRoom(await hub.memory.get(), palaceOf(hub), args),
 });
 
-export const listTunnelsTool = defineTool({
-  name: 'palace_list_tunnels',
-  title: 'List tunnels',
-  description: 'Tunnels: room names shared by two or more wings (the same topic across projects), most-connected first; optionally only those touching one wing.',
-  input: { wing: z.string().optional() },
-  mutating: false,
-  lockFree: true,
-  handler: async (args, hub) => {
-    const wing = optionalPlace('wing', args.wing);
-    const tunnels = (await palaceShape(await hub.memory.get())).tunnels.filter((t) => !wing || t.wings.includes(wing));
-    return { tunnels, count: tunnels.length };
-  },
-});
-
-export const palaceTools = [listDrawersTool, graphStatsTool, statsTool, taxonomyTool, roomsListTool, roomsAddTool, roomsRenameTool, roomsRemoveTool, listTunnelsTool];
+export const palaceTools = [listDrawersTool, graphStatsTool, statsTool, taxonomyTool, roomsListTool, roomsAddTool, roomsRenameTool, roomsRemoveTool];

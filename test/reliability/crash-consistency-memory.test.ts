@@ -158,5 +158,5 @@ describe('memory crash consistency under SIGKILL', () => {
       (found?.results as Array<{ drawer_id: string; parent_id: string | null }> | undefined) ?? []
     ).flatMap((r) => [r.drawer_id, r.parent_id]);
     expect(ids).toContain(someId);
-  }, 240_000);
+  }, Math.max(240_000, ROUNDS * 20_000));
 });

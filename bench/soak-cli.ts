@@ -1,4 +1,4 @@
-// Entry of `npm run soak [-- --agents N --duration S --long-pollers N --sse N --fail-on-rss-growth]`
+// Entry of `npm run soak [-- --agents N --duration S --long-pollers N --sse N --no-drawers --fail-on-rss-growth]`
 // (defaults: 20 agents, 60 s, 20 long-polls, 4 SSE watchers; SOAK_AGENTS / SOAK_DURATION_S also
 // work). Prints the report; exits 1 on any error, lost or duplicated write, or missed SSE delivery.
 
@@ -16,7 +16,7 @@ function flag(args: readonly string[], name: string, fallback: number): number {
 async function main(args: readonly string[]): Promise<number> {
   if (args.includes('--help')) {
     process.stdout.write(
-      'usage: npm run soak [-- --agents N --duration SECONDS --long-pollers N --sse N --fail-on-rss-growth]\n',
+      'usage: npm run soak [-- --agents N --duration SECONDS --long-pollers N --sse N --no-drawers --fail-on-rss-growth]\n',
     );
     return 0;
   }
@@ -28,6 +28,7 @@ async function main(args: readonly string[]): Promise<number> {
     longPollers: flag(args, '--long-pollers', 20),
     sseWatchers: Math.min(8, flag(args, '--sse', 4)),
     rssEveryMs: Math.max(500, (durationS * 1000) / 60),
+    drawers: !args.includes('--no-drawers'),
     env: process.env,
     progress: (line) => process.stderr.write(`[soak] ${line}\n`),
   });

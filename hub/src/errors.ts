@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   'artifact.unknown_ref': { http: 400, exit: 2 },
   'store.failed': { http: 500, exit: 1 },
   'store.busy': { http: 503, exit: 1 },
+  'store.full': { http: 507, exit: 1 },
   'auth.unauthorized': { http: 401, exit: 1 },
   'auth.forbidden': { http: 403, exit: 1 },
   'hub.read_only': { http: 403, exit: 1 },
@@ -98,6 +99,16 @@ export function toHubError(err: unknown): HubError {
   }
   if (sqliteCode === 'SQLITE_CONSTRAINT_UNIQUE' || sqliteCode === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
     return new HubError('input.invalid', `already stored: ${message}`, { cause: err });
+  }
+  if (sqliteCode === 'SQLITE_FULL' || sqliteCode === 'ENOSPC' || sqliteCode === 'EFBIG') {
+    return new HubError('store.full', `the disk is full (or a file-size limit was reached): ${message}; free space and retry, nothing was stored`, { cause: err });
+  }
+  if (sqliteCode === 'SQLITE_IOERR_WRITE') {
+    return new HubError(
+      'store.failed',
+      `could not write to storage (${sqliteCode}): ${message}; the disk may be full, a file-size limit reached or the device failing; nothing was stored`,
+      { cause: err },
+    );
   }
   if (typeof sqliteCode === 'string' && sqliteCode.startsWith('SQLITE_')) {
     return new HubError('store.failed', `storage error (${sqliteCode}): ${message}`, { cause: err });

@@ -3,7 +3,7 @@
 
 import type Router from '@koa/router';
 
-import { invalid } from '../../errors.js';
+import { HubError, invalid } from '../../errors.js';
 import { optionalPlace } from '../../memory/drawer-input.js';
 import { graphView, hubStatus, listDrawers, statsView } from '../../memory/palace-views.js';
 import type { HubServices } from '../../services.js';
@@ -32,6 +32,7 @@ export function daemonRoutes(router: Router, hub: HubServices, withLock: Lock = 
   });
 
   router.patch('/memory/:id', async (ctx) => {
+    if (hub.readOnly) throw new HubError('hub.read_only', 'this hub is read-only (--read-only): drawers cannot be moved here');
     const parsed = await readJsonBody(ctx.req, 64 * 1024);
     if (!parsed.ok) throw parsed.reason === 'too_large' ? tooLarge(64 * 1024) : invalid('body', 'the body must be JSON');
     const body = parsed.value;

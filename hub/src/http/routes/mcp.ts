@@ -41,6 +41,8 @@ export function mcpHandler(hub: HubServices, options: BuildServerOptions) {
     const body = parsed.value;
     const messages = messagesOf(body);
     if (messages.length === 0) return rpcError(ctx, 400, null, -32600, 'Invalid Request: expected a JSON-RPC message');
+    if (messages.some((m) => !m || typeof m !== 'object' || Array.isArray(m)))
+      return rpcError(ctx, 400, null, -32600, 'Invalid Request: every batch entry must be a JSON-RPC object');
     for (const m of messages) {
       const method = typeof m.method === 'string' ? m.method : null;
       hub.stats.seeMcp(

@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 
 import { HubError } from '../errors.js';
 import type { DrawerFilter, DrawerPatch, StoredDrawer } from '../vector/vector-store.js';
+import { readUserVersion } from '../sqlite-user-version.js';
 
 export const JOURNAL_FILE = 'memory-journal.sqlite3';
 
@@ -61,17 +62,7 @@ export const JOURNAL_SCHEMA_VERSION = MIGRATIONS.length;
 
 /** The schema version of a palace's journal file without opening it for writing; null when absent. */
 export function readJournalVersion(palacePath: string): number | null {
-  let db: Database.Database;
-  try {
-    db = new Database(join(palacePath, JOURNAL_FILE), { readonly: true, fileMustExist: true });
-  } catch {
-    return null;
-  }
-  try {
-    return db.pragma('user_version', { simple: true }) as number;
-  } finally {
-    db.close();
-  }
+  return readUserVersion(join(palacePath, JOURNAL_FILE));
 }
 
 /** How many writes a palace's journal holds pending, read without opening it for writing. */

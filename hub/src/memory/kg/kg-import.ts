@@ -9,6 +9,7 @@ import { toHubError } from '../../errors.js';
 import { migrateKg } from './kg-schema.js';
 import { parseWhen } from './kg-time.js';
 import { entityId, KG_FILE } from './knowledge-graph.js';
+import { readUserVersion } from '../../sqlite-user-version.js';
 
 /** An entity as the other graph has it (id = its normalized name). */
 export interface ForeignEntity {
@@ -42,17 +43,7 @@ export interface KgImportReport {
 
 /** Our KG's schema version (PRAGMA user_version) without migrating it; null when the file is absent. */
 export function readKgSchemaVersion(palacePath: string): number | null {
-  let db: Database.Database;
-  try {
-    db = new Database(join(palacePath, KG_FILE), { readonly: true, fileMustExist: true });
-  } catch {
-    return null;
-  }
-  try {
-    return db.pragma('user_version', { simple: true }) as number;
-  } finally {
-    db.close();
-  }
+  return readUserVersion(join(palacePath, KG_FILE));
 }
 
 function typeWord(value: string | null): string {

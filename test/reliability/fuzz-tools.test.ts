@@ -168,8 +168,9 @@ function tame(name: string, args: Record<string, unknown>, root: string): Record
   if (name === 'palace_mine' && typeof out.source === 'string')
     out.source = join(root, 'nowhere', encodeURIComponent(out.source).slice(0, 100));
   if (name === 'palace_mine' && out.adapter !== undefined) delete out.adapter; // adapters have default roots
-  // A 1 MiB check_duplicate embeds the whole text in one go (tens of seconds on 2 cores): kept out
-  // of the CI run's time budget; PALACE_FUZZ_RUNS soak runs keep the full size.
+  // A 1 MiB check_duplicate whose chunks all match stored drawers (the fuzzer files huge repeated
+  // strings too) embeds every chunk: tens of seconds on 2 cores, so kept out of the CI run's time
+  // budget; PALACE_FUZZ_RUNS soak runs keep the full size.
   if (
     name === 'palace_check_duplicate' &&
     RUNS <= 50 &&

@@ -15,6 +15,8 @@ import { drawerContent, drawerId, MEMORY_LIMITS, optionalPlace, placeName, tagLi
 
 export const DUPLICATE_THRESHOLD = 0.9;
 const EMBED_BATCH = 64;
+/** Chunks embedded per step of a duplicate check (it stops at the first chunk without a match). */
+const DUPLICATE_CHECK_BATCH = 8;
 const UPSERT_BATCH = 1000;
 /** Moves remembered per drawer row in metadata.placement_history (oldest dropped first). */
 export const PLACEMENT_HISTORY_MAX = 20;
@@ -328,15 +330,31 @@ export class Memory {
     return { query: raw.query.length > 500 ? `${raw.query.slice(0, 500)}…` : raw.query, ...(changed ? { sanitized_query: query } : {}), filters: filter, mode, results };
   }
 
+  /**
+   * Would this content be refused as a near-duplicate? Judged like palace_add_drawer: chunk by chunk,
+   * a duplicate only when every chunk has a stored match at `threshold`. Chunks are embedded a few at
+   * a time and the check stops at the first chunk without a match, so a long, new text costs one
+   * small embedding rather than the whole text's.
+   */
   async checkDuplicate(raw: { content?: unknown; threshold?: unknown }) {
     if (typeof raw.content !== 'string' || raw.content.trim() === '') throw invalid('content', 'content must be a non-empty string');
+    if (Buffer.byteLength(raw.content, 'utf8') > MEMORY_LIMITS.contentBytes)
+      throw new HubError('input.too_large', `content is over ${MEMORY_LIMITS.contentBytes} bytes`, { field: 'content' });
     const threshold = raw.threshold ?? DUPLICATE_THRESHOLD;
     if (typeof threshold !== 'number' || threshold <= 0 || threshold > 1) throw invalid('threshold', 'threshold must be a number in (0, 1]');
-    const [vector] = await this.embedder.embed([raw.content], 'document');
-    const hits = vector ? await this.store.search(vector, {}, 5) : [];
-    const matches = hits
-      .map((h) => ({ drawer_id: h.drawer.id, wing: h.drawer.wing, room: h.drawer.room, similarity: Number((1 - h.distance).toFixed(4)), content: h.drawer.content }))
-      .filter((m) => m.similarity >= threshold);
+    const chunks = chunkText(raw.content).map((c) => c.text);
+    const none = { is_duplicate: false, threshold, matches: [] };
+    let matches: Array<{ drawer_id: string; wing: string; room: string; similarity: number; content: string }> = [];
+    for (let i = 0; i < chunks.length; i += DUPLICATE_CHECK_BATCH) {
+      const vectors = await this.embedder.embed(chunks.slice(i, i + DUPLICATE_CHECK_BATCH), 'document');
+      for (const vector of vectors) {
+        const hits = (await this.store.search(vector, {}, 5))
+          .map((h) => ({ drawer_id: h.drawer.id, wing: h.drawer.wing, room: h.drawer.room, similarity: Number((1 - h.distance).toFixed(4)), content: h.drawer.content }))
+          .filter((m) => m.similarity >= threshold);
+        if (hits.length === 0) return none;
+        if (matches.length === 0) matches = hits;
+      }
+    }
     return { is_duplicate: matches.length > 0, threshold, matches };
   }
 

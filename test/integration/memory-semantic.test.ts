@@ -330,6 +330,24 @@ describe('memory with the bundled embedder', () => {
       );
     });
 
+    it('checkDuplicate judges long content chunk by chunk, like filing does, and refuses an oversized one', async () => {
+      const paragraphs = [
+        'The release checklist starts with tagging the commit and writing the changelog entry for every merged pull request.',
+        'Then the installers are built on the CI machines for Linux, macOS and Windows, each signed with the project key.',
+        'Finally the announcement goes to the mailing list and the website, with checksums of every installer file.',
+      ];
+      const long = paragraphs.map((p) => `${p} ${p} ${p}`).join('\n\n');
+      const filed = await memory.addDrawer({ wing: 'dupes', room: 'release', content: long });
+      expect(filed.chunk_ids?.length ?? 0).toBeGreaterThan(1);
+      const again = await memory.checkDuplicate({ content: long });
+      expect(again.is_duplicate).toBe(true);
+      expect(again.matches[0]?.wing).toBe('dupes');
+      // Same opening chunk, then text that matches nothing: not a duplicate.
+      const diverging = `${paragraphs[0]} ${paragraphs[0]} ${paragraphs[0]}\n\n${'Penguins huddle together to survive the Antarctic winter, taking turns at the windy edge. '.repeat(12)}`;
+      expect((await memory.checkDuplicate({ content: diverging })).is_duplicate).toBe(false);
+      expect((await rejectedHubError(memory.checkDuplicate({ content: 'a'.repeat(1024 * 1024 + 1) }))).code).toBe('input.too_large');
+    });
+
     it('does not file a near-copy: it names the existing drawer in duplicate_of and the count is unchanged', async () => {
       const before = await memory.counts();
       const result = await memory.addDrawer({ wing: 'elsewhere', room: 'misc', content: nearCopy });

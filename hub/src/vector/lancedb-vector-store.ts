@@ -123,11 +123,24 @@ export interface LanceDbOptions {
   log: Logger;
 }
 
+/** Compaction cadence and version retention (see afterWrite). */
+const OPTIMIZE_ROWS = 1000;
+const OPTIMIZE_WRITES = 100;
+const VERSION_RETENTION_MS = 60 * 60_000;
+/**
+ * Cache bounds of the LanceDB session. Its defaults (6 GB of index cache, 1 GB of metadata) are sized
+ * for a database server, not a hub beside an editor; these hold an IVF-PQ index of a few hundred
+ * thousand drawers and the metadata of a compacted table.
+ */
+const INDEX_CACHE_BYTES = 256n * 1024n * 1024n;
+const METADATA_CACHE_BYTES = 64n * 1024n * 1024n;
+
 export class LanceDbVectorStore implements VectorStore {
   private ftsReady = false;
   private ftsBuild: Promise<boolean> | undefined;
   private annStarted = false;
   private maintenance: Promise<void> = Promise.resolve();
+  private rowsSinceOptimize = 0;
   private writesSinceOptimize = 0;
 
   private constructor(
@@ -140,7 +153,7 @@ export class LanceDbVectorStore implements VectorStore {
   static async open(options: LanceDbOptions): Promise<LanceDbVectorStore> {
     const dir = join(options.palacePath, 'vectors');
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const db = await lancedb.connect(dir);
+    const db = await lancedb.connect(dir, {}, new lancedb.Session(INDEX_CACHE_BYTES, METADATA_CACHE_BYTES));
     const names = await db.tableNames();
     const table = names.includes(TABLE)
       ? await db.openTable(TABLE)
@@ -254,11 +267,20 @@ export class LanceDbVectorStore implements VectorStore {
     this.maintenance = this.maintenance.then(job).catch((err: unknown) => this.log.warn(`${what} failed`, { message: (err as Error).message }));
   }
 
-  private afterWrite(n: number): void {
-    this.writesSinceOptimize += n;
-    if (this.writesSinceOptimize >= 1000) {
+  /**
+   * Every write is a new table version with its own fragment; left alone they pile up, and each
+   * search and write then walks (and keeps in memory) all of them: one drawer per call grew a hub by
+   * ~350 KB per drawer and halved its write rate. So compaction runs after 100 writes or 1,000 rows,
+   * whichever comes first, and drops versions older than an hour (this process is the only writer:
+   * the palace lease; the hour covers a reader still on an old version).
+   */
+  private afterWrite(rows: number): void {
+    this.rowsSinceOptimize += rows;
+    this.writesSinceOptimize += 1;
+    if (this.rowsSinceOptimize >= OPTIMIZE_ROWS || this.writesSinceOptimize >= OPTIMIZE_WRITES) {
+      this.rowsSinceOptimize = 0;
       this.writesSinceOptimize = 0;
-      this.maintain(async () => void (await this.table.optimize()), 'vector optimize');
+      this.maintain(async () => void (await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - VERSION_RETENTION_MS) })), 'vector optimize');
     }
     if (!this.annStarted)
       this.maintain(async () => {

@@ -1,7 +1,7 @@
 // Hallways join two rooms of one wing that talk about the same things: shared entities (proper
-// terms, tags, KG entity names) counted at least min_count times. Derived from the drawers on each
-// read (id from wing + sorted room pair); only deletions are stored, in <palace>/hallways.json, so a
-// deleted hallway is never inferred again. Never edits drawers.
+// terms, tags, KG entity names; not those most rooms of the wing share) counted at least min_count
+// times. Derived from the drawers on each read (id from wing + sorted room pair); only deletions are
+// stored, in <palace>/hallways.json, so a deleted hallway is never inferred again. Never edits drawers.
 
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { HubError, invalid } from '../errors.js';
 import { optionalPlace } from './drawer-input.js';
 import type { Memory } from './memory.js';
 import { boundedInt } from './palace-views.js';
-import { roomProfiles, sharedTerms, type Profiles } from './room-profiles.js';
+import { roomProfiles, sharedTerms, type Profiles, type RoomProfile } from './room-profiles.js';
 
 export const HALLWAY_DEFAULTS = { minCount: 2, limit: 100, maxLimit: 500, labelTerms: 5 } as const;
 
@@ -62,18 +62,32 @@ function writeDeleted(palacePath: string, deleted: readonly Deleted[]): void {
   renameSync(tmp, file(palacePath));
 }
 
+/**
+ * Terms that more than half of a wing's rooms mention (in a wing of four rooms or more): they join
+ * everything to everything (`HubError`, `JSON` across a code base), so they say nothing about a pair.
+ */
+function ubiquitousTerms(rooms: readonly RoomProfile[]): Set<string> {
+  const common = new Set<string>();
+  if (rooms.length < 4) return common;
+  const roomsWith = new Map<string, number>();
+  for (const r of rooms) for (const key of r.terms.keys()) roomsWith.set(key, (roomsWith.get(key) ?? 0) + 1);
+  for (const [key, n] of roomsWith) if (n > rooms.length / 2) common.add(key);
+  return common;
+}
+
 /** Every live hallway of the profiled wings, strongest first (deleted ones left out). */
 export function inferHallways(profiles: Profiles, palacePath: string, minCount: number = HALLWAY_DEFAULTS.minCount): Hallway[] {
   const deleted = new Set(readDeleted(palacePath).map((d) => d.hallway_id));
   const out: Hallway[] = [];
   for (const [wing, rooms] of profiles) {
     const list = [...rooms.values()].sort((a, b) => a.room.localeCompare(b.room));
+    const common = ubiquitousTerms(list);
     for (let i = 0; i < list.length; i++)
       for (let j = i + 1; j < list.length; j++) {
         const a = list[i];
         const b = list[j];
         if (!a || !b) continue;
-        const shared = sharedTerms(a, b);
+        const shared = sharedTerms(a, b).filter((t) => !common.has(t.key));
         const strength = shared.reduce((n, t) => n + t.weight, 0);
         const id = hallwayId(wing, a.room, b.room);
         if (strength < minCount || deleted.has(id)) continue;

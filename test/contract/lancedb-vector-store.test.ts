@@ -12,6 +12,7 @@ import { rejectedHubError } from '../helpers/errors.js';
 import { makeTmpDir, type TmpDir } from '../helpers/tmp-dir.js';
 import {
   axisVector,
+  closingFixture,
   CONTRACT_DIMENSIONS,
   runVectorStoreContract,
   storedDrawer,
@@ -20,19 +21,7 @@ import {
 runVectorStoreContract('LanceDbVectorStore on a real directory', async (dimensions) => {
   const dir = makeTmpDir('palace-lance-');
   const store = await LanceDbVectorStore.open({ palacePath: dir.path, dimensions, log: silentLogger });
-  let closed = false;
-  const close = store.close.bind(store);
-  store.close = async () => {
-    closed = true;
-    await close();
-  };
-  return {
-    store,
-    cleanup: async () => {
-      if (!closed) await store.close();
-      dir.cleanup();
-    },
-  };
+  return closingFixture(store, { dispose: () => dir.cleanup() });
 });
 
 describe('LanceDbVectorStore on disk', () => {

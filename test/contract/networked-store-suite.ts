@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { VectorStore } from '../../hub/src/vector/vector-store.js';
 import { rejectedHubError } from '../helpers/errors.js';
 import { freshNamespace } from '../helpers/pglite-server.js';
-import { CONTRACT_DIMENSIONS, runVectorStoreContract } from './vector-store.contract.js';
+import { closingFixture, CONTRACT_DIMENSIONS, runVectorStoreContract } from './vector-store.contract.js';
 
 /** A networked store as the suite needs it: opened per namespace, droppable. */
 export interface NetworkedStore extends VectorStore {
@@ -33,19 +33,8 @@ export function runNetworkedStoreSuite(suite: NetworkedSuite): void {
   }
   runVectorStoreContract(`${suite.name} on ${suite.server}`, async (dimensions) => {
     const store = await suite.open(freshNamespace(suite.prefix), dimensions);
-    let closed = false;
-    const close = store.close.bind(store);
-    store.close = async () => {
-      closed = true;
-      await close();
-    };
-    return {
-      store,
-      cleanup: async () => {
-        await store.dropAll();
-        if (!closed) await store.close();
-      },
-    };
+    // dropAll works on a closed store too (it opens its own connection to the server).
+    return closingFixture(store, { dispose: () => store.dropAll() });
   });
 
   describe(`${suite.name} on a real server`, () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgVectorStore } from '../../hub/src/vector/pgvector-vector-store.js';
 import { rejectedHubError } from '../helpers/errors.js';
 import { freshNamespace, startPgliteServer, type PgliteServer } from '../helpers/pglite-server.js';
-import { axisVector, CONTRACT_DIMENSIONS, runVectorStoreContract, storedDrawer } from './vector-store.contract.js';
+import { axisVector, closingFixture, CONTRACT_DIMENSIONS, runVectorStoreContract, storedDrawer } from './vector-store.contract.js';
 
 let server: PgliteServer;
 
@@ -24,20 +24,7 @@ runVectorStoreContract('PgVectorStore on PGlite (pgvector) over the wire', async
   // PGlite is one Postgres session behind the socket: concurrent connections interleave their
   // extended-protocol messages, so the store's pool uses one connection here (a real server takes 4).
   const store = await PgVectorStore.open({ settings: settings(freshNamespace()), dimensions, maxConnections: 1 });
-  let closed = false;
-  const close = store.close.bind(store);
-  store.close = async () => {
-    closed = true;
-    await close();
-  };
-  return {
-    store,
-    cleanup: async () => {
-      if (closed) return;
-      await store.dropAll();
-      await store.close();
-    },
-  };
+  return closingFixture(store, { beforeClose: () => store.dropAll() });
 });
 
 describe('PgVectorStore on Postgres', () => {

@@ -17,6 +17,30 @@ export interface VectorStoreFixture {
 /** Makes a fresh, empty store holding `dimensions`-d vectors. */
 export type VectorStoreSetup = (dimensions: number) => Promise<VectorStoreFixture>;
 
+/**
+ * A fixture whose cleanup closes the store only if the test did not (some tests close it
+ * themselves), then runs `dispose` (drop tables, remove directories): `beforeClose` runs only while
+ * the store is still open.
+ */
+export function closingFixture(store: VectorStore, hooks: { beforeClose?: () => Promise<void>; dispose?: () => void | Promise<void> } = {}): VectorStoreFixture {
+  let closed = false;
+  const close = store.close.bind(store);
+  store.close = async () => {
+    closed = true;
+    await close();
+  };
+  return {
+    store,
+    cleanup: async () => {
+      if (!closed) {
+        await hooks.beforeClose?.();
+        await store.close();
+      }
+      await hooks.dispose?.();
+    },
+  };
+}
+
 /** A unit vector along axis `axis`, optionally tilted towards axis `towards` by `tilt` (0..1). */
 export function axisVector(axis: number, towards?: number, tilt = 0): Float32Array {
   const v = new Float32Array(CONTRACT_DIMENSIONS);

@@ -90,6 +90,16 @@ function buildLog(path: string): void {
   db.close();
 }
 
+/** A MemPalace palace (Chroma drawers, KG, logstream) under `root`; returns its directory. */
+function buildLegacyPalace(root: string): string {
+  const legacy = join(root, 'mempalace', 'palace');
+  mkdirSync(legacy, { recursive: true });
+  buildChroma(join(legacy, 'chroma.sqlite3'));
+  buildKg(join(legacy, 'knowledge_graph.sqlite3'));
+  buildLog(join(legacy, 'logstream.sqlite3'));
+  return legacy;
+}
+
 function ok(result: CliResult): CliResult {
   if (result.code !== 0) throw new Error(`exit ${String(result.code)}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
   return result;
@@ -101,11 +111,7 @@ describe('issue 6: palace migrate --from-mempalace', { timeout: 240_000 }, () =>
 
   beforeAll(() => {
     palace = makeTempPalace('palace-mempalace-');
-    legacy = join(palace.root, 'mempalace', 'palace');
-    mkdirSync(legacy, { recursive: true });
-    buildChroma(join(legacy, 'chroma.sqlite3'));
-    buildKg(join(legacy, 'knowledge_graph.sqlite3'));
-    buildLog(join(legacy, 'logstream.sqlite3'));
+    legacy = buildLegacyPalace(palace.root);
   });
   afterAll(async () => {
     await palace.cleanup();
@@ -191,11 +197,7 @@ describe('issue 6: an interrupted import resumes; maintenance refuses beside a l
 
   beforeAll(() => {
     palace = makeTempPalace('palace-mempalace-resume-');
-    legacy = join(palace.root, 'mempalace', 'palace');
-    mkdirSync(legacy, { recursive: true });
-    buildChroma(join(legacy, 'chroma.sqlite3'));
-    buildKg(join(legacy, 'knowledge_graph.sqlite3'));
-    buildLog(join(legacy, 'logstream.sqlite3'));
+    legacy = buildLegacyPalace(palace.root);
   });
   afterAll(async () => {
     await palace.cleanup();

@@ -9,7 +9,6 @@
 
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline/promises';
 
 import type { Command } from 'commander';
 
@@ -21,6 +20,7 @@ import { EXPORT_FILES, emptyOutputDir, parseRecords, writeJsonl, writeMarkdown }
 import { EXIT } from '../output.js';
 import { readText } from '../read-input.js';
 import { runTool } from '../tool-runner.js';
+import { askYesNo } from '../ask.js';
 
 const IMPORT_BATCH = 500;
 const IMPORT_BATCH_BYTES = 4 * 1024 * 1024;
@@ -41,14 +41,6 @@ function wholeNumber(flag: string, v: unknown): number | undefined {
   return n;
 }
 
-async function confirmOnTerminal(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
-  } finally {
-    rl.close();
-  }
-}
 
 type Checkpoint = {
   dry_run: boolean;
@@ -155,7 +147,7 @@ function registerBulkMove(program: Command): void {
             ctx.out.result(plan, () => 'Nothing to move.');
             return EXIT.ok;
           }
-          if (!(await confirmOnTerminal(`Move ${plan.drawers_to_move} drawer${plan.drawers_to_move === 1 ? '' : 's'}?`))) {
+          if (!(await askYesNo(`Move ${plan.drawers_to_move} drawer${plan.drawers_to_move === 1 ? '' : 's'}?`))) {
             ctx.out.note('Cancelled; nothing was moved.');
             return EXIT.error;
           }

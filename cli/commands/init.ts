@@ -6,7 +6,6 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline/promises';
 
 import type { Command } from 'commander';
 
@@ -15,6 +14,7 @@ import { detect, type Detection, type GitAuthors } from '../../hub/src/mine/dete
 import { defaultWing } from '../../hub/src/mine/walk.js';
 import { action, type CommandContext } from '../context.js';
 import { runTool } from '../tool-runner.js';
+import { askYesNo } from '../ask.js';
 
 type ExecFile = typeof execFile;
 
@@ -48,14 +48,6 @@ function proposalFile(home: string, dir: string): string {
   return join(home, 'init', `${defaultWing(dir)}-${createHash('sha256').update(dir).digest('hex').slice(0, 8)}.json`);
 }
 
-async function confirm(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim());
-  } finally {
-    rl.close();
-  }
-}
 
 function nextSteps(ctx: CommandContext, d: Detection, declared: boolean): string[] {
   const palace = typeof ctx.opts.palace === 'string' ? `palace --palace ${resolve(ctx.opts.palace)}` : 'palace';
@@ -110,7 +102,7 @@ export function registerInit(program: Command, gitAuthors: GitAuthors = gitAutho
         let yes = ctx.opts.yes === true;
         if (!yes && rooms.length > 0 && !ctx.out.json && process.stdin.isTTY && process.stderr.isTTY) {
           ctx.out.note(detectionText(detection).join('\n'));
-          yes = await confirm(`Declare these ${rooms.length} rooms in ${detection.projects.length} wing(s)? [y/N] `);
+          yes = await askYesNo(`Declare these ${rooms.length} rooms in ${detection.projects.length} wing(s)?`);
         }
         const file = proposalFile(home, dir);
         const write = yes || !existsSync(file);

@@ -2,7 +2,6 @@
 // (delete needs --confirm, or a y at a terminal prompt), walk, overlap, why, aaak and compress.
 // Each runs palace tools through the live hub when there is one; no navigation logic lives here.
 
-import { createInterface } from 'node:readline/promises';
 
 import type { Command } from 'commander';
 
@@ -13,6 +12,7 @@ import type { Tunnel } from '../../hub/src/memory/tunnels.js';
 import { action, type CommandContext } from '../context.js';
 import { EXIT } from '../output.js';
 import { runTool } from '../tool-runner.js';
+import { askYesNo } from '../ask.js';
 
 function whole(flag: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
@@ -68,15 +68,6 @@ async function listHallwaysCmd(ctx: CommandContext): Promise<void> {
   );
 }
 
-/** A y/N question on the terminal (stderr, so stdout stays the result). */
-async function confirmed(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
-  } finally {
-    rl.close();
-  }
-}
 
 function registerTunnels(program: Command): void {
   const tunnels = program.command('tunnels').description('tunnels between wings: explicit ones and inferred (shared room names); add, delete');
@@ -145,7 +136,7 @@ function registerHallways(program: Command): void {
             throw new HubError('input.invalid', 'hallway delete changes the palace: pass --confirm (no terminal to ask on); nothing was deleted', { field: '--confirm' });
           const all = (await runTool(ctx.config, 'palace_list_hallways', { limit: 500, min_count: 1 })) as { hallways: Hallway[] };
           const h = all.hallways.find((x) => x.hallway_id === id);
-          if (!(await confirmed(`Delete hallway ${h ? `${h.wing}: ${h.rooms[0]} ↔ ${h.rooms[1]} [${h.label}]` : id}?`))) {
+          if (!(await askYesNo(`Delete hallway ${h ? `${h.wing}: ${h.rooms[0]} ↔ ${h.rooms[1]} [${h.label}]` : id}?`))) {
             ctx.out.note('Not deleted.');
             return EXIT.ok;
           }

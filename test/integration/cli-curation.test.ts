@@ -125,6 +125,12 @@ describe('curation tools on a live hub, and the CLI through it', SLOW, () => {
     const strict = await callJson<{ added: unknown[]; duplicates: unknown[] }>(client, 'palace_checkpoint', { items: [items[1]], dedup_threshold: 0.999, dry_run: true });
     expect(strict.added).toHaveLength(1);
     expect(errorOf(await client.callTool({ name: 'palace_checkpoint', arguments: { items: [] } })).field).toBe('items');
+    // One call's contents are bounded like one drawer's (1 MiB): refused whole, nothing filed.
+    const countBefore = await count();
+    const big = Array.from({ length: 3 }, (_v, i) => ({ wing: 'cp', room: 'bulk', content: `${i} ${'x'.repeat(400 * 1024)}` }));
+    const tooLarge = errorOf(await client.callTool({ name: 'palace_checkpoint', arguments: { items: big } }));
+    expect(tooLarge).toMatchObject({ code: 'input.too_large', field: 'items' });
+    expect(await count()).toBe(countBefore);
   });
 
   it('CLI checkpoint reads a JSON array or JSONL (stdin), --dry-run writes nothing, a refused item exits 2', async () => {

@@ -8,8 +8,9 @@
 // duplicate and names the earlier item's drawer id. With dry_run nothing is written, and the result
 // says what a real run would do (added = would be filed).
 
-import { invalid, toHubError } from '../errors.js';
+import { HubError, invalid, toHubError } from '../errors.js';
 import { writeDiary } from './diary.js';
+import { MEMORY_LIMITS } from './drawer-input.js';
 import { DUPLICATE_THRESHOLD, type Memory } from './memory.js';
 
 /** Most items one checkpoint takes (a bigger batch is a mine, not a checkpoint). */
@@ -56,6 +57,15 @@ function itemsOf(raw: unknown): unknown[] {
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) throw invalid('items', 'items must be an array of {wing, room, content, tags?, source_file?}');
   if (raw.length > CHECKPOINT_MAX_ITEMS) throw invalid('items', `at most ${CHECKPOINT_MAX_ITEMS} items per checkpoint`);
+  // One call's embedding work is bounded like one drawer's: 200 items of 1 MiB each would hold the
+  // hub's embedder (and every other agent's filing) for many minutes.
+  let bytes = 0;
+  for (const item of raw as unknown[]) {
+    const content = item && typeof item === 'object' ? (item as { content?: unknown }).content : undefined;
+    if (typeof content === 'string') bytes += Buffer.byteLength(content, 'utf8');
+  }
+  if (bytes > MEMORY_LIMITS.contentBytes)
+    throw new HubError('input.too_large', `the items' contents add up to ${bytes} bytes; a checkpoint takes at most ${MEMORY_LIMITS.contentBytes}: split it into several calls`, { field: 'items' });
   return raw as unknown[];
 }
 

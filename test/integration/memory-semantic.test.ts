@@ -737,6 +737,16 @@ describe('the bundled embedder in its worker thread', () => {
     expect(cosine(pairs[1]?.[0] ?? new Float32Array(0), alone[5] ?? new Float32Array(0))).toBeCloseTo(1, 5);
   });
 
+  it('answers a request longer than one batch in order, each vector the same as when asked alone', async () => {
+    const texts = Array.from({ length: 600 }, (_, i) => `entry ${i}: the ${['parser', 'scheduler', 'cache', 'router'][i % 4]} changed in release ${i}`);
+    const all = await embedder.embed(texts, 'document');
+    expect(all).toHaveLength(600);
+    for (const i of [0, 255, 256, 511, 512, 599]) {
+      const [alone] = await embedder.embed([texts[i] ?? ''], 'document');
+      expect(cosine(all[i] ?? new Float32Array(0), alone ?? new Float32Array(0))).toBeCloseTo(1, 5);
+    }
+  });
+
   it('refuses to embed once closed', async () => {
     const own = await createWorkerEmbedder({ provider: 'bundled' });
     expect(own.info()).toMatchObject({

@@ -101,11 +101,18 @@ export async function createWorkerEmbedder(spec: EmbedderSpec): Promise<Embedder
     }
   };
 
-  return {
+  const embedder: Embedder = {
     info: () => info,
     embed(texts, kind) {
       if (dead) return Promise.reject(dead);
       if (texts.length === 0) return Promise.resolve([]);
+      // A long request goes in batches of at most MAX_BATCH_TEXTS, so one caller never hands the model
+      // an unbounded batch (a 1 MiB drawer is ~1,300 chunks).
+      if (texts.length > MAX_BATCH_TEXTS) {
+        const parts: Array<Promise<Float32Array[]>> = [];
+        for (let i = 0; i < texts.length; i += MAX_BATCH_TEXTS) parts.push(embedder.embed(texts.slice(i, i + MAX_BATCH_TEXTS), kind));
+        return Promise.all(parts).then((vectors) => vectors.flat());
+      }
       return new Promise((resolve, reject) => {
         queue.push({ texts, kind, resolve, reject });
         if (!scheduled) {
@@ -120,4 +127,5 @@ export async function createWorkerEmbedder(spec: EmbedderSpec): Promise<Embedder
       await worker.terminate();
     },
   };
+  return embedder;
 }

@@ -9,7 +9,7 @@ import { HubError, type ErrorCode } from '../errors.js';
 import type { EmbedKind, Embedder, EmbedderInfo } from './embedder.js';
 import type { EmbedderSpec } from './spec.js';
 
-const MAX_BATCH_TEXTS = 256;
+const MAX_BATCH_TEXTS = 64;
 
 /** The compiled worker script (tests run from source, where the worker is taken from dist/). */
 function workerScript(): URL {

@@ -33,12 +33,17 @@ export function tagList(value: unknown): string[] {
 }
 
 /** Verbatim content: non-empty text, at most 1 MiB, and never a credential. */
+/** Content of one drawer (or one duplicate check) is at most MEMORY_LIMITS.contentBytes of UTF-8. */
+export function assertContentSize(value: string): void {
+  if (Buffer.byteLength(value, 'utf8') > MEMORY_LIMITS.contentBytes)
+    throw new HubError('input.too_large', `content is over ${MEMORY_LIMITS.contentBytes} bytes; split it or mine the file`, { field: 'content' });
+}
+
 export function drawerContent(value: unknown): string {
   if (typeof value !== 'string') throw invalid('content', 'content must be a string');
   if (value.trim().length === 0) throw invalid('content', 'content must not be empty');
   if (value.includes('\u0000')) throw invalid('content', 'content contains a NUL byte');
-  if (Buffer.byteLength(value, 'utf8') > MEMORY_LIMITS.contentBytes)
-    throw new HubError('input.too_large', `content is over ${MEMORY_LIMITS.contentBytes} bytes; split it or mine the file`, { field: 'content' });
+  assertContentSize(value);
   const secret = findSecret(value);
   if (secret)
     throw new HubError(

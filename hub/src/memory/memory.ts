@@ -11,7 +11,7 @@ import { invalid, HubError } from '../errors.js';
 import type { Embedder, EmbedderInfo } from '../embed/embedder.js';
 import { embedderKey } from '../embed/embedder.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
-import { drawerContent, drawerId, MEMORY_LIMITS, optionalPlace, placeName, tagList } from './drawer-input.js';
+import { assertContentSize, drawerContent, drawerId, MEMORY_LIMITS, optionalPlace, placeName, tagList } from './drawer-input.js';
 
 export const DUPLICATE_THRESHOLD = 0.9;
 const EMBED_BATCH = 64;
@@ -338,8 +338,7 @@ export class Memory {
    */
   async checkDuplicate(raw: { content?: unknown; threshold?: unknown }) {
     if (typeof raw.content !== 'string' || raw.content.trim() === '') throw invalid('content', 'content must be a non-empty string');
-    if (Buffer.byteLength(raw.content, 'utf8') > MEMORY_LIMITS.contentBytes)
-      throw new HubError('input.too_large', `content is over ${MEMORY_LIMITS.contentBytes} bytes`, { field: 'content' });
+    assertContentSize(raw.content);
     const threshold = raw.threshold ?? DUPLICATE_THRESHOLD;
     if (typeof threshold !== 'number' || threshold <= 0 || threshold > 1) throw invalid('threshold', 'threshold must be a number in (0, 1]');
     const chunks = chunkText(raw.content).map((c) => c.text);

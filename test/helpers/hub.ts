@@ -100,13 +100,20 @@ export interface ChildProc {
   stderr(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   isRunning(): boolean;
+  /** Why the process is gone, for a failure message: exit code or signal, the hang guard, stderr's tail. */
+  describeExit(): string;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone. */
   stop(graceMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 const children = new Set<ChildProc>();
 
-/** Spawns `node <script> ...args`; every child is tracked so `killChildren()` can end leftovers. */
+/**
+ * Spawns `node <script> ...args`; every child is tracked so `killChildren()` can end leftovers.
+ * `killAfterMs` is a hang guard: the child is SIGKILLed that long after it started, so a test that
+ * keeps a child longer (a long fuzz or soak) must raise it. A guard kill is reported on stderr and in
+ * `describeExit()`, never silent.
+ */
 export function spawnNode(
   script: string,
   args: readonly string[],
@@ -123,11 +130,18 @@ export function spawnNode(
   child.stdout?.on('data', (c: Buffer) => out.push(c));
   child.stderr?.on('data', (c: Buffer) => err.push(c));
   let running = true;
-  const killer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+  let guardFired = false;
+  let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  const killer = setTimeout(() => {
+    guardFired = true;
+    process.stderr.write(`[test helper] hang guard: SIGKILL to pid ${child.pid} (${script}) after ${killAfterMs} ms\n`);
+    child.kill('SIGKILL');
+  }, killAfterMs);
   killer.unref();
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('close', (code, signal) => {
       running = false;
+      exit = { code, signal };
       clearTimeout(killer);
       resolve({ code, signal });
     });
@@ -139,6 +153,13 @@ export function spawnNode(
     stderr: () => Buffer.concat(err).toString('utf8'),
     exited,
     isRunning: () => running,
+    describeExit() {
+      if (running) return `pid ${child.pid} is running`;
+      const how = exit?.signal ? `signal ${exit.signal}` : `exit code ${exit?.code}`;
+      const guard = guardFired ? ` by the test's ${killAfterMs} ms hang guard` : '';
+      const tail = Buffer.concat(err).toString('utf8').slice(-2_000);
+      return `pid ${child.pid} ended with ${how}${guard}; stderr tail:\n${tail}`;
+    },
     async stop(graceMs = 5_000) {
       if (running) {
         child.kill('SIGTERM');
@@ -198,6 +219,8 @@ export interface ChildHubOptions {
   env?: Record<string, string>;
   /** Script to run (default bin/palace.js with `--palace P serve`). */
   command?: 'serve' | 'palace-mcp-http';
+  /** Hang guard (default 120 s): the hub is SIGKILLed this long after it started. */
+  killAfterMs?: number;
 }
 
 /** Spawns a real hub and resolves when its registration names it and /healthz answers. */
@@ -209,8 +232,9 @@ export async function startChildHub(dirs: HubDirs, options: ChildHubOptions = {}
           PALACE_MCP_BIN,
           ['--transport', 'http', '--palace', dirs.palace, ...extra],
           childEnv(dirs, options.env),
+          options.killAfterMs,
         )
-      : spawnNode(PALACE_BIN, ['--palace', dirs.palace, 'serve', ...extra], childEnv(dirs, options.env));
+      : spawnNode(PALACE_BIN, ['--palace', dirs.palace, 'serve', ...extra], childEnv(dirs, options.env), options.killAfterMs);
   const regPath = registrationPath(dirs.palaceHome, dirs.palace);
   try {
     const registration = await waitUntil(

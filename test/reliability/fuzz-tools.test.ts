@@ -209,6 +209,7 @@ async function checkCall(client: Client, name: string, args: Record<string, unkn
     })) as CallToolResult;
   } catch (err) {
     if (err instanceof McpError && err.code === RpcErrorCode.InvalidParams) return;
+    if (!hub.isRunning()) throw new Error(`${name}: the hub is gone: ${hub.describeExit()}`, { cause: err });
     throw err;
   }
   const first = result.content[0];
@@ -232,9 +233,13 @@ let dirs: HubDirs;
 let hub: ChildHub;
 let client: Client;
 
+/** Per tool: a 1 MiB drawer (~1,300 chunks) embeds in ~100 s on 2 cores, and a run may file several. */
+const TOOL_TIMEOUT_MS = Math.max(120_000, RUNS * 10_000);
+
 beforeAll(async () => {
   dirs = makeHubDirs('palace-fuzz-');
-  hub = await startChildHub(dirs);
+  // The hang guard covers the whole file: every tool's budget plus the raw JSON-RPC cases.
+  hub = await startChildHub(dirs, { killAfterMs: TOOL_TIMEOUT_MS * TOOLS.length + 600_000 });
   client = await connectHttpClient(hub.url, { name: 'fuzzer' });
 }, 60_000);
 
@@ -255,9 +260,9 @@ describe('fuzzed tool calls', () => {
           }),
           { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), endOnFailure: true },
         );
-        expect(hub.isRunning()).toBe(true);
+        expect(hub.isRunning(), hub.describeExit()).toBe(true);
       },
-      Math.max(120_000, RUNS * 5_000),
+      TOOL_TIMEOUT_MS,
     );
   }
 

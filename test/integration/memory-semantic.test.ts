@@ -747,6 +747,17 @@ describe('the bundled embedder in its worker thread', () => {
     }
   });
 
+  it('serves a search, then a small drawer, before a long request already under way', async () => {
+    const long = Array.from({ length: 80 }, (_, i) => `part ${i} of a long design note about the ${['parser', 'cache'][i % 2]}`);
+    const finished: string[] = [];
+    const whole = embedder.embed(long, 'document').then((vs) => finished.push(`long:${vs.length}`));
+    await new Promise((resolve) => setImmediate(resolve)); // its first batch is at the worker now
+    const search = embedder.embed(['where is the parser?'], 'query').then((vs) => finished.push(`query:${vs.length}`));
+    const note = embedder.embed(['a short note'], 'document').then((vs) => finished.push(`small:${vs.length}`));
+    await Promise.all([whole, search, note]);
+    expect(finished).toEqual(['query:1', 'small:1', 'long:80']);
+  });
+
   it('refuses to embed once closed', async () => {
     const own = await createWorkerEmbedder({ provider: 'bundled' });
     expect(own.info()).toMatchObject({
@@ -754,7 +765,10 @@ describe('the bundled embedder in its worker thread', () => {
       model: BUNDLED_MODEL,
       dimensions: BUNDLED_DIMENSIONS,
     });
+    const pending = own.embed(Array.from({ length: 40 }, (_, i) => `queued text ${i}`), 'document');
+    await new Promise((resolve) => setImmediate(resolve));
     await own.close();
+    expect((await rejectedHubError(pending)).code).toBe('memory.embed_failed');
     expect((await rejectedHubError(own.embed(['too late'], 'query'))).code).toBe('memory.embed_failed');
     await own.close(); // closing twice is harmless
   });

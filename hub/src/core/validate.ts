@@ -1,6 +1,7 @@
 // Validation of every logstream input: each failure names the field and nothing is stored.
 // Pure functions from untrusted values (MCP JSON or CLI strings) to normalized records.
 
+import { dict } from './dict.js';
 import { invalid, HubError } from '../errors.js';
 import {
   ACK_STATUSES,
@@ -138,7 +139,7 @@ export function metadataJson(value: unknown): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
+    const out = dict<unknown>(); // a key named __proto__ stays a key
     for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
     return out;
   }

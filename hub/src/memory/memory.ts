@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 
 import { chunkText, joinChunks } from '../core/chunk.js';
+import { countBy } from '../core/dict.js';
 import { fuse } from '../core/rrf.js';
 import { sanitizeQuery } from '../core/sanitize-query.js';
 import { isoSeconds } from '../core/ids.js';
@@ -359,26 +360,20 @@ export class Memory {
 
   async listWings(): Promise<{ wings: Record<string, number> }> {
     const rows = await this.store.scan({}, { columns: ['wing'] });
-    const wings: Record<string, number> = {};
-    for (const r of rows) wings[r.wing] = (wings[r.wing] ?? 0) + 1;
-    return { wings };
+    return { wings: countBy(rows, (r) => r.wing) };
   }
 
   async listRooms(rawWing?: unknown): Promise<{ wing: string | null; rooms: Record<string, number> }> {
     const wing = optionalPlace('wing', rawWing);
     const rows = await this.store.scan(wing ? { wing } : {}, { columns: ['room'] });
-    const rooms: Record<string, number> = {};
-    for (const r of rows) rooms[r.room] = (rooms[r.room] ?? 0) + 1;
-    return { wing: wing ?? null, rooms };
+    return { wing: wing ?? null, rooms: countBy(rows, (r) => r.room) };
   }
 
   async listTags(raw: { wing?: unknown; room?: unknown; min_count?: unknown } = {}): Promise<{ tags: Record<string, number> }> {
     const min = raw.min_count ?? 1;
     if (typeof min !== 'number' || !Number.isInteger(min) || min < 1) throw invalid('min_count', 'min_count must be a whole number ≥ 1');
     const rows = await this.store.scan(this.filterOf({ wing: raw.wing, room: raw.room }), { columns: ['tags'] });
-    const counts: Record<string, number> = {};
-    for (const r of rows) for (const t of r.tags) counts[t] = (counts[t] ?? 0) + 1;
-    const tags = Object.fromEntries(Object.entries(counts).filter(([, n]) => n >= min).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])));
+    const tags = Object.fromEntries(Object.entries(countBy(rows, (r) => r.tags)).filter(([, n]) => n >= min).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])));
     return { tags };
   }
 
@@ -535,9 +530,7 @@ export class Memory {
   /** Drawer counts per embedder key, against the key this memory embeds with (repair-status). */
   async embedderCensus(): Promise<{ drawers: number; current: string; by_embedder: Record<string, number> }> {
     const rows = await this.store.scan({}, { columns: ['embedder'] });
-    const byEmbedder: Record<string, number> = {};
-    for (const r of rows) byEmbedder[r.embedder] = (byEmbedder[r.embedder] ?? 0) + 1;
-    return { drawers: rows.length, current: this.key, by_embedder: byEmbedder };
+    return { drawers: rows.length, current: this.key, by_embedder: countBy(rows, (r) => r.embedder) };
   }
 
   async close(): Promise<void> {

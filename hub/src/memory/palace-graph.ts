@@ -1,6 +1,7 @@
 // The palace's shape from drawer placement alone: wing → room → count, and implicit tunnels (a room
 // name that appears in two or more wings links them). Reads the wing/room columns only; never embeds.
 
+import { dict } from '../core/dict.js';
 import { DIARY_ROOM } from './diary.js';
 import type { Memory } from './memory.js';
 
@@ -16,10 +17,10 @@ export interface PalaceShape {
 
 export async function palaceShape(memory: Memory, wing?: string): Promise<PalaceShape> {
   const rows = await memory.scanDrawers(wing ? { wing } : {}, { columns: ['wing', 'room'] });
-  const taxonomy: Record<string, Record<string, number>> = {};
+  const taxonomy = dict<Record<string, number>>();
   const wingsOfRoom = new Map<string, Map<string, number>>();
   for (const { wing: w, room } of rows) {
-    const rooms = (taxonomy[w] ??= {});
+    const rooms = (taxonomy[w] ??= dict<number>());
     rooms[room] = (rooms[room] ?? 0) + 1;
     const byWing = wingsOfRoom.get(room) ?? new Map<string, number>();
     byWing.set(w, (byWing.get(w) ?? 0) + 1);

@@ -4,25 +4,30 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { dict, type Dict } from '../core/dict.js';
 import { HubError, invalid } from '../errors.js';
 import { optionalPlace, placeName } from './drawer-input.js';
 import type { Memory } from './memory.js';
 import { palaceShape } from './palace-graph.js';
 
-type Declared = Record<string, string[]>;
+type Declared = Dict<string[]>;
 
 function file(palacePath: string): string {
   return join(palacePath, 'rooms.json');
 }
 
+/** wing → its declared rooms; entries that are not lists of names are ignored. */
 function readDeclared(palacePath: string): Declared {
+  const declared = dict<string[]>();
   try {
     const value = JSON.parse(readFileSync(file(palacePath), 'utf8')) as { rooms?: unknown };
-    if (value.rooms && typeof value.rooms === 'object') return value.rooms as Declared;
+    if (value.rooms && typeof value.rooms === 'object')
+      for (const [wing, rooms] of Object.entries(value.rooms))
+        if (Array.isArray(rooms)) declared[wing] = rooms.filter((r): r is string => typeof r === 'string');
   } catch {
     // absent or unreadable: no declared rooms
   }
-  return {};
+  return declared;
 }
 
 function writeDeclared(palacePath: string, rooms: Declared): void {
@@ -35,7 +40,7 @@ function writeDeclared(palacePath: string, rooms: Declared): void {
 export async function taxonomy(memory: Memory, palacePath: string): Promise<Record<string, Record<string, number>>> {
   const shape = await palaceShape(memory);
   const out = shape.taxonomy;
-  for (const [wing, rooms] of Object.entries(readDeclared(palacePath))) for (const room of rooms) (out[wing] ??= {})[room] ??= 0;
+  for (const [wing, rooms] of Object.entries(readDeclared(palacePath))) for (const room of rooms) (out[wing] ??= dict<number>())[room] ??= 0;
   return out;
 }
 

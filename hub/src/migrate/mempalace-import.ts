@@ -5,6 +5,7 @@
 
 import { createHash } from 'node:crypto';
 
+import { dict, own } from '../core/dict.js';
 import { findSecret } from '../core/secrets.js';
 import type { ReplicatedEvent } from '../core/replication.js';
 import { toHubError } from '../errors.js';
@@ -94,14 +95,15 @@ export function mapChromaDrawer(
   let wing: string;
   let room: string;
   try {
-    wing = placeName('wing', wingMap[legacyWing] ?? legacyWing);
+    wing = placeName('wing', own(wingMap, legacyWing) ?? legacyWing);
     room = placeName('room', text(c.metadata.room) ?? 'general');
   } catch (err) {
     return { invalid: toHubError(err).message };
   }
   const keep = /^drawer_[0-9a-f]{24}$/.test(c.id) || IMPORTED_DRAWER_ID.test(c.id);
   const id = keep ? c.id : `drawer_${createHash('sha256').update(`mempalace\u0000${c.id}`).digest('hex').slice(0, 24)}`;
-  const metadata: Record<string, unknown> = { imported_from: 'mempalace' };
+  const metadata = dict<unknown>();
+  metadata.imported_from = 'mempalace';
   for (const [k, v] of Object.entries(c.metadata)) if (!KNOWN_KEYS.has(k)) metadata[k] = v;
   if (!keep) metadata.mempalace_id = c.id;
   const chunk = Number(c.metadata.chunk_index);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 
 import * as lancedb from '@lancedb/lancedb';
 
+import { countBy, dict } from '../core/dict.js';
 import { schemaFor } from './lancedb-vector-store.js';
 
 export interface LanceLayout {
@@ -32,12 +33,9 @@ export async function readLanceLayout(palacePath: string): Promise<LanceLayout |
       const vector = schema.fields.find((f) => f.name === 'vector');
       const dimensions = (vector?.type as { listSize?: number } | undefined)?.listSize ?? null;
       const expected = schemaFor(dimensions ?? 1).fields.map((f) => f.name);
-      const by: Record<string, number> = {};
-      if (columns.includes('embedder'))
-        for (const row of (await table.query().select(['embedder']).toArray()) as Array<{ embedder?: unknown }>) {
-          const key = String(row.embedder ?? '');
-          by[key] = (by[key] ?? 0) + 1;
-        }
+      const by = columns.includes('embedder')
+        ? countBy((await table.query().select(['embedder']).toArray()) as Array<{ embedder?: unknown }>, (row) => String(row.embedder ?? ''))
+        : dict<number>();
       return { columns, missing: expected.filter((c) => !columns.includes(c)), dimensions, rows: await table.countRows(), by_embedder: by };
     } finally {
       table.close();

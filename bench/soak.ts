@@ -5,7 +5,7 @@
 // end) and the hub's RSS over time with a growth verdict. Never asserts timings; callers judge.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -139,9 +139,33 @@ async function startHub(
   }
 }
 
+function ownRssKb(pid: number): number {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0; // exited between the listing and the read
+  }
+}
+
+/** Processes whose parent is `pid` (from /proc/<n>/stat: the field after the command's closing ')'). */
+function childPids(pid: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** RSS of the hub and its child processes (the LanceDB process) together, in MiB. */
 function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+  let kb = ownRssKb(pid);
+  for (const child of childPids(pid)) kb += ownRssKb(child);
   return kb / 1024;
 }
 
@@ -514,7 +538,7 @@ export function reportLines(r: SoakReport): string[] {
   lines.push(
     `  errors: ${r.errors.length}${r.errors.length ? ` (first: ${r.errors[0]})` : ''}`,
     `  lost events: ${r.lostEvents}, duplicate events: ${r.duplicateEvents}, lost drawers: ${r.lostDrawers}, duplicate drawers: ${r.duplicateDrawers}, SSE deliveries missed: ${r.sseMissed}`,
-    `  hub RSS (MB) over time: ${r.rss
+    `  hub RSS with its LanceDB child (MB) over time: ${r.rss
       .filter((_, i) => i % Math.max(1, Math.ceil(r.rss.length / 30)) === 0 || i === r.rss.length - 1)
       .map((s) => `${(s.atMs / 1000).toFixed(1)}s=${s.mb.toFixed(0)}`)
       .join(' ')}`,

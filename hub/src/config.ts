@@ -45,6 +45,11 @@ export interface PalaceConfig {
   extraAllowedHosts: string[];
   idleHours: number;
   sseMaxClients: number;
+  /**
+   * A hub runs LanceDB in a child process and replaces it once it has grown this many MB
+   * (PALACE_LANCEDB_RECYCLE_MB, default 256); 0 keeps LanceDB in the hub's own process.
+   */
+  lancedbRecycleMb: number;
   syncIntervalSeconds: number;
   hubForward: boolean;
   embeddingDevice: EmbeddingDevice;
@@ -189,6 +194,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
       .filter(Boolean),
     idleHours: number(env, 'PALACE_MCP_IDLE_HOURS', 8),
     sseMaxClients: Math.floor(number(env, 'PALACE_SSE_MAX_CLIENTS', 8)),
+    lancedbRecycleMb: number(env, 'PALACE_LANCEDB_RECYCLE_MB', 256),
     syncIntervalSeconds: number(env, 'PALACE_SYNC_INTERVAL', 15),
     hubForward: !(forward && ['0', 'false', 'no', 'off'].includes(forward)),
     embeddingDevice: oneOf(env, 'PALACE_EMBEDDING_DEVICE', ['cpu', 'cuda', 'dml', 'coreml', 'auto'] as const, 'cpu'),

@@ -93,7 +93,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     lease?.release();
     throw err;
   }
-  const memory = createMemoryHandle(config, palacePath, log.child('memory'));
+  const memory = createMemoryHandle(config, palacePath, log.child('memory'), { longRunning: true });
   const kg = createKgHandle(palacePath);
   const stats = new RequestStats();
   const startedAt = new Date();

@@ -1,10 +1,9 @@
 // An Embedder whose model runs in a worker thread, fed one bounded batch at a time so a long
 // request never holds up a search or another agent's drawer (see createWorkerEmbedder).
 
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
+import { compiledScript } from '../compiled-script.js';
 import { HubError, type ErrorCode } from '../errors.js';
 import type { EmbedKind, Embedder, EmbedderInfo } from './embedder.js';
 import type { EmbedderSpec } from './spec.js';
@@ -14,15 +13,6 @@ import type { EmbedderSpec } from './spec.js';
  * the longest anything waits behind (about a second with the bundled model on 2 cores).
  */
 const MAX_BATCH_TEXTS = 16;
-
-/** The compiled worker script (tests run from source, where the worker is taken from dist/). */
-function workerScript(): URL {
-  const here = new URL('./embed-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(here))) return here;
-  const fromSource = new URL('../../../dist/hub/src/embed/embed-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(fromSource))) return fromSource;
-  throw new HubError('memory.embedder_missing', 'the embedding worker is not built: run `npm run build`');
-}
 
 /** One embed() call: its texts go to the worker in slices, its vectors come back in order. */
 interface Request {
@@ -63,7 +53,7 @@ function asError(message: string, code?: string): HubError {
  */
 export async function createWorkerEmbedder(spec: EmbedderSpec): Promise<Embedder> {
   // execArgv: [] so flags of the parent (e.g. --input-type, inspector) never break the worker.
-  const worker = new Worker(workerScript(), { workerData: spec, execArgv: [] });
+  const worker = new Worker(compiledScript(import.meta.url, './embed-worker.js', 'hub/src/embed/embed-worker.js', 'memory.embedder_missing'), { workerData: spec, execArgv: [] });
   let queue: Request[] = [];
   let inflight: { id: number; slices: Slice[] } | undefined;
   let nextId = 1;

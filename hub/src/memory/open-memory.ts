@@ -23,6 +23,8 @@ export interface MemoryHandle {
 export interface OpenMemoryOptions {
   /** Hears what the automatic replay of the write journal did (`palace replay` reports it). */
   onReplay?: (report: ReplayReport) => void;
+  /** Opened by a hub that stays up: see OpenVectorStoreOptions.longRunning. */
+  longRunning?: boolean;
 }
 
 export async function openMemory(config: Readonly<PalaceConfig>, palacePath: string, log: Logger, options: OpenMemoryOptions = {}): Promise<Memory> {
@@ -36,7 +38,7 @@ export async function openMemory(config: Readonly<PalaceConfig>, palacePath: str
   try {
     const info = embedder.info();
     checkAgainstRecord(palacePath, info);
-    const inner = await openVectorStore(config, palacePath, info.dimensions, log);
+    const inner = await openVectorStore(config, palacePath, info.dimensions, log, { longRunning: options.longRunning === true });
     let journal: MemoryJournal;
     try {
       journal = MemoryJournal.open(palacePath);
@@ -77,12 +79,12 @@ export async function openMemory(config: Readonly<PalaceConfig>, palacePath: str
   }
 }
 
-export function createMemoryHandle(config: Readonly<PalaceConfig>, palacePath: string, log: Logger): MemoryHandle {
+export function createMemoryHandle(config: Readonly<PalaceConfig>, palacePath: string, log: Logger, options: OpenMemoryOptions = {}): MemoryHandle {
   let opening: Promise<Memory> | undefined;
   let opened = false;
   return {
     get() {
-      opening ??= openMemory(config, palacePath, log).then(
+      opening ??= openMemory(config, palacePath, log, options).then(
         (m) => {
           opened = true;
           return m;

@@ -140,6 +140,7 @@ export class LanceDbVectorStore implements VectorStore {
   private ftsBuild: Promise<boolean> | undefined;
   private annStarted = false;
   private maintenance: Promise<void> = Promise.resolve();
+  private pendingJobs = 0;
   private rowsSinceOptimize = 0;
   private writesSinceOptimize = 0;
 
@@ -264,7 +265,18 @@ export class LanceDbVectorStore implements VectorStore {
    * table is large.
    */
   private maintain(job: () => Promise<void>, what: string): void {
-    this.maintenance = this.maintenance.then(job).catch((err: unknown) => this.log.warn(`${what} failed`, { message: (err as Error).message }));
+    this.pendingJobs += 1;
+    this.maintenance = this.maintenance
+      .then(job)
+      .catch((err: unknown) => this.log.warn(`${what} failed`, { message: (err as Error).message }))
+      .finally(() => {
+        this.pendingJobs -= 1;
+      });
+  }
+
+  /** Whether background maintenance (compaction, an index build) is queued or running. */
+  maintaining(): boolean {
+    return this.pendingJobs > 0;
   }
 
   /**

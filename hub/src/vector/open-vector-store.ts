@@ -12,12 +12,27 @@ export function claimHolder(palacePath: string): string {
   return `${hostname()}:${palacePath}`;
 }
 
-export async function openVectorStore(config: Readonly<PalaceConfig>, palacePath: string, dimensions: number, log: Logger): Promise<VectorStore> {
+export interface OpenVectorStoreOptions {
+  /** A long-running hub: LanceDB goes in a child process that is replaced as it grows (config.lancedbRecycleMb). */
+  longRunning?: boolean;
+}
+
+export async function openVectorStore(
+  config: Readonly<PalaceConfig>,
+  palacePath: string,
+  dimensions: number,
+  log: Logger,
+  options: OpenVectorStoreOptions = {},
+): Promise<VectorStore> {
   const settings = config.backendSettings;
   const claimAs = claimHolder(palacePath);
   switch (config.backend) {
     // Adapters load on first use, so a hub that only coordinates never pays for LanceDB or pg.
     case 'lancedb': {
+      if (options.longRunning && config.lancedbRecycleMb > 0) {
+        const { LanceDbProcessStore } = await import('./lancedb-process-store.js');
+        return LanceDbProcessStore.open({ palacePath, dimensions, log, recycleBytes: config.lancedbRecycleMb * 1024 * 1024 });
+      }
       const { LanceDbVectorStore } = await import('./lancedb-vector-store.js');
       return LanceDbVectorStore.open({ palacePath, dimensions, log });
     }

@@ -6,8 +6,8 @@
 // without bound. Only ending the process gives it back, so the hub keeps LanceDB in a child and,
 // once the child's RSS has grown `recycleBytes` past what it had when it opened, lets its in-flight
 // calls finish, closes it (compaction and index builds complete first) and starts a fresh one. Calls
-// that arrive meanwhile wait: about half a second, once every ~2,500 single-drawer writes at the
-// default 256 MiB. A child that dies fails its in-flight calls with `store.failed`; the next call
+// that arrive meanwhile wait until the new child has opened (in a 20-agent soak, once every ~1,400
+// drawers at the default 256 MiB). A child that dies fails its in-flight calls with `store.failed`; the next call
 // starts a new one. Writes are journaled before they reach the store (JournaledVectorStore).
 
 import { fork, type ChildProcess } from 'node:child_process';

@@ -2,6 +2,7 @@
 // PALACE_HOME in temp dirs), read the address from its stdout, and time until GET /healthz answers
 // 200; then its idle RSS from /proc/<pid>/status. The reference is a bare
 // `node -e "http.createServer(...).listen(0)"` timed the same way in the same run, runs alternating.
+// Also `npm start -- --port 0` on the built, unchanged tree (its build step must find nothing to do).
 
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -15,6 +16,10 @@ const RUNS = 5;
 const IDLE_BEFORE_RSS_MS = 1_000;
 const START_TIMEOUT_MS = 20_000;
 const PALACE_BIN = fileURLToPath(new URL('../../bin/palace.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const NPM_START_RUNS = 3;
+const NPM_START_TARGET_MS = 2_000;
 
 const BARE_SCRIPT = [
   "const s = require('http').createServer((q, r) => r.end('ok'));",
@@ -46,10 +51,22 @@ async function healthz(url: string): Promise<boolean> {
   }
 }
 
-/** Spawns `node args`, times spawn -> first /healthz 200 (address from its stdout), reads RSS, stops it. */
-async function timeStart(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Start> {
+/** Spawns `command args`, times spawn -> first /healthz 200 (address from its stdout), reads RSS, stops it. */
+async function timeStart(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  command: string = process.execPath,
+): Promise<Start> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, so stopping `npm start` also stops the hub npm started.
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT, detached: true });
+  const stop = (signal: NodeJS.Signals): void => {
+    try {
+      if (child.pid) process.kill(-child.pid, signal);
+    } catch {
+      // already gone
+    }
+  };
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   let stdout = '';
   let stderr = '';
@@ -78,8 +95,8 @@ async function timeStart(args: readonly string[], env: NodeJS.ProcessEnv): Promi
     await sleep(IDLE_BEFORE_RSS_MS);
     return { readyMs, rssMB: child.pid ? vmRssMB(child.pid) : Number.NaN };
   } finally {
-    child.kill('SIGTERM');
-    const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    stop('SIGTERM');
+    const killer = setTimeout(() => stop('SIGKILL'), 5_000);
     await exited;
     clearTimeout(killer);
   }
@@ -139,6 +156,15 @@ export async function coldStartFigures(
     hub.push(h);
     bare.push(b);
   }
+  ctx.progress(`npm start: ${NPM_START_RUNS} runs of \`npm start -- --port 0\` on the built tree`);
+  const npmStarts: Start[] = [];
+  for (let run = 0; run < NPM_START_RUNS; run++) {
+    const root = tempDir(`npm-start-${run}`);
+    const home = join(root, 'home');
+    mkdirSync(join(home, '.palace'), { recursive: true });
+    const env = { ...childEnv(home), PALACE_PALACE_PATH: join(root, 'palace') };
+    npmStarts.push(await timeStart(['start', '--silent', '--', '--port', '0'], env, NPM));
+  }
   const median = (xs: Start[], key: keyof Start): number =>
     percentile(
       xs.map((x) => x[key]),
@@ -169,8 +195,22 @@ export async function coldStartFigures(
         },
         target: { op: '<=', value: 150 },
       },
+      {
+        name: '`npm start` on a built, unchanged tree: spawn -> /healthz 200, median',
+        value: median(npmStarts, 'readyMs'),
+        unit: 'ms',
+        reference: {
+          value: median(hub, 'readyMs'),
+          label: 'node bin/palace.js serve, the same moment (above)',
+          measured: true,
+        },
+        target: { op: '<=', value: NPM_START_TARGET_MS, note: 'issue 18' },
+      },
     ],
     notes: [
+      `npm start: ${NPM_START_RUNS} runs of \`npm start --silent -- --port 0\` (PALACE_PALACE_PATH in a fresh temp dir); ` +
+        'scripts/build-if-stale.mjs fingerprints the build inputs and skips the build when dist/ was built from them. ' +
+        `Runs (ms): ${list(npmStarts)}.`,
       `Cold start: ${RUNS} runs after one warm-up (page cache), each \`node bin/palace.js --palace <fresh dir> serve --port 0\`` +
         ' with HOME/PALACE_HOME in a fresh temp dir (so it creates the log, takes the lease, writes the registration);' +
         ' the address is read from its stdout and /healthz polled every 2 ms. Hub runs (ms): ' +

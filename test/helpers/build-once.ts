@@ -1,5 +1,6 @@
-// Vitest globalSetup: compiles the CLI, the dashboard and the tray preload once (`npm run build`),
-// so tests spawn `node bin/palace.js` and load /ui from the current sources. Type errors do not stop
+// Vitest globalSetup: compiles the CLI, the dashboard and the tray preload once (`npm run build`, skipped
+// by scripts/build-if-stale.mjs when dist/ was built from exactly these sources), so tests spawn
+// `node bin/palace.js` and load /ui from the current sources. Type errors do not stop
 // the tests here (tsc still emits; `npm test` fails on them in its typecheck step); a missing output does.
 
 import { execFileSync } from 'node:child_process';
@@ -11,10 +12,15 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export function setup(): void {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   try {
-    execFileSync(npm, ['run', 'build', '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(process.execPath, ['scripts/build-if-stale.mjs', '--quiet'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   } catch (err) {
     if (!existsSync(`${ROOT}/dist/cli/main.js`)) throw err;
-    process.stderr.write('build-once: the build reported errors; testing what it emitted (npm test typechecks separately)\n');
+    process.stderr.write(
+      'build-once: the build reported errors; testing what it emitted (npm test typechecks separately)\n',
+    );
     // `build` stops at tsc's errors; the dashboard and the preload are bundled by Vite regardless.
     for (const script of ['build:ui', 'build:preload'])
       execFileSync(npm, ['run', script, '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });

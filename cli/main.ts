@@ -3,6 +3,8 @@
 
 import { Command, CommanderError } from 'commander';
 
+import { exitQuietlyOnClosedPipe } from './closed-pipe.js';
+
 import { registerArtifact } from './commands/artifact.js';
 import { registerLogstream } from './commands/logstream.js';
 import { registerServe } from './commands/serve.js';
@@ -75,4 +77,5 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+exitQuietlyOnClosedPipe();
 await main(process.argv);

@@ -52,8 +52,12 @@ export class SseDataParser {
   private buffer = '';
   private scanned = 0;
   private data: string[] = [];
+  /** The last chunk ended in CR: a LF starting the next one belongs to that line end. */
+  private skipLf = false;
 
   push(text: string): string[] {
+    if (this.skipLf && text.startsWith('\n')) text = text.slice(1);
+    this.skipLf = false;
     this.buffer += text;
     const out: string[] = [];
     for (;;) {
@@ -64,12 +68,11 @@ export class SseDataParser {
         this.scanned = this.buffer.length;
         break;
       }
-      // A CR at the very end may be the first half of a CRLF still in flight.
-      if (at === cr && at === this.buffer.length - 1) {
-        this.scanned = at;
-        break;
+      let width = 1;
+      if (at === cr) {
+        if (at === this.buffer.length - 1) this.skipLf = true;
+        else if (this.buffer[at + 1] === '\n') width = 2;
       }
-      const width = at === cr && this.buffer[at + 1] === '\n' ? 2 : 1;
       this.line(this.buffer.slice(0, at), out);
       this.buffer = this.buffer.slice(at + width);
       this.scanned = 0;
@@ -83,6 +86,7 @@ export class SseDataParser {
     this.buffer = '';
     this.scanned = 0;
     this.data = [];
+    this.skipLf = false;
     return partial;
   }
 

@@ -1,6 +1,6 @@
 // `palace mcp`: a stdio MCP server that is a pass-through. On every JSON-RPC frame it looks for a
-// live hub serving the same palace (the registration file) and forwards the frame to its /mcp;
-// otherwise it answers from the same tool registry in-process. Stdout carries only protocol frames.
+// live hub serving the same palace (the registration file), forwards the frame to its /mcp and streams
+// the answer back frame by frame; otherwise it answers in-process. Stdout carries only protocol frames.
 
 import { createInterface } from 'node:readline';
 
@@ -9,10 +9,13 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 import type { PalaceConfig } from '../hub/src/config.js';
 import type { Logger } from '../hub/src/log.js';
-import { canonicalPalace, dialUrl, readLiveRegistration, readStoredToken } from '../hub/src/registration.js';
+import { HubError } from '../hub/src/errors.js';
+import { leaseHolder } from '../hub/src/lease.js';
+import { canonicalPalace, dialUrl, readLiveRegistration, readStoredToken, tokenPath } from '../hub/src/registration.js';
 import { createLocalServices } from '../hub/src/local-services.js';
 import { buildServer } from '../hub/src/tools/build-server.js';
 import { MUTATING_TOOLS } from '../hub/src/tools/registry.js';
+import type { ToolDef } from '../hub/src/tools/tool.js';
 
 const FORWARD_TIMEOUT_MS = 600_000;
 
@@ -40,23 +43,161 @@ class LocalTransport implements Transport {
   }
 }
 
-/** Splits a text/event-stream body into its data payloads. */
-export function sseData(text: string): string[] {
-  const out: string[] = [];
-  for (const block of text.split(/\r?\n\r?\n/)) {
-    const data = block
-      .split(/\r?\n/)
-      .filter((line) => line.startsWith('data:'))
-      .map((line) => line.slice(5).replace(/^ /, ''));
-    if (data.length > 0) out.push(data.join('\n'));
+/**
+ * An incremental text/event-stream parser: push() decoded text as it arrives and get back the data
+ * payload of every frame the text completed (multi-line data joined with "\n"). A frame cut off by
+ * the end of the stream is never returned (end() reports whether one was pending).
+ */
+export class SseDataParser {
+  private buffer = '';
+  private scanned = 0;
+  private data: string[] = [];
+  /** The last chunk ended in CR: a LF starting the next one belongs to that line end. */
+  private skipLf = false;
+
+  push(text: string): string[] {
+    if (this.skipLf && text.startsWith('\n')) text = text.slice(1);
+    this.skipLf = false;
+    this.buffer += text;
+    const out: string[] = [];
+    for (;;) {
+      const lf = this.buffer.indexOf('\n', this.scanned);
+      const cr = this.buffer.indexOf('\r', this.scanned);
+      const at = cr >= 0 && (lf < 0 || cr < lf) ? cr : lf;
+      if (at < 0) {
+        this.scanned = this.buffer.length;
+        break;
+      }
+      let width = 1;
+      if (at === cr) {
+        if (at === this.buffer.length - 1) this.skipLf = true;
+        else if (this.buffer[at + 1] === '\n') width = 2;
+      }
+      this.line(this.buffer.slice(0, at), out);
+      this.buffer = this.buffer.slice(at + width);
+      this.scanned = 0;
+    }
+    return out;
   }
-  return out;
+
+  /** Whether an incomplete frame (data with no blank line after it) was left at the end. */
+  end(): boolean {
+    const partial = this.data.length > 0 || this.buffer.trim() !== '';
+    this.buffer = '';
+    this.scanned = 0;
+    this.data = [];
+    this.skipLf = false;
+    return partial;
+  }
+
+  private line(line: string, out: string[]): void {
+    if (line === '') {
+      if (this.data.length > 0) out.push(this.data.join('\n'));
+      this.data = [];
+    } else if (line.startsWith('data:')) this.data.push(line.slice(5).replace(/^ /, ''));
+    // id:, event:, retry: and comments carry nothing a stdio client needs.
+  }
+}
+
+/** Splits a complete text/event-stream body into its data payloads. */
+export function sseData(text: string): string[] {
+  const parser = new SseDataParser();
+  return parser.push(text.endsWith('\n\n') ? text : `${text}\n\n`);
 }
 
 /** Whether a failed forward certainly never reached the hub (so answering locally cannot duplicate it). */
 function neverReached(err: unknown): boolean {
   const code = (err as { cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
   return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH';
+}
+
+type Id = string | number;
+
+/** An error's message with its cause's (fetch reports "fetch failed" and puts the reason in the cause). */
+function describe(err: unknown): string {
+  const cause = (err as { cause?: unknown }).cause;
+  const own = err instanceof Error ? err.message : String(err);
+  return cause instanceof Error ? `${own}: ${cause.message}` : own;
+}
+
+/** The ids a frame (or batch) expects answers for: requests, not notifications or responses. */
+function requestIds(parsed: unknown): Id[] {
+  const ids: Id[] = [];
+  for (const m of Array.isArray(parsed) ? (parsed as unknown[]) : [parsed]) {
+    const f = m as Frame | null;
+    if (f && typeof f === 'object' && typeof f.method === 'string' && (typeof f.id === 'string' || typeof f.id === 'number')) ids.push(f.id);
+  }
+  return ids;
+}
+
+/** A non-2xx body that is already a JSON-RPC error answering one of `ids` (passed through as is). */
+function hubAnswer(body: string, ids: Id[]): unknown {
+  try {
+    const m = JSON.parse(body) as { jsonrpc?: unknown; id?: unknown; error?: unknown };
+    return m && m.jsonrpc === '2.0' && m.error && ids.length === 1 && m.id === ids[0] ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The stdio server's one local write rule: while another live process (a hub) holds the palace's
+ * writer lease, tools that write memory, the knowledge graph or mining state are refused with
+ * `lease.held`, as the CLI refuses them. Logstream tools (lock-free: SQLite serializes writers and the
+ * hub's change feed sees every append) and every read are still answered here.
+ */
+function refuseBesideHub(tool: ToolDef, palacePath: string, forwarding: boolean): void {
+  if (!tool.mutating || tool.lockFree) return;
+  const holder = leaseHolder(palacePath);
+  if (!holder || holder.pid === process.pid) return;
+  const where = `pid ${holder.pid}${holder.address ? ` at ${holder.address}` : ''}`;
+  const why = forwarding
+    ? 'the hub did not take this request (it is starting, stopping or not answering), so retry in a moment'
+    : 'PALACE_HUB_FORWARD=0 stops this `palace mcp` from forwarding to it: unset PALACE_HUB_FORWARD to write through the hub, or stop the hub';
+  throw new HubError('lease.held', `${tool.name} is refused: the palace is held by a hub (${where}) and \`palace mcp\` never writes it behind the hub's back; ${why}`, {
+    data: { holder },
+  });
+}
+
+function isMutatingCall(frame: Frame): boolean {
+  return frame.method === 'tools/call' && typeof frame.params?.name === 'string' && MUTATING_TOOLS.has(frame.params.name);
+}
+
+/** Which bearer tokens this proxy offers the hub, for error messages (never the tokens themselves). */
+interface TokenSources {
+  file: string | undefined;
+  env: boolean;
+}
+
+/** The JSON-RPC error for a hub that answered a forwarded frame with a non-2xx status. */
+export function httpFailure(status: number, body: string, base: string, tokens: TokenSources): { message: string; data: Record<string, unknown> } {
+  let hubError: { code?: unknown; message?: unknown } | undefined;
+  try {
+    const parsed = JSON.parse(body) as { error?: { code?: unknown; message?: unknown; data?: { code?: unknown } } };
+    const e = parsed.error;
+    if (e && typeof e === 'object')
+      hubError = { code: typeof e.code === 'string' ? e.code : e.data?.code, message: e.message };
+  } catch {
+    // not JSON: the status alone says what happened
+  }
+  const fallbackCode = status === 401 ? 'auth.unauthorized' : status === 403 ? 'auth.forbidden' : 'hub.unreachable';
+  const code = typeof hubError?.code === 'string' ? hubError.code : fallbackCode;
+  const said = typeof hubError?.message === 'string' ? hubError.message : body.replace(/\s+/g, ' ').trim().slice(0, 200);
+  let message: string;
+  if (status === 401) {
+    const offered = [tokens.file ? `the token stored in ${tokens.file}` : undefined, tokens.env ? 'the token in PALACE_MCP_HTTP_TOKEN' : undefined].filter(Boolean);
+    message =
+      offered.length === 0
+        ? `the palace hub at ${base} requires a bearer token (HTTP 401) and this \`palace mcp\` has none: the hub stored no token file and PALACE_MCP_HTTP_TOKEN is not set here. Set PALACE_MCP_HTTP_TOKEN to the hub's token in the "env" of this MCP server in your client's configuration, then restart the client`
+        : `the palace hub at ${base} refused ${offered.join(' and ')} (HTTP 401): it was started with another token. Set PALACE_MCP_HTTP_TOKEN to the hub's token (its PALACE_MCP_HTTP_TOKEN or --token) in the "env" of this MCP server in your client's configuration, then restart the client`;
+  } else if (status === 403) {
+    message = `the palace hub at ${base} refused the request (HTTP 403, ${code}): ${said}`;
+  } else if (status === 404) {
+    message = `the address ${base} registered for this palace answered HTTP 404 to /mcp: it is not a palace hub (a stale registration?). Stop whatever listens there or start the hub again`;
+  } else {
+    message = `the palace hub at ${base} answered HTTP ${status} (${code})${said ? `: ${said}` : ''}${status >= 500 ? "; see the hub's log" : ''}`;
+  }
+  return { message, data: { code, http_status: status, hub: base } };
 }
 
 export interface StdioProxyOptions {
@@ -75,7 +216,10 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   const write = (message: unknown): void => {
     output.write(JSON.stringify(message) + '\n');
   };
-  const inflight = new Map<string | number, AbortController>();
+  const rpcError = (id: Id | null, message: string, data: Record<string, unknown>): void =>
+    write({ jsonrpc: '2.0', id, error: { code: -32000, message, data } });
+  const inflight = new Map<Id, AbortController>();
+  const cancelled = new Set<Id>();
   let announced: string | undefined;
 
   let local: { transport: LocalTransport; close: () => Promise<void> } | undefined;
@@ -83,59 +227,143 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     if (local) return local.transport;
     const { services, close } = createLocalServices(config, palacePath, log);
     const transport = new LocalTransport(write);
-    void buildServer(services).connect(transport);
+    void buildServer(services, { guardWrite: (tool) => refuseBesideHub(tool, palacePath, config.hubForward) }).connect(transport);
     local = { transport, close };
     return transport;
   };
 
-  const forward = async (frame: Frame, text: string, base: string): Promise<void> => {
-    const tokens = [readStoredToken(config.home, palacePath), config.httpToken].filter(
-      (t, i, all): t is string => Boolean(t) && all.indexOf(t) === i,
-    );
+  /** Answers `ids` of a forwarded frame the hub never answered: it may have run them, so none runs here. */
+  const wentAway = (ids: Id[], frame: Frame, base: string, failure: string): void => {
+    if (ids.length === 0) return;
+    const message = `the palace hub at ${base} went away before answering (${failure}). The request may or may not have run there; ${
+      isMutatingCall(frame) ? 'a mutating call is never replayed locally: check its effect, then retry' : 'retry it'
+    } (the next request goes to a live hub, or is answered locally when none is left)`;
+    log.warn(message);
+    for (const id of ids) rpcError(id, message, { code: 'hub.unreachable', hub: base });
+  };
+
+  /**
+   * Forwards one frame and streams the hub's answer to stdout frame by frame. Throws only when no
+   * response arrived (the caller may then answer locally); once the hub answered, every request id in
+   * the frame gets exactly one answer: the hub's, or an error saying why there is none.
+   */
+  const forward = async (frame: Frame, text: string, ids: Id[], base: string): Promise<void> => {
+    const file = readStoredToken(config.home, palacePath);
+    const tokens = [file, config.httpToken].filter((t, i, all): t is string => Boolean(t) && all.indexOf(t) === i);
     const controller = new AbortController();
-    if (frame.id !== undefined && frame.id !== null) inflight.set(frame.id, controller);
-    const timer = setTimeout(() => controller.abort(), FORWARD_TIMEOUT_MS);
+    for (const id of ids) inflight.set(id, controller);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, FORWARD_TIMEOUT_MS);
+    const answered = new Set<Id>();
+    let failure: string | undefined;
     try {
       let response: Response | undefined;
-      for (const token of tokens.length > 0 ? tokens : [undefined]) {
-        response = await doFetch(`${base}/mcp`, {
-          method: 'POST',
-          headers: {
-            'Content-Type': 'application/json',
-            Accept: 'application/json, text/event-stream',
-            ...(token ? { Authorization: `Bearer ${token}` } : {}),
-          },
-          body: text,
-          signal: controller.signal,
-        });
-        if (response.status !== 401) break;
+      try {
+        for (const token of tokens.length > 0 ? tokens : [undefined]) {
+          if (response) await response.body?.cancel().catch(() => undefined);
+          response = await doFetch(`${base}/mcp`, {
+            method: 'POST',
+            headers: {
+              'Content-Type': 'application/json',
+              Accept: 'application/json, text/event-stream',
+              ...(token ? { Authorization: `Bearer ${token}` } : {}),
+            },
+            body: text,
+            signal: controller.signal,
+          });
+          if (response.status !== 401) break;
+        }
+      } catch (err) {
+        // Cancelled by the client: no answer is due. Timed out: the hub has it, so never run it here.
+        if (!controller.signal.aborted) throw err;
+        if (timedOut) failure = `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`;
+        return;
       }
       if (!response) throw new Error('no response');
-      const body = await response.text();
-      if (response.status === 202 || body.trim() === '') return;
-      const type = response.headers.get('content-type') ?? '';
-      const payloads = type.includes('text/event-stream') ? sseData(body) : [body];
-      for (const payload of payloads) {
-        const parsed: unknown = JSON.parse(payload);
-        for (const message of Array.isArray(parsed) ? parsed : [parsed]) write(message);
+      try {
+        if (!response.ok) {
+          const body = await response.text();
+          const passThrough = hubAnswer(body, ids);
+          if (passThrough) {
+            write(passThrough);
+            return;
+          }
+          const { message, data } = httpFailure(response.status, body, base, {
+            file: file ? tokenPath(config.home, palacePath) : undefined,
+            env: config.httpToken !== undefined && config.httpToken !== file,
+          });
+          log.warn(message);
+          for (const id of ids) {
+            rpcError(id, message, data);
+            answered.add(id);
+          }
+          return;
+        }
+        const emit = (payload: string): void => {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(payload);
+          } catch {
+            log.warn(`the hub at ${base} sent a frame that is not JSON; dropped it`, { bytes: payload.length });
+            return;
+          }
+          for (const message of Array.isArray(parsed) ? (parsed as unknown[]) : [parsed]) {
+            const m = message as { id?: unknown; method?: unknown } | null;
+            if (m && typeof m === 'object' && m.method === undefined && (typeof m.id === 'string' || typeof m.id === 'number')) answered.add(m.id);
+            write(message);
+          }
+        };
+        const type = response.headers.get('content-type') ?? '';
+        if (type.includes('text/event-stream') && response.body) {
+          const parser = new SseDataParser();
+          const decoder = new TextDecoder();
+          const reader = response.body.getReader();
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            for (const payload of parser.push(decoder.decode(value, { stream: true }))) emit(payload);
+          }
+          for (const payload of parser.push(decoder.decode())) emit(payload);
+          if (parser.end()) failure = 'its stream ended in the middle of a frame';
+        } else {
+          const body = await response.text();
+          if (body.trim() !== '') emit(body);
+        }
+        failure ??= 'its stream ended without a result';
+      } catch (err) {
+        failure = timedOut
+          ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`
+          : `the connection failed: ${describe(err)}`;
       }
-      if (!response.ok && payloads.length === 0) throw new Error(`hub answered HTTP ${response.status}`);
     } finally {
       clearTimeout(timer);
-      if (frame.id !== undefined && frame.id !== null) inflight.delete(frame.id);
+      for (const id of ids) inflight.delete(id);
+      const missing = ids.filter((id) => !answered.has(id) && !cancelled.has(id));
+      for (const id of ids) cancelled.delete(id);
+      if (failure !== undefined) wentAway(missing, frame, base, failure);
     }
   };
 
   const handle = async (text: string): Promise<void> => {
-    let frame: Frame;
+    let parsed: unknown;
     try {
-      frame = JSON.parse(text) as Frame;
+      parsed = JSON.parse(text);
     } catch {
       write({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
       return;
     }
-    if (frame.method === 'notifications/cancelled' && frame.params?.requestId !== undefined)
-      inflight.get(frame.params.requestId as string | number)?.abort();
+    const frame = (parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {}) as Frame;
+    const ids = requestIds(parsed);
+    if (frame.method === 'notifications/cancelled') {
+      const target = frame.params?.requestId;
+      if ((typeof target === 'string' || typeof target === 'number') && inflight.has(target)) {
+        cancelled.add(target);
+        inflight.get(target)?.abort();
+      }
+    }
     const hub = config.hubForward ? readLiveRegistration(config.home, palacePath) : undefined;
     if (hub && hub.pid !== process.pid) {
       const base = dialUrl(hub);
@@ -144,30 +372,18 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
         announced = base;
       }
       try {
-        await forward(frame, text, base);
+        await forward(frame, text, ids, base);
         return;
       } catch (err) {
-        const mutating = frame.method === 'tools/call' && typeof frame.params?.name === 'string' && MUTATING_TOOLS.has(frame.params.name);
-        if (!neverReached(err) && (mutating || frame.method === undefined)) {
-          if (frame.id !== undefined)
-            write({
-              jsonrpc: '2.0',
-              id: frame.id,
-              error: {
-                code: -32000,
-                message: `palace hub proxy failed: ${(err as Error).message}`,
-                data: {
-                  hub: base,
-                  hint: 'The hub did not complete this request. Mutating calls are never replayed locally: the hub may still be running it. Check the hub, then retry.',
-                },
-              },
-            });
+        // Only a request that certainly never reached the hub is answered here instead.
+        if (!neverReached(err)) {
+          wentAway(ids, frame, base, `the connection failed: ${describe(err)}`);
           return;
         }
-        log.warn(`hub at ${base} unreachable (${(err as Error).message}); answering locally`);
+        log.warn(`hub at ${base} unreachable (${describe(err)}); answering locally`);
       }
     }
-    localServer().deliver(frame as JSONRPCMessage);
+    localServer().deliver(parsed as JSONRPCMessage);
   };
 
   const input = options.input ?? process.stdin;

@@ -51,6 +51,8 @@ export interface PalaceConfig {
    */
   lancedbRecycleMb: number;
   syncIntervalSeconds: number;
+  /** How often a pending palace_event_wait sends a progress notification (PALACE_WAIT_PROGRESS_MS, default 10000). */
+  waitProgressMs: number;
   hubForward: boolean;
   embeddingDevice: EmbeddingDevice;
   embeddingModel: string | undefined;
@@ -196,6 +198,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     sseMaxClients: Math.floor(number(env, 'PALACE_SSE_MAX_CLIENTS', 8)),
     lancedbRecycleMb: number(env, 'PALACE_LANCEDB_RECYCLE_MB', 256),
     syncIntervalSeconds: number(env, 'PALACE_SYNC_INTERVAL', 15),
+    waitProgressMs: number(env, 'PALACE_WAIT_PROGRESS_MS', 10_000, 100),
     hubForward: !(forward && ['0', 'false', 'no', 'off'].includes(forward)),
     embeddingDevice: oneOf(env, 'PALACE_EMBEDDING_DEVICE', ['cpu', 'cuda', 'dml', 'coreml', 'auto'] as const, 'cpu'),
     embeddingModel: env.PALACE_EMBEDDING_MODEL?.trim() || undefined,

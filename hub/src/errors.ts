@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   'auth.forbidden': { http: 403, exit: 1 },
   'hub.read_only': { http: 403, exit: 1 },
   'hub.unreachable': { http: 502, exit: 1 },
+  'hub.shutting_down': { http: 503, exit: 1 },
   'hub.config': { http: 500, exit: 2 },
   'lease.held': { http: 409, exit: 1 },
   'memory.not_found': { http: 404, exit: 1 },

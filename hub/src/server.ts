@@ -3,7 +3,7 @@
 // Never exits the process and never generates tokens (that is `palace serve`'s job).
 
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
@@ -31,6 +31,9 @@ import { createRequestLock } from './request-lock.js';
 import type { HubServices } from './services.js';
 import { SyncService } from './sync/sync-service.js';
 import { PALACE_VERSION } from './version.js';
+
+/** How long close() lets MCP responses in flight finish before it cuts their connections. */
+const SHUTDOWN_DRAIN_MS = 3_000;
 
 export interface HubOptions {
   config: Readonly<PalaceConfig>;
@@ -164,6 +167,17 @@ export async function startHub(options: HubOptions): Promise<Hub> {
 
   const handler = app.callback();
   const server: Server = tls ? createHttpsServer({ ...tls, minVersion: 'TLSv1.2' }, handler) : createHttpServer(handler);
+  // MCP responses still being written: close() lets them finish (bounded) before cutting connections.
+  const mcpInFlight = new Set<ServerResponse>();
+  let drained: (() => void) | undefined;
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (!req.url?.startsWith('/mcp')) return;
+    mcpInFlight.add(res);
+    res.once('close', () => {
+      mcpInFlight.delete(res);
+      if (mcpInFlight.size === 0) drained?.();
+    });
+  });
   server.keepAliveTimeout = 5_000;
   server.requestTimeout = 0; // long-polls may legitimately take 5 minutes
   try {
@@ -220,11 +234,21 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     closing ??= (async () => {
       if (idleTimer) clearInterval(idleTimer);
       removeRegistration(config.home, palacePath);
+      // Pending long-polls are answered (hub.shutting_down, with their cursor) rather than cut, and
+      // MCP responses in flight get SHUTDOWN_DRAIN_MS to reach their clients; then connections close.
+      logstream.endWaits('the hub is shutting down');
       await services.sync?.stop();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
+        const timer = setTimeout(resolve, SHUTDOWN_DRAIN_MS);
+        drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        if (mcpInFlight.size === 0) drained();
       });
+      server.closeAllConnections();
+      await closed;
       await memory.close();
       kg.close();
       logstream.close();

@@ -31,6 +31,14 @@ import { SqliteEventStore, type Durability } from './sqlite-event-store.js';
 
 export const LOGSTREAM_FILE = 'logstream.sqlite3';
 
+function shuttingDown(reason: string, cursor: string | null): HubError {
+  return new HubError(
+    'hub.shutting_down',
+    `${reason}; no matching event arrived before it did. Call palace_event_wait again with since_event_id = data.cursor: the next hub (or the local server) answers it`,
+    { data: { cursor } },
+  );
+}
+
 /** Random hex from a pool refilled 4 KiB at a time: one CSPRNG call per ~680 ids instead of one per id. */
 function pooledRandomHex(): (bytes: number) => string {
   let pool = Buffer.alloc(0);
@@ -108,6 +116,9 @@ export class Logstream {
   private readonly randomHex: (bytes: number) => string;
   private queue: Pending[] = [];
   private flushScheduled = false;
+  /** Pending waits, each ended by `endWaits` with the error it is handed. */
+  private readonly waiters = new Set<(reason: string) => void>();
+  private ending: string | undefined;
 
   constructor(store: SqliteEventStore, options: LogstreamOptions = {}) {
     this.store = store;
@@ -233,18 +244,29 @@ export class Logstream {
     const timeoutMs = waitTimeout(raw.timeout_ms);
     const first = this.store.query(query);
     if (first.count > 0 || timeoutMs === 0 || options.signal?.aborted) return { ...first, timed_out: first.count === 0 };
+    if (this.ending !== undefined) throw shuttingDown(this.ending, first.cursor);
     const started = Date.now();
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       let cursor = first.cursor;
       let settled = false;
-      const finish = (result: WaitResult): void => {
-        if (settled) return;
+      const settle = (): void => {
         settled = true;
+        this.waiters.delete(end);
         unsubscribe();
         clearTimeout(timer);
         if (progress) clearInterval(progress);
         options.signal?.removeEventListener('abort', onAbort);
+      };
+      const finish = (result: WaitResult): void => {
+        if (settled) return;
+        settle();
         resolve(result);
+      };
+      const end = (reason: string): void => {
+        check(); // an event appended just now still counts
+        if (settled) return;
+        settle();
+        reject(shuttingDown(reason, cursor));
       };
       const timedOut = (): void => finish({ events: [], count: 0, has_more: false, cursor, timed_out: true });
       const check = (): void => {
@@ -266,7 +288,17 @@ export class Logstream {
           ? setInterval(() => options.onProgress?.(Date.now() - started, timeoutMs), options.progressEveryMs)
           : undefined;
       options.signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.add(end);
     });
+  }
+
+  /**
+   * Ends every pending wait now, and every later one at once, with `hub.shutting_down` (carrying
+   * the cursor to resume from): a process about to exit answers its long-polls instead of cutting them.
+   */
+  endWaits(reason: string): void {
+    this.ending ??= reason;
+    for (const end of [...this.waiters]) end(this.ending);
   }
 
   /** Subscribes to "the log changed" (appends here, or by other processes). */
@@ -396,6 +428,7 @@ export class Logstream {
   }
 
   close(): void {
+    this.endWaits('the palace log was closed');
     this.flush();
     this.feed.close();
     this.store.close();

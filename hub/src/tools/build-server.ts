@@ -10,11 +10,13 @@ import { toHubError } from '../errors.js';
 import type { HubServices } from '../services.js';
 import { AGENT_INSTRUCTIONS } from './instructions.js';
 import { TOOLS } from './registry.js';
-import type { ToolContext } from './tool.js';
+import type { ToolContext, ToolDef } from './tool.js';
 
 export interface BuildServerOptions {
   /** Runs a handler under the hub's global request lock (tools that are not lock-free). */
   withLock?: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** Called before a mutating tool runs; a HubError it throws becomes the tool's error result. */
+  guardWrite?: (tool: ToolDef) => void;
 }
 
 function jsonResult(value: unknown): CallToolResult {
@@ -62,6 +64,7 @@ export function buildServer(hub: HubServices, options: BuildServerOptions = {}):
         };
         const run = async (): Promise<unknown> => tool.handler(args as never, hub, ctx);
         try {
+          if (tool.mutating) options.guardWrite?.(tool);
           const value = tool.lockFree || tool.stepLocked || !options.withLock ? await run() : await options.withLock(run);
           return jsonResult(value);
         } catch (err) {

@@ -89,7 +89,7 @@ export const eventWaitTool = defineTool({
   handler: (args, hub, ctx) =>
     hub.logstream.wait(args, {
       signal: ctx.signal,
-      progressEveryMs: 10_000,
+      progressEveryMs: hub.config.waitProgressMs,
       onProgress: (elapsed, total) => void ctx.progress(elapsed, total, 'waiting for events').catch(() => undefined),
     }),
 });

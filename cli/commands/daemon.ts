@@ -1,6 +1,8 @@
 // `palace daemon start|stop|status`: the hub in the background for people without the tray or a
-// service manager. Logs go to ~/.palace/logs/hub.log; the token travels by environment only.
+// service manager. Logs go to ~/.palace/logs/hub.log; the token travels by environment only, and a
+// token generated for a network bind is made here and shown once on this terminal, never in the log.
 
+import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -9,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 
 import { HubError } from '../../hub/src/errors.js';
-import { canonicalPalace, dialUrl, readLiveRegistration, isPidAlive } from '../../hub/src/registration.js';
+import { isLoopbackHost } from '../../hub/src/http/middleware/host-guard.js';
+import { canonicalPalace, dialUrl, readLiveRegistration, isPidAlive, loadOrCreateToken } from '../../hub/src/registration.js';
 import { childEnv } from '../config.js';
 import { action, type CommandContext } from '../context.js';
 import { EXIT } from '../output.js';
@@ -46,7 +49,18 @@ async function start(ctx: CommandContext): Promise<number> {
     if (typeof o[flag] === 'string') args.push(`--${flag.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}`, o[flag]);
   if (o.readOnly) args.push('--read-only');
   if (o.allowInsecure) args.push('--allow-insecure');
-  const env = childEnv(typeof o.token === 'string' ? { PALACE_MCP_HTTP_TOKEN: o.token } : {});
+  // The hub prints a token it generates in its banner, which here goes to the log: so the token of a
+  // network bind is loaded or generated here and handed over by environment; the hub sees it as
+  // configured and never prints it.
+  let token = (typeof o.token === 'string' ? o.token.trim() : '') || ctx.config.httpToken;
+  let created: string | undefined;
+  const host = typeof o.host === 'string' ? o.host : '127.0.0.1';
+  if (!token && !isLoopbackHost(host) && !o.allowInsecure) {
+    const stored = loadOrCreateToken(ctx.config.home, canonicalPalace(ctx.config.palacePath), () => randomBytes(32).toString('hex'));
+    token = stored.token;
+    if (stored.created) created = stored.path;
+  }
+  const env = childEnv(token ? { PALACE_MCP_HTTP_TOKEN: token } : {});
   const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', fd, fd], env });
   child.unref();
   closeSync(fd);
@@ -54,7 +68,13 @@ async function start(ctx: CommandContext): Promise<number> {
     await sleep(100);
     const r = live(ctx);
     if (r && r.pid === child.pid && (await healthy(dialUrl(r)))) {
-      ctx.out.result({ running: true, url: dialUrl(r), pid: r.pid, log: logPath }, () => `Started: ${dialUrl(r)} (pid ${r.pid}); log ${logPath}`);
+      const shown = created ? { token, token_file: created } : {};
+      ctx.out.result({ running: true, url: dialUrl(r), pid: r.pid, log: logPath, ...shown }, () =>
+        [
+          `Started: ${dialUrl(r)} (pid ${r.pid}); log ${logPath}`,
+          ...(created ? [`Token: ${token} (stored in ${created}; shown once, never logged)`] : []),
+        ].join('\n'),
+      );
       return EXIT.ok;
     }
     if (child.pid && !isPidAlive(child.pid)) break;

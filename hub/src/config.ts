@@ -3,7 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 
 import { HubError } from './errors.js';
 import type { Durability } from './logstream/sqlite-event-store.js';
@@ -61,6 +61,11 @@ export interface PalaceConfig {
   embeddingApiUrl: string | undefined;
   embeddingApiKey: string | undefined;
   agentName: string | undefined;
+  /**
+   * Directories palace_mine may read (PALACE_MINE_ROOTS, path-delimited; `~` expanded); undefined =
+   * the default (the home directory minus credential folders; nothing on a network-exposed hub).
+   */
+  mineRoots: readonly string[] | undefined;
   /**
    * Test hook, never set in production (PALACE_FAULT_INJECT): a named point where the process kills
    * itself with SIGKILL, so crash tests can die exactly there. `memory.after-journal` = after a drawer
@@ -173,6 +178,17 @@ function expandHome(path: string): string {
   return isAbsolute(path) ? path : resolve(path);
 }
 
+function mineRoots(raw: string | undefined): readonly string[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const roots = raw
+    .split(delimiter)
+    .map((r) => r.trim())
+    .filter(Boolean);
+  for (const r of roots)
+    if (!isAbsolute(r) && r !== '~' && !r.startsWith('~/')) throw bad('PALACE_MINE_ROOTS', `each root must be an absolute path (or start with ~/), got '${r}'`);
+  return Object.freeze(roots.map(expandHome));
+}
+
 /** Builds the configuration from an environment (default: this process's) and flag overrides. */
 export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.env): Readonly<PalaceConfig> {
   const home = env.PALACE_HOME ? resolve(env.PALACE_HOME) : join(homedir(), '.palace');
@@ -208,6 +224,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     embeddingApiUrl: env.PALACE_EMBEDDING_API_URL?.trim() || undefined,
     embeddingApiKey: env.PALACE_EMBEDDING_API_KEY?.trim() || undefined,
     agentName: env.PALACE_AGENT_NAME?.trim() || undefined,
+    mineRoots: mineRoots(env.PALACE_MINE_ROOTS),
     faultInject: env.PALACE_FAULT_INJECT?.trim() ? oneOf(env, 'PALACE_FAULT_INJECT', FAULT_POINTS, FAULT_POINTS[0]) : undefined,
   });
 }

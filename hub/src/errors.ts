@@ -45,6 +45,7 @@ export const ERROR_CODES = {
   'mine.unknown_adapter': { http: 400, exit: 2 },
   'mine.unsupported_adapter': { http: 400, exit: 2 },
   'mine.source_missing': { http: 404, exit: 2 },
+  'mine.path_refused': { http: 403, exit: 2 },
   'mine.extractor_missing': { http: 501, exit: 1 },
   'mine.extract_failed': { http: 422, exit: 1 },
   internal: { http: 500, exit: 1 },

@@ -114,6 +114,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     startedAt,
     readOnly,
     role: 'hub',
+    networkExposed: !isLoopbackHost(host),
     stats,
     describe: () => ({
       writer: { mode: readOnly ? 'read_only' : 'writer', lease: lease ? { path: lease.path, pid: lease.holder.pid } : null },

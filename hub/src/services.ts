@@ -22,6 +22,8 @@ export interface HubServices {
   readOnly: boolean;
   /** 'hub' for the HTTP hub, 'local' for a stdio server answering without a hub. */
   role: 'hub' | 'local';
+  /** The HTTP hub listens on a non-loopback address (palace_mine then reads only configured roots). */
+  networkExposed?: boolean;
   stats: RequestStats;
   /** Peer sync and the mesh estate (the HTTP hub only; absent in a local stdio server). */
   sync?: SyncService;

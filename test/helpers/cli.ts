@@ -62,7 +62,8 @@ export interface TempPalace {
 function childEnvironment(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('PALACE_')) env[key] = value;
-  return { ...env, HOME: home, USERPROFILE: home, NO_COLOR: '1', ...extra };
+  // Tests mine temp dirs outside HOME: the temp dir is their mining root (the default stays HOME).
+  return { ...env, HOME: home, USERPROFILE: home, NO_COLOR: '1', PALACE_MINE_ROOTS: tmpdir(), ...extra };
 }
 
 function matches(text: string, pattern: RegExp | string): boolean {

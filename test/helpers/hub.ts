@@ -61,7 +61,8 @@ export function makeHubDirs(prefix = 'palace-hub-'): HubDirs {
     home,
     palaceHome,
     palace,
-    env: { PALACE_HOME: palaceHome, PALACE_PALACE_PATH: palace, PALACE_MCP_IDLE_HOURS: '0' },
+    // Tests mine temp dirs outside HOME: the temp dir is their mining root (the default stays HOME).
+    env: { PALACE_HOME: palaceHome, PALACE_PALACE_PATH: palace, PALACE_MCP_IDLE_HOURS: '0', PALACE_MINE_ROOTS: tmpdir() },
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };
 }
@@ -88,6 +89,7 @@ export function childEnv(dirs: HubDirs, extra: Record<string, string> = {}): Rec
     PALACE_HOME: dirs.palaceHome,
     NO_COLOR: '1',
     PALACE_MCP_IDLE_HOURS: '0',
+    PALACE_MINE_ROOTS: tmpdir(),
     ...extra,
   };
 }

@@ -4,6 +4,7 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -245,7 +246,7 @@ function runOnTty(palace: TempPalace, args: readonly string[]): Promise<{ code: 
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PALACE_')) env[k] = v;
   const command = [process.execPath, PALACE_BIN, '--palace', palace.dir, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
-  const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...env, HOME: palace.home, COLUMNS: '160' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...env, HOME: palace.home, COLUMNS: '160', PALACE_MINE_ROOTS: tmpdir() }, stdio: ['ignore', 'pipe', 'pipe'] });
   const out: Buffer[] = [];
   child.stdout.on('data', (b: Buffer) => out.push(b));
   child.stderr.on('data', (b: Buffer) => out.push(b));

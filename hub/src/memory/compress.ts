@@ -3,9 +3,10 @@
 // Never touches a drawer: content, placement and metadata stay as they are.
 
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { writeFileAtomic } from '../atomic-file.js';
 import { isoSeconds } from '../core/ids.js';
 import { invalid } from '../errors.js';
 import { encodeAaak, tokenEstimate, AAAK_VERSION, type AaakSummary } from './aaak.js';
@@ -38,9 +39,7 @@ function readStore(palacePath: string): Store {
 
 function writeStore(palacePath: string, summaries: Store): void {
   const sorted = Object.fromEntries(Object.entries(summaries).sort(([a], [b]) => a.localeCompare(b)));
-  const tmp = `${file(palacePath)}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ version: AAAK_VERSION, summaries: sorted }) + '\n', { mode: 0o600 });
-  renameSync(tmp, file(palacePath));
+  writeFileAtomic(file(palacePath), JSON.stringify({ version: AAAK_VERSION, summaries: sorted }) + '\n');
 }
 
 /** The stored AAAK summary of one drawer row, if `compress` made one. */

@@ -4,9 +4,10 @@
 // stored, in <palace>/hallways.json, so a deleted hallway is never inferred again. Never edits drawers.
 
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { writeFileAtomic } from '../atomic-file.js';
 import { isoSeconds } from '../core/ids.js';
 import { HubError, invalid } from '../errors.js';
 import { optionalPlace } from './drawer-input.js';
@@ -56,10 +57,8 @@ function readDeleted(palacePath: string): Deleted[] {
 }
 
 function writeDeleted(palacePath: string, deleted: readonly Deleted[]): void {
-  const tmp = `${file(palacePath)}.${process.pid}.tmp`;
   const sorted = [...deleted].sort((a, b) => a.hallway_id.localeCompare(b.hallway_id));
-  writeFileSync(tmp, JSON.stringify({ deleted: sorted }, null, 2) + '\n', { mode: 0o600 });
-  renameSync(tmp, file(palacePath));
+  writeFileAtomic(file(palacePath), JSON.stringify({ deleted: sorted }, null, 2) + '\n');
 }
 
 /**

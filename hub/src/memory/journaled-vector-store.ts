@@ -2,6 +2,7 @@
 // of writes that were journaled but never applied. Writes go to the inner store one at a time, in
 // journal order, so a replay re-applies them in the order they were accepted. Reads pass through.
 
+import { HubError } from '../errors.js';
 import { isPidAlive } from '../registration.js';
 import type { FaultPoint } from '../config.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
@@ -29,13 +30,30 @@ export class JournaledVectorStore implements VectorStore {
     const run = async (): Promise<T> => {
       const seq = this.journal.append(write);
       if (this.options.faultPoint === 'memory.after-journal') process.kill(process.pid, 'SIGKILL');
-      const result = await apply();
+      let result: T;
+      try {
+        result = await apply();
+      } catch (err) {
+        // A store that refused the write for want of room did not apply it, and the caller hears
+        // "nothing was stored": a later replay must not apply it behind their back.
+        if (err instanceof HubError && err.code === 'store.full') this.settle(seq);
+        throw err;
+      }
       this.journal.markApplied(seq);
       return result;
     };
     const next = this.chain.then(run, run);
     this.chain = next.catch(() => undefined);
     return next;
+  }
+
+  /** Drops a journal entry; best effort (on a full disk even that may fail, and replay then applies it). */
+  private settle(seq: number): void {
+    try {
+      this.journal.markApplied(seq);
+    } catch {
+      // left pending
+    }
   }
 
   upsert(drawers: readonly StoredDrawer[]): Promise<void> {

@@ -1,9 +1,10 @@
 // Rooms: a room exists when drawers sit in it or when it was declared (kept in <palace>/rooms.json,
 // written atomically). Renaming a room moves its drawers; removing one refuses while drawers remain.
 
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { writeFileAtomic } from '../atomic-file.js';
 import { dict, type Dict } from '../core/dict.js';
 import { HubError, invalid } from '../errors.js';
 import { optionalPlace, placeName } from './drawer-input.js';
@@ -31,9 +32,7 @@ function readDeclared(palacePath: string): Declared {
 }
 
 function writeDeclared(palacePath: string, rooms: Declared): void {
-  const tmp = `${file(palacePath)}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ rooms }, null, 2) + '\n', { mode: 0o600 });
-  renameSync(tmp, file(palacePath));
+  writeFileAtomic(file(palacePath), JSON.stringify({ rooms }, null, 2) + '\n');
 }
 
 /** wing → room → drawer count, declared empty rooms included with 0. */

@@ -3,9 +3,10 @@
 // pair); inferred (passive) tunnels are derived from room names shared by wings and never stored.
 
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { writeFileAtomic } from '../atomic-file.js';
 import { isoSeconds } from '../core/ids.js';
 import { HubError, invalid } from '../errors.js';
 import { optionalPlace, placeName } from './drawer-input.js';
@@ -73,9 +74,7 @@ export function readExplicitTunnels(palacePath: string): ExplicitTunnel[] {
 
 function writeExplicitTunnels(palacePath: string, tunnels: readonly ExplicitTunnel[]): void {
   const sorted = [...tunnels].sort((a, b) => a.tunnel_id.localeCompare(b.tunnel_id));
-  const tmp = `${file(palacePath)}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ tunnels: sorted }, null, 2) + '\n', { mode: 0o600 });
-  renameSync(tmp, file(palacePath));
+  writeFileAtomic(file(palacePath), JSON.stringify({ tunnels: sorted }, null, 2) + '\n');
 }
 
 /** Inferred tunnels, most-connected first (the same list palace_graph_stats counts). */

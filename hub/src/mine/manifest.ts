@@ -1,8 +1,10 @@
 // The mined-files manifest (`<palace>/mined-files.json`): per source file its mtime, size, sha256,
 // placement and drawer count, so unchanged files are skipped without reading or embedding them.
 
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+import { writeFileAtomic } from '../atomic-file.js';
 
 export interface MinedFileEntry {
   mtime_ms: number;
@@ -43,8 +45,6 @@ export function commitManifest(palacePath: string, changes: ReadonlyMap<string, 
     else current[file] = entry;
   }
   const path = manifestPath(palacePath);
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(current));
-  renameSync(tmp, path);
+  writeFileAtomic(path, JSON.stringify(current));
   return current;
 }

@@ -40,6 +40,8 @@ export interface MineRequest {
   addedBy?: string;
   /** Mine at most this many files (0 = all). */
   limit?: number;
+  /** Whether a file or folder found while walking may be read (the mining roots, mine/roots.ts). */
+  admit?: (path: string) => boolean;
 }
 
 export interface MineProgress {
@@ -150,7 +152,7 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
   const wing = request.wing?.trim() || defaultWing(isFile ? dirname(root) : root);
   const dryRun = request.dryRun === true;
   const addedBy = request.addedBy?.trim() || 'palace-mine';
-  let files = listFiles(root, { extensions: extensionsOf(mode), gitignore: request.gitignore !== false });
+  let files = listFiles(root, { extensions: extensionsOf(mode), gitignore: request.gitignore !== false, ...(request.admit ? { admit: request.admit } : {}) });
   if (request.adapter?.accepts) files = files.filter(request.adapter.accepts);
   if (request.limit && request.limit > 0) files = files.slice(0, request.limit);
   const manifest = readManifest(palacePath);

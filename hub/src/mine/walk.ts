@@ -43,6 +43,8 @@ export interface WalkOptions {
   gitignore: boolean;
   /** Extra names (files or dirs) to skip. */
   skip?: (name: string, isDir: boolean) => boolean;
+  /** Whether a folder or file may be read at all (the mining roots); refused ones are left out. */
+  admit?: (path: string) => boolean;
 }
 
 function wanted(name: string, extensions: ReadonlySet<string>): boolean {
@@ -86,8 +88,15 @@ export function listFiles(root: string, options: WalkOptions): string[] {
       const path = join(dir, e.name);
       if (e.isDirectory()) {
         if (SKIP_DIRS.has(e.name) || e.name.endsWith('.egg-info') || options.skip?.(e.name, true) || ignored(path, true)) continue;
+        if (options.admit && !options.admit(path)) continue;
         visit(path);
-      } else if (e.isFile() && wanted(e.name, options.extensions) && !options.skip?.(e.name, false) && !ignored(path, false)) {
+      } else if (
+        e.isFile() &&
+        wanted(e.name, options.extensions) &&
+        !options.skip?.(e.name, false) &&
+        !ignored(path, false) &&
+        (!options.admit || options.admit(path))
+      ) {
         out.push(path);
       }
     }

@@ -5,8 +5,10 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 
 import { toHubError } from '../errors.js';
+import { checkIdentityArgs } from '../memory/identity.js';
 import type { HubServices } from '../services.js';
 import { AGENT_INSTRUCTIONS } from './instructions.js';
 import { TOOLS } from './registry.js';
@@ -41,12 +43,16 @@ export function buildServer(hub: HubServices, options: BuildServerOptions = {}):
   );
   for (const tool of TOOLS) {
     if (hub.readOnly && tool.mutating) continue;
+    // A mutating tool sees every argument name, so an identity field it does not record is refused
+    // rather than stripped in silence (memory/identity.ts); other unknown arguments are dropped as before.
+    const declared = new Set(Object.keys(tool.input));
+    const inputSchema: z.ZodType<Record<string, unknown>> = tool.mutating ? z.looseObject(tool.input) : z.object(tool.input);
     server.registerTool(
       tool.name,
       {
         title: tool.title,
         description: tool.description,
-        inputSchema: tool.input,
+        inputSchema,
         annotations: { readOnlyHint: !tool.mutating, openWorldHint: false },
       },
       async (args: Record<string, unknown>, extra): Promise<CallToolResult> => {
@@ -62,9 +68,14 @@ export function buildServer(hub: HubServices, options: BuildServerOptions = {}):
           },
           ...(tool.stepLocked && options.withLock ? { withLock: options.withLock } : {}),
         };
-        const run = async (): Promise<unknown> => tool.handler(args as never, hub, ctx);
+        let known = args;
+        const run = async (): Promise<unknown> => tool.handler(known as never, hub, ctx);
         try {
-          if (tool.mutating) options.guardWrite?.(tool);
+          if (tool.mutating) {
+            options.guardWrite?.(tool);
+            checkIdentityArgs(tool.name, declared, args);
+            known = Object.fromEntries(Object.entries(args).filter(([key]) => declared.has(key)));
+          }
           const value = tool.lockFree || tool.stepLocked || !options.withLock ? await run() : await options.withLock(run);
           return jsonResult(value);
         } catch (err) {

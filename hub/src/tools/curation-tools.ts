@@ -9,6 +9,7 @@ import { checkpoint } from '../memory/checkpoint.js';
 import { exportPage, importBatch } from '../memory/transfer.js';
 import { canonicalPalace } from '../registration.js';
 import { defineTool } from './tool.js';
+import { writerOf } from '../memory/identity.js';
 
 const item = z
   .object({
@@ -33,11 +34,12 @@ export const checkpointTool = defineTool({
       .describe('A diary entry to write in the same call (agent defaults to PALACE_AGENT_NAME of the hub)'),
     dedup_threshold: z.number().gt(0).max(1).optional().describe('Similarity at or above which an item is a duplicate (default 0.9)'),
     dry_run: z.boolean().optional().describe('Check everything, write nothing'),
-    added_by: z.string().optional().describe('Your agent name'),
+    created_by: z.string().optional().describe('Your agent name (added_by is an alias)'),
+    added_by: z.string().optional().describe('Alias of created_by'),
   },
   mutating: true,
   lockFree: false,
-  handler: async (args, hub) => checkpoint(await hub.memory.get(), args, hub.config.agentName),
+  handler: async (args, hub) => checkpoint(await hub.memory.get(), { ...args, added_by: writerOf(args, 'created_by', 'added_by') }, hub.config.agentName),
 });
 
 export const bulkMoveTool = defineTool({

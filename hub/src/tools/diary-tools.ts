@@ -8,6 +8,7 @@ import { readDiary, writeDiary } from '../memory/diary.js';
 import { wakeUp } from '../memory/wakeup.js';
 import { canonicalPalace } from '../registration.js';
 import { defineTool } from './tool.js';
+import { writerOf } from '../memory/identity.js';
 
 export const diaryWriteTool = defineTool({
   name: 'palace_diary_write',
@@ -16,13 +17,14 @@ export const diaryWriteTool = defineTool({
     "Write an entry in your own diary: what you did, learned or decided this session, in your words. Stored verbatim as a drawer in your wing (room 'diary'), searchable like any drawer. Never write secrets.",
   input: {
     agent_name: z.string().optional().describe('Your stable agent name (<machine>-<harness>); default PALACE_AGENT_NAME of the hub'),
+    created_by: z.string().optional().describe('Alias of agent_name'),
     entry: z.string().describe('The entry text, kept verbatim'),
     topic: z.string().optional().describe('Short topic (default general)'),
     wing: z.string().optional().describe("Wing to write in (default: the agent's own wing)"),
   },
   mutating: true,
   lockFree: false,
-  handler: async (args, hub) => writeDiary(await hub.memory.get(), args, hub.config.agentName),
+  handler: async (args, hub) => writeDiary(await hub.memory.get(), { ...args, agent_name: writerOf(args, 'agent_name', 'created_by') }, hub.config.agentName),
 });
 
 export const diaryReadTool = defineTool({

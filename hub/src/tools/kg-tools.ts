@@ -5,6 +5,7 @@ import { z } from 'zod';
 
 import { KG_TIMELINE_MAX } from '../memory/kg/knowledge-graph.js';
 import { defineTool } from './tool.js';
+import { writerOf } from '../memory/identity.js';
 
 const when = (what: string) => z.string().describe(`${what}: a date (YYYY-MM-DD) or an ISO 8601 instant`);
 
@@ -24,11 +25,12 @@ export const kgAddTool = defineTool({
     confidence: z.number().min(0).max(1).optional(),
     source_file: z.string().optional(),
     source_drawer_id: z.string().optional(),
-    added_by: z.string().optional().describe('Your agent name'),
+    created_by: z.string().optional().describe('Your agent name (added_by is an alias)'),
+    added_by: z.string().optional().describe('Alias of created_by'),
   },
   mutating: true,
   lockFree: false,
-  handler: (args, hub) => hub.kg.get().add(args),
+  handler: (args, hub) => hub.kg.get().add({ ...args, added_by: writerOf(args, 'created_by', 'added_by') }),
 });
 
 export const kgQueryTool = defineTool({
@@ -73,11 +75,12 @@ export const kgSupersedeTool = defineTool({
     new_object: z.string(),
     at: when('The boundary (a date means 00:00Z that day)').optional(),
     object_type: z.string().optional(),
-    added_by: z.string().optional(),
+    created_by: z.string().optional().describe('Your agent name (added_by is an alias)'),
+    added_by: z.string().optional().describe('Alias of created_by'),
   },
   mutating: true,
   lockFree: false,
-  handler: (args, hub) => hub.kg.get().supersede(args),
+  handler: (args, hub) => hub.kg.get().supersede({ ...args, added_by: writerOf(args, 'created_by', 'added_by') }),
 });
 
 export const kgTimelineTool = defineTool({

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 
 import { defineTool } from './tool.js';
+import { writerOf } from '../memory/identity.js';
 
 const place = (what: string) => z.string().describe(what);
 
@@ -37,12 +38,13 @@ export const addDrawerTool = defineTool({
     content: z.string().describe('The exact text to keep; it is stored verbatim'),
     tags: z.array(z.string()).optional().describe('Short lowercase tags'),
     source_file: z.string().optional().describe('File the content came from, if any'),
-    added_by: z.string().optional().describe('Your agent name'),
+    created_by: z.string().optional().describe('Your agent name (added_by is an alias)'),
+    added_by: z.string().optional().describe('Alias of created_by'),
     force: z.boolean().optional().describe('File even if a near-duplicate exists'),
   },
   mutating: true,
   lockFree: false,
-  handler: async (args, hub) => (await hub.memory.get()).addDrawer(args),
+  handler: async (args, hub) => (await hub.memory.get()).addDrawer({ ...args, added_by: writerOf(args, 'created_by', 'added_by') }),
 });
 
 export const getDrawerTool = defineTool({

@@ -1,6 +1,7 @@
 // Mining tools: palace_mine (project files, transcripts, documents, source adapters), palace_mined
 // (what was mined, from where, when) and palace_repair_status (vector index against the drawers).
 // A mine is mutating but never holds the request lock for its whole run: it locks per write step.
+// It reads only inside the mining roots (mine/roots.ts).
 
 import { z } from 'zod';
 
@@ -9,9 +10,11 @@ import { readEmbedderRecord } from '../embed/select.js';
 import { resolveAdapter } from '../mine/adapters.js';
 import { mineJobs, startMineJob } from '../mine/jobs.js';
 import { readManifest } from '../mine/manifest.js';
+import { admitSource, minePolicy, walkAdmits } from '../mine/roots.js';
 import { mineSource, type MineRequest } from '../mine/miner.js';
 import { canonicalPalace } from '../registration.js';
 import { defineTool } from './tool.js';
+import { writerOf } from '../memory/identity.js';
 
 export const mineTool = defineTool({
   name: 'palace_mine',
@@ -29,7 +32,8 @@ export const mineTool = defineTool({
     force: z.boolean().optional().describe('Re-mine unchanged files too'),
     gitignore: z.boolean().optional().describe('Respect .gitignore files (default true)'),
     limit: z.number().int().min(0).optional().describe('Mine at most this many files (0 = all)'),
-    added_by: z.string().optional().describe('Your agent name'),
+    created_by: z.string().optional().describe('Your agent name (added_by is an alias)'),
+    added_by: z.string().optional().describe('Alias of created_by'),
     background: z.boolean().optional().describe('Queue the mine and return its job at once'),
   },
   mutating: true,
@@ -39,6 +43,9 @@ export const mineTool = defineTool({
     const adapter = args.adapter === undefined ? undefined : resolveAdapter(args.adapter);
     const path = args.source ?? adapter?.defaultRoot?.();
     if (!path) throw invalid('source', 'give the directory or file to mine');
+    // Every caller, hub or in-process CLI, mines only inside the mining roots (README: mining roots).
+    const policy = minePolicy(hub.config, { networkExposed: hub.networkExposed });
+    admitSource(policy, path);
     const request: MineRequest = {
       path,
       mode: adapter?.mode ?? args.mode ?? 'projects',
@@ -50,7 +57,8 @@ export const mineTool = defineTool({
       force: args.force === true,
       gitignore: args.gitignore !== false,
       limit: args.limit ?? 0,
-      ...(args.added_by ? { addedBy: args.added_by } : {}),
+      admit: walkAdmits(policy),
+      ...(writerOf(args, 'created_by', 'added_by') ? { addedBy: writerOf(args, 'created_by', 'added_by') } : {}),
     };
     const step = ctx.withLock ?? (<T>(fn: () => Promise<T>) => fn());
     const palacePath = canonicalPalace(hub.config.palacePath);

@@ -14,6 +14,7 @@ import { whyDrawer } from '../memory/why.js';
 import { canonicalPalace } from '../registration.js';
 import type { HubServices } from '../services.js';
 import { defineTool } from './tool.js';
+import { writerOf } from '../memory/identity.js';
 
 /** KG entities a hallway or overlap may be about (the most-connected ones). */
 const ENTITY_NAMES = 500;
@@ -44,10 +45,11 @@ export const createTunnelTool = defineTool({
     target_room: z.string(),
     label: z.string().optional().describe('What links them'),
     created_by: z.string().optional().describe('Your agent name'),
+    added_by: z.string().optional().describe('Alias of created_by'),
   },
   mutating: true,
   lockFree: false,
-  handler: async (args, hub) => createTunnel(await hub.memory.get(), palaceOf(hub), args),
+  handler: async (args, hub) => createTunnel(await hub.memory.get(), palaceOf(hub), { ...args, created_by: writerOf(args, 'created_by', 'added_by') }),
 });
 
 export const deleteTunnelTool = defineTool({

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 
 import { countBy, dict } from '../core/dict.js';
-import { schemaFor } from './lancedb-vector-store.js';
+import { halfCreatedTable, schemaFor } from './lancedb-vector-store.js';
 
 export interface LanceLayout {
   columns: string[];
@@ -22,7 +22,7 @@ export interface LanceLayout {
 /** The drawers table's layout, or null when the palace has no vectors table yet. */
 export async function readLanceLayout(palacePath: string): Promise<LanceLayout | null> {
   const dir = join(palacePath, 'vectors');
-  if (!existsSync(dir)) return null;
+  if (!existsSync(dir) || halfCreatedTable(dir)) return null;
   const db = await lancedb.connect(dir);
   try {
     if (!(await db.tableNames()).includes('drawers')) return null;

@@ -1,8 +1,10 @@
 // The embedded default VectorStore: LanceDB in `<palace>/vectors/`, one connection and one table
 // handle per process (a second handle can miss deletes). Cosine distance; BM25 full-text index on
 // content; an ANN index is built in the background only past ~50k rows (flat search is fast below).
+// The table is created in a staging directory and renamed into place, so a full disk never leaves
+// a half-created table; one left by an older build (no committed version) is removed on open.
 
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import * as lancedb from '@lancedb/lancedb';
@@ -14,6 +16,58 @@ import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore 
 
 const TABLE = 'drawers';
 const ANN_THRESHOLD = 50_000;
+
+/** Errno texts of a full disk or a file-size limit as LanceDB (Rust std::io) reports them. */
+const FULL_DISK = /No space left on device|os error 28\b|File too large|os error 27\b|Disk quota exceeded|os error 122\b/i;
+
+/** A LanceDB failure as a HubError: a full disk is `store.full` (with a clean message); others pass. */
+export function lanceError(err: unknown): unknown {
+  if (err instanceof HubError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  if (FULL_DISK.test(message))
+    return new HubError('store.full', 'the disk is full (or a file-size limit was reached) under the vector store; free space and retry, nothing was stored', {
+      cause: err,
+    });
+  return err;
+}
+
+async function guarded<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw lanceError(err);
+  }
+}
+
+/**
+ * Whether `<vectors>/drawers.lance` exists without one committed version: what a first write that
+ * failed part-way (a full disk) left in older builds. Such a directory holds no data (a table's
+ * first version is its empty schema) and LanceDB refuses to open it for good.
+ */
+export function halfCreatedTable(vectorsDir: string): boolean {
+  const table = join(vectorsDir, `${TABLE}.lance`);
+  if (!existsSync(table)) return false;
+  const versions = join(table, '_versions');
+  if (!existsSync(versions)) return true;
+  return !readdirSync(versions).some((name) => name.endsWith('.manifest'));
+}
+
+/** Creates the empty table in a staging directory beside `dir`, then renames it into place. */
+async function createTableAtomically(dir: string, dimensions: number): Promise<void> {
+  const staging = join(dir, `.staging-${process.pid}-${Date.now()}`);
+  try {
+    mkdirSync(staging, { mode: 0o700 });
+    const db = await lancedb.connect(staging);
+    try {
+      (await db.createEmptyTable(TABLE, schemaFor(dimensions))).close();
+    } finally {
+      db.close();
+    }
+    renameSync(join(staging, `${TABLE}.lance`), join(dir, `${TABLE}.lance`));
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
 
 /** SQL string literal for LanceDB filters. */
 function lit(value: string): string {
@@ -152,13 +206,22 @@ export class LanceDbVectorStore implements VectorStore {
   ) {}
 
   static async open(options: LanceDbOptions): Promise<LanceDbVectorStore> {
+    return guarded(() => LanceDbVectorStore.openUnguarded(options));
+  }
+
+  private static async openUnguarded(options: LanceDbOptions): Promise<LanceDbVectorStore> {
     const dir = join(options.palacePath, 'vectors');
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (const name of readdirSync(dir)) if (name.startsWith('.staging-')) rmSync(join(dir, name), { recursive: true, force: true });
+    if (halfCreatedTable(dir)) {
+      options.log.warn('removing a half-created vectors table (no committed version, so no data): a first write failed part-way, e.g. on a full disk', {
+        path: join(dir, `${TABLE}.lance`),
+      });
+      rmSync(join(dir, `${TABLE}.lance`), { recursive: true, force: true });
+    }
+    if (!existsSync(join(dir, `${TABLE}.lance`))) await createTableAtomically(dir, options.dimensions);
     const db = await lancedb.connect(dir, {}, new lancedb.Session(INDEX_CACHE_BYTES, METADATA_CACHE_BYTES));
-    const names = await db.tableNames();
-    const table = names.includes(TABLE)
-      ? await db.openTable(TABLE)
-      : await db.createEmptyTable(TABLE, schemaFor(options.dimensions), { existOk: true });
+    const table = await db.openTable(TABLE);
     const vectorField = (await table.schema()).fields.find((f) => f.name === 'vector');
     const stored = (vectorField?.type as { listSize?: number } | undefined)?.listSize;
     if (stored !== undefined && stored !== options.dimensions)
@@ -181,7 +244,7 @@ export class LanceDbVectorStore implements VectorStore {
   async upsert(drawers: readonly StoredDrawer[]): Promise<void> {
     if (drawers.length === 0) return;
     drawers.forEach((d) => this.check(d));
-    await this.table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(drawers.map(toRow));
+    await guarded(() => this.table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(drawers.map(toRow)));
     this.afterWrite(drawers.length);
   }
 
@@ -193,7 +256,7 @@ export class LanceDbVectorStore implements VectorStore {
     if (patch.useful !== undefined) values.useful = patch.useful === null ? 'NULL' : patch.useful ? '1' : '0';
     if (Object.keys(values).length === 0) return 0;
     const where = filterSql(filter);
-    const result = await this.table.update({ valuesSql: values, ...(where ? { where } : {}) });
+    const result = await guarded(() => this.table.update({ valuesSql: values, ...(where ? { where } : {}) }));
     this.afterWrite(1);
     return Number((result as { rowsUpdated?: number }).rowsUpdated ?? 0);
   }
@@ -202,7 +265,7 @@ export class LanceDbVectorStore implements VectorStore {
     const where = filterSql(filter) ?? 'true';
     const before = await this.table.countRows(where === 'true' ? undefined : where);
     if (before === 0) return 0;
-    await this.table.delete(where);
+    await guarded(() => this.table.delete(where));
     this.afterWrite(1);
     return before;
   }
@@ -250,7 +313,7 @@ export class LanceDbVectorStore implements VectorStore {
     if (this.ftsReady) return Promise.resolve(true);
     this.ftsBuild ??= (async () => {
       if ((await this.table.countRows()) === 0) return false;
-      await this.table.createIndex('content', { config: lancedb.Index.fts(), replace: true });
+      await guarded(() => this.table.createIndex('content', { config: lancedb.Index.fts(), replace: true }));
       this.ftsReady = true;
       return true;
     })().finally(() => {

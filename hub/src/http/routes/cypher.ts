@@ -3,10 +3,10 @@
 
 import type Router from '@koa/router';
 
-import { HubError, invalid } from '../../errors.js';
+import { invalid } from '../../errors.js';
 import { createCypherService, type CypherService } from '../../memory/cypher-service.js';
 import type { HubServices } from '../../services.js';
-import { readJsonBody, tooLarge } from '../read-body.js';
+import { bodyError, readJsonBody } from '../read-body.js';
 
 const BODY_LIMIT = 256 * 1024;
 const services = new WeakMap<HubServices, CypherService>();
@@ -26,7 +26,7 @@ export function cypherServiceOf(hub: HubServices): CypherService {
 export function cypherRoutes(router: Router, hub: HubServices): void {
   router.post('/cypher', async (ctx) => {
     const body = await readJsonBody(ctx.req, BODY_LIMIT);
-    if (!body.ok) throw body.reason === 'too_large' ? tooLarge(BODY_LIMIT) : new HubError('input.invalid', 'the body is not JSON');
+    if (!body.ok) throw bodyError(body, BODY_LIMIT, 'the body is not JSON');
     const value = body.value as { cypher?: unknown; graph?: unknown } | null;
     if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalid('body', 'send a JSON object {cypher, graph}');
     if (typeof value.cypher !== 'string' || value.cypher.trim() === '') throw invalid('cypher', 'cypher must be a non-empty string');

@@ -7,7 +7,7 @@ import { HubError, invalid } from '../../errors.js';
 import { optionalPlace } from '../../memory/drawer-input.js';
 import { graphView, hubStatus, listDrawers, statsView } from '../../memory/palace-views.js';
 import type { HubServices } from '../../services.js';
-import { readJsonBody, tooLarge } from '../read-body.js';
+import { bodyError, readJsonBody } from '../read-body.js';
 
 /** Methods each fixed daemon path answers (for 405 + Allow). */
 export const DAEMON_ALLOW: Record<string, string[]> = {
@@ -34,7 +34,7 @@ export function daemonRoutes(router: Router, hub: HubServices, withLock: Lock = 
   router.patch('/memory/:id', async (ctx) => {
     if (hub.readOnly) throw new HubError('hub.read_only', 'this hub is read-only (--read-only): drawers cannot be moved here');
     const parsed = await readJsonBody(ctx.req, 64 * 1024);
-    if (!parsed.ok) throw parsed.reason === 'too_large' ? tooLarge(64 * 1024) : invalid('body', 'the body must be JSON');
+    if (!parsed.ok) throw bodyError(parsed, 64 * 1024, 'the body must be JSON');
     const body = parsed.value;
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalid('body', 'the body must be a JSON object with wing and/or room');
     const extra = Object.keys(body).filter((k) => !PATCH_KEYS.has(k));

@@ -8,7 +8,7 @@ import { HubError } from '../../errors.js';
 import type { HubServices } from '../../services.js';
 import { buildServer, type BuildServerOptions } from '../../tools/build-server.js';
 import { MUTATING_TOOLS } from '../../tools/registry.js';
-import { MAX_BODY_BYTES, readJsonBody } from '../read-body.js';
+import { BODY_ENCODING_MESSAGE, MAX_BODY_BYTES, readJsonBody } from '../read-body.js';
 
 interface JsonRpcMessage {
   jsonrpc?: unknown;
@@ -37,7 +37,9 @@ export function mcpHandler(hub: HubServices, options: BuildServerOptions) {
     if (!parsed.ok)
       return parsed.reason === 'too_large'
         ? rpcError(ctx, 413, null, -32600, `Request too large (limit ${MAX_BODY_BYTES} bytes)`)
-        : rpcError(ctx, 400, null, -32700, 'Parse error: the body is not valid JSON');
+        : parsed.reason === 'encoding'
+          ? rpcError(ctx, 400, null, -32700, `Parse error: ${BODY_ENCODING_MESSAGE}`, { code: 'input.invalid', field: 'body' })
+          : rpcError(ctx, 400, null, -32700, 'Parse error: the body is not valid JSON');
     const body = parsed.value;
     const messages = messagesOf(body);
     if (messages.length === 0) return rpcError(ctx, 400, null, -32600, 'Invalid Request: expected a JSON-RPC message');

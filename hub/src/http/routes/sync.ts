@@ -21,7 +21,7 @@ import {
   type SyncMessage,
 } from '../../sync/protocol.js';
 import { artifactMessage, opsMessage, versionVectorMessage } from '../../sync/serve.js';
-import { readJsonBody, tooLarge } from '../read-body.js';
+import { bodyError, readJsonBody } from '../read-body.js';
 
 const gzipAsync = promisify(gzip);
 const GZIP_MIN_BYTES = 1024;
@@ -106,7 +106,7 @@ export function syncRoutes(router: Router, hub: HubServices): void {
       );
     if (!hub.sync) throw new HubError('sync.peer_failed', 'peer sync is not running in this process');
     const parsed = await readJsonBody(ctx.req, ROUND_BODY_LIMIT);
-    if (!parsed.ok && parsed.reason === 'too_large') throw tooLarge(ROUND_BODY_LIMIT);
+    if (!parsed.ok && parsed.reason !== 'parse') throw bodyError(parsed, ROUND_BODY_LIMIT);
     const body = parsed.ok ? parsed.value : undefined;
     if (!parsed.ok && Number(ctx.get('content-length') || '0') > 0)
       throw invalid('body', 'the request body is not JSON');

@@ -6,12 +6,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { hostname } from 'node:os';
+import { hostname, networkInterfaces } from 'node:os';
 
 import type { PalaceConfig } from './config.js';
 import { HubError } from './errors.js';
 import { createApp } from './http/app.js';
-import { allowedHosts, isLoopbackHost } from './http/middleware/host-guard.js';
+import { allowedHosts, hubNames, isLoopbackHost, type MachineNames } from './http/middleware/host-guard.js';
+import { ownOrigins } from './http/middleware/request-guard.js';
 import { RequestStats } from './http/request-stats.js';
 import { acquireLease, type Lease } from './lease.js';
 import type { Logger } from './log.js';
@@ -46,6 +47,8 @@ export interface HubOptions {
   onIdle?: () => void;
   /** Where the dashboard build may live (default: dist/ui beside the hub). */
   uiDirs?: readonly string[];
+  /** The names a non-loopback bind answers to (default: machineNames()). */
+  machine?: MachineNames;
 }
 
 export interface Hub {
@@ -57,6 +60,14 @@ export interface Hub {
   services: HubServices;
   registrationPath: string;
   close(): Promise<void>;
+}
+
+/** This machine's host name and interface addresses (what remote clients may call a wildcard bind). */
+export function machineNames(): MachineNames {
+  const addresses: string[] = [];
+  for (const list of Object.values(networkInterfaces()))
+    for (const a of list ?? []) if (!(a.family === 'IPv6' && a.scopeid)) addresses.push(a.address);
+  return { hostname: hostname(), addresses };
 }
 
 function tlsMaterial(cert: string | undefined, key: string | undefined): { cert: Buffer; key: Buffer } | undefined {
@@ -130,11 +141,12 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   };
 
   let hostAllow: ReadonlySet<string> = new Set();
+  let origins: ReadonlySet<string> = new Set();
   const app = createApp({
     hub: services,
     token,
-    pinHost: isLoopbackHost(host),
     allowedHosts: () => hostAllow,
+    ownOrigins: () => origins,
     sse,
     server: { withLock: (fn) => lock.run(fn) },
     ...(options.uiDirs ? { uiDirs: options.uiDirs } : {}),
@@ -181,7 +193,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const scheme = tls ? 'https' : 'http';
   const bound = { host, port, scheme } as const;
   listening.bound = bound;
-  hostAllow = allowedHosts(host, port, config.extraAllowedHosts);
+  const names = hubNames(host, options.machine ?? machineNames());
+  hostAllow = allowedHosts(names, port, config.extraAllowedHosts);
+  origins = ownOrigins(scheme, names, port);
   const url = dialUrl(bound);
   lease?.update(url);
   const registration: Registration = {

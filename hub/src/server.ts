@@ -22,8 +22,6 @@ import { createMemoryHandle } from './memory/open-memory.js';
 import {
   canonicalPalace,
   dialUrl,
-  readLiveRegistration,
-  registrationPath as registrationFile,
   removeRegistration,
   writeRegistration,
   type Registration,
@@ -96,12 +94,14 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const tls = tlsMaterial(options.tlsCert, options.tlsKey);
   const palacePath = canonicalPalace(config.palacePath);
 
-  const lease: Lease | undefined = readOnly ? undefined : acquireLease(palacePath, 'hub');
+  // A read-only hub takes the lease too: two servers never point at one palace (a reader beside the
+  // writer would serve a stale vector index and could run journal recovery behind its back).
+  const lease: Lease = acquireLease(palacePath, readOnly ? 'hub-read-only' : 'hub');
   let logstream: Logstream | undefined;
   try {
     logstream = Logstream.open(palacePath, { durability: config.durability });
   } catch (err) {
-    lease?.release();
+    lease.release();
     throw err;
   }
   const memory = createMemoryHandle(config, palacePath, log.child('memory'), { longRunning: true });
@@ -124,7 +124,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     role: 'hub',
     stats,
     describe: () => ({
-      writer: { mode: readOnly ? 'read_only' : 'writer', lease: lease ? { path: lease.path, pid: lease.holder.pid } : null },
+      writer: { mode: readOnly ? 'read_only' : 'writer', lease: { path: lease.path, pid: lease.holder.pid } },
       listen: listening.bound ? dialUrl(listening.bound) : null,
     }),
   };
@@ -185,7 +185,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     });
   } catch (err) {
     logstream.close();
-    lease?.release();
+    lease.release();
     const e = err as NodeJS.ErrnoException;
     throw new HubError('hub.config', `cannot listen on ${host}:${options.port ?? 8765}: ${e.code ?? e.message}`, { cause: err });
   }
@@ -197,7 +197,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   hostAllow = allowedHosts(names, port, config.extraAllowedHosts);
   origins = ownOrigins(scheme, names, port);
   const url = dialUrl(bound);
-  lease?.update(url);
+  lease.update(url);
   const registration: Registration = {
     pid: process.pid,
     host,
@@ -208,12 +208,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     palace_path: palacePath,
     started_at: startedAt.toISOString(),
   };
-  // A read-only hub beside a live one (the writer) must not take over its registration: stdio
-  // proxies would then forward mutating calls to a hub that refuses them.
-  const live = readOnly ? readLiveRegistration(config.home, palacePath) : undefined;
-  const registrationPath =
-    live && live.pid !== process.pid ? registrationFile(config.home, palacePath) : writeRegistration(config.home, registration);
-  if (live && live.pid !== process.pid) log.warn(`a hub (pid ${live.pid}) already serves this palace; not registering this read-only hub`);
+  const registrationPath = writeRegistration(config.home, registration);
 
   let idleTimer: NodeJS.Timeout | undefined;
   const idleMs = config.idleHours * 3_600_000;
@@ -242,7 +237,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       await memory.close();
       kg.close();
       logstream.close();
-      lease?.release();
+      lease.release();
     })();
     return closing;
   };

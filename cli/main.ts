@@ -26,7 +26,7 @@ import { registerMigrate } from './commands/migrate.js';
 import { registerMigrateToPostgres } from './commands/migrate-to-postgres.js';
 import { registerCurate } from './commands/curate.js';
 import { PALACE_VERSION } from '../hub/src/version.js';
-import { EXIT } from './output.js';
+import { EXIT, reportError } from './output.js';
 
 
 export function buildProgram(): Command {
@@ -73,7 +73,8 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return;
     }
-    throw err;
+    // Anything a command did not report itself (e.g. start-up) ends as `Error: …`, never a stack.
+    process.exitCode = reportError(err, argv.includes('--json'));
   }
 }
 

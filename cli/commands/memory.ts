@@ -144,6 +144,8 @@ export function registerMemory(program: Command): void {
             ? `Filed ${r.drawer_id}${r.chunk_ids ? ` (${r.chunk_ids.length} chunks)` : ''}`
             : `Not filed: near-duplicate of ${r.duplicate_of} (similarity ${r.similarity}); use --force to file anyway`,
         );
+        // Refused as a near-duplicate: exit 1, like `duplicate --fail-on-duplicate`.
+        return r.filed ? EXIT.ok : EXIT.error;
       }),
     );
   drawer
@@ -204,7 +206,9 @@ export function registerMemory(program: Command): void {
         } catch (err) {
           // Without a working vector index a duplicate check cannot answer: always exit 2.
           if (err instanceof HubError && err.code.startsWith('memory.')) {
-            ctx.out.note(`Error: the vector index is not available (${err.message})`);
+            const message = `the vector index is not available (${err.message})`;
+            if (ctx.out.json) ctx.out.result({ error: { ...err.toJSON(), message } }, () => '');
+            else ctx.out.note(`Error: ${message}`);
             return EXIT.usage;
           }
           throw err;

@@ -19,6 +19,18 @@ export interface ClientConfig {
   text: string;
 }
 
+/**
+ * The base URL to give clients: a loopback bind's own address; for a wildcard bind (0.0.0.0, ::)
+ * the machine's host name, since 127.0.0.1 is useless to a remote client; else the bound address.
+ */
+export function clientBaseUrl(bound: { scheme: string; host: string; port: number }, machineHostname: string): string {
+  const host = bound.host.toLowerCase();
+  const wildcard = ['0.0.0.0', '::', '[::]', ''].includes(host);
+  const name = wildcard ? machineHostname : host;
+  const field = name.includes(':') && !name.startsWith('[') ? `[${name}]` : name;
+  return `${bound.scheme}://${field}:${bound.port}`;
+}
+
 export function clientConfigs(input: ClientConfigInput): ClientConfig[] {
   const mcpUrl = `${input.url}/mcp`;
   const tokenText = input.token ?? '$PALACE_MCP_HTTP_TOKEN';

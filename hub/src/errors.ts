@@ -41,6 +41,7 @@ export const ERROR_CODES = {
   'cypher.failed': { http: 400, exit: 2 },
   'http.not_found': { http: 404, exit: 1 },
   'http.method_not_allowed': { http: 405, exit: 1 },
+  'http.unsupported_media_type': { http: 415, exit: 2 },
   'http.busy': { http: 503, exit: 1 },
   'mine.unknown_adapter': { http: 400, exit: 2 },
   'mine.unsupported_adapter': { http: 400, exit: 2 },

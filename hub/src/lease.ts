@@ -1,5 +1,6 @@
-// The palace writer lease: `<palace>/hub.lock`, created exclusively by the one process allowed to
-// write the palace. A holder whose pid is dead is stale and is taken over; a live one is named.
+// The palace lease: `<palace>/hub.lock`, created exclusively by the one server process of a palace
+// (a writer, or a --read-only hub: never two servers on one palace) or a direct CLI writer. A holder
+// whose pid is dead is stale and is taken over; a live one is named.
 
 import { mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,10 +2,11 @@
 // only place that exits. Generates and stores a token for a non-loopback bind when `generateToken`.
 
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 
-import { clientConfigText } from './client-config.js';
-import { loadConfig, type Env } from './config.js';
-import { HubError, toHubError } from './errors.js';
+import { clientBaseUrl, clientConfigText } from './client-config.js';
+import { loadConfig, type Env, type PalaceConfig } from './config.js';
+import { HubError, exitCodeFor, toHubError } from './errors.js';
 import { isLoopbackHost } from './http/middleware/host-guard.js';
 import { makeLogger } from './log.js';
 import { canonicalPalace, dialUrl, loadOrCreateToken } from './registration.js';
@@ -34,23 +35,26 @@ function parsePort(value: string | number | undefined): number {
 
 /** Runs a hub in the foreground until SIGINT/SIGTERM or idle exit. Resolves with the exit code. */
 export async function serve(flags: ServeFlags, env: Env, out: (text: string) => void): Promise<number> {
-  const config = loadConfig({ palace: flags.palace, backend: flags.backend }, env);
-  const log = makeLogger('palace:hub');
-  const host = flags.host ?? '127.0.0.1';
-  let token = flags.token?.trim() || config.httpToken;
-  let created: { path: string } | undefined;
-  if (!token && !isLoopbackHost(host) && !flags.allowInsecure && flags.generateToken) {
-    const stored = loadOrCreateToken(config.home, canonicalPalace(config.palacePath), () => randomBytes(32).toString('hex'));
-    token = stored.token;
-    if (stored.created) created = { path: stored.path };
-  }
   let hub: Hub;
   let exiting: ((code: number) => void) | undefined;
   const done = new Promise<number>((resolve) => (exiting = resolve));
+  let config: PalaceConfig;
+  let token: string | undefined;
+  let created: { path: string } | undefined;
+  const host = flags.host ?? '127.0.0.1';
   try {
+    // Everything that can refuse (environment, flags, token file, bind) is reported like any other
+    // command's error: `Error: <message>` and its exit code, never a stack trace.
+    config = loadConfig({ palace: flags.palace, backend: flags.backend }, env);
+    token = flags.token?.trim() || config.httpToken;
+    if (!token && !isLoopbackHost(host) && !flags.allowInsecure && flags.generateToken) {
+      const stored = loadOrCreateToken(config.home, canonicalPalace(config.palacePath), () => randomBytes(32).toString('hex'));
+      token = stored.token;
+      if (stored.created) created = { path: stored.path };
+    }
     hub = await startHub({
       config,
-      log,
+      log: makeLogger('palace:hub'),
       host,
       port: parsePort(flags.port),
       token,
@@ -62,23 +66,25 @@ export async function serve(flags: ServeFlags, env: Env, out: (text: string) => 
     });
   } catch (err) {
     const e = toHubError(err);
-    process.stderr.write(`palace: ${e.message}\n`);
-    return e.code === 'lease.held' ? 1 : 2;
+    process.stderr.write(`Error: ${e.message}\n`);
+    return exitCodeFor(e.code);
   }
   const url = dialUrl(hub);
+  const loopback = isLoopbackHost(host);
+  const clientUrl = loopback ? url : clientBaseUrl(hub, hostname());
   out(
     [
       'palace hub',
       `  palace   : ${canonicalPalace(config.palacePath)}`,
       `  backend  : ${config.backend}`,
-      `  listening: ${url} (${isLoopbackHost(host) ? 'loopback' : 'network-exposed'})`,
+      `  listening: ${url} (${loopback ? 'loopback' : 'network-exposed'})`,
       `  tls      : ${hub.scheme === 'https' ? 'on' : 'off'}`,
       `  read-only: ${flags.readOnly ? 'yes' : 'no'}`,
-      `  auth     : ${token ? 'bearer token' : 'none (loopback)'}`,
+      `  auth     : ${token ? 'bearer token' : loopback ? 'none (loopback)' : 'NONE (--allow-insecure: anyone who reaches this address can read and write)'}`,
       ...(created ? [`  token    : ${token} (stored in ${created.path}; shown once)`] : []),
       '',
       'Connect a client:',
-      clientConfigText({ url, token: created ? token : undefined, needsToken: Boolean(token) }),
+      clientConfigText({ url: clientUrl, token: created ? token : undefined, needsToken: Boolean(token) }),
       '',
       `Liveness: curl ${url}/healthz`,
       '',

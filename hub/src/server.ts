@@ -6,12 +6,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { hostname } from 'node:os';
+import { hostname, networkInterfaces } from 'node:os';
 
 import type { PalaceConfig } from './config.js';
 import { HubError } from './errors.js';
 import { createApp } from './http/app.js';
-import { allowedHosts, isLoopbackHost } from './http/middleware/host-guard.js';
+import { allowedHosts, hubNames, isLoopbackHost, type MachineNames } from './http/middleware/host-guard.js';
+import { ownOrigins } from './http/middleware/request-guard.js';
 import { RequestStats } from './http/request-stats.js';
 import { acquireLease, type Lease } from './lease.js';
 import type { Logger } from './log.js';
@@ -21,8 +22,6 @@ import { createMemoryHandle } from './memory/open-memory.js';
 import {
   canonicalPalace,
   dialUrl,
-  readLiveRegistration,
-  registrationPath as registrationFile,
   removeRegistration,
   writeRegistration,
   type Registration,
@@ -49,6 +48,8 @@ export interface HubOptions {
   onIdle?: () => void;
   /** Where the dashboard build may live (default: dist/ui beside the hub). */
   uiDirs?: readonly string[];
+  /** The names a non-loopback bind answers to (default: machineNames()). */
+  machine?: MachineNames;
 }
 
 export interface Hub {
@@ -60,6 +61,14 @@ export interface Hub {
   services: HubServices;
   registrationPath: string;
   close(): Promise<void>;
+}
+
+/** This machine's host name and interface addresses (what remote clients may call a wildcard bind). */
+export function machineNames(): MachineNames {
+  const addresses: string[] = [];
+  for (const list of Object.values(networkInterfaces()))
+    for (const a of list ?? []) if (!(a.family === 'IPv6' && a.scopeid)) addresses.push(a.address);
+  return { hostname: hostname(), addresses };
 }
 
 function tlsMaterial(cert: string | undefined, key: string | undefined): { cert: Buffer; key: Buffer } | undefined {
@@ -88,12 +97,14 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const tls = tlsMaterial(options.tlsCert, options.tlsKey);
   const palacePath = canonicalPalace(config.palacePath);
 
-  const lease: Lease | undefined = readOnly ? undefined : acquireLease(palacePath, 'hub');
+  // A read-only hub takes the lease too: two servers never point at one palace (a reader beside the
+  // writer would serve a stale vector index and could run journal recovery behind its back).
+  const lease: Lease = acquireLease(palacePath, readOnly ? 'hub-read-only' : 'hub');
   let logstream: Logstream | undefined;
   try {
     logstream = Logstream.open(palacePath, { durability: config.durability });
   } catch (err) {
-    lease?.release();
+    lease.release();
     throw err;
   }
   const memory = createMemoryHandle(config, palacePath, log.child('memory'), { longRunning: true });
@@ -117,7 +128,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     networkExposed: !isLoopbackHost(host),
     stats,
     describe: () => ({
-      writer: { mode: readOnly ? 'read_only' : 'writer', lease: lease ? { path: lease.path, pid: lease.holder.pid } : null },
+      writer: { mode: readOnly ? 'read_only' : 'writer', lease: { path: lease.path, pid: lease.holder.pid } },
       listen: listening.bound ? dialUrl(listening.bound) : null,
     }),
   };
@@ -134,11 +145,12 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   };
 
   let hostAllow: ReadonlySet<string> = new Set();
+  let origins: ReadonlySet<string> = new Set();
   const app = createApp({
     hub: services,
     token,
-    pinHost: isLoopbackHost(host),
     allowedHosts: () => hostAllow,
+    ownOrigins: () => origins,
     sse,
     server: { withLock: (fn) => lock.run(fn) },
     ...(options.uiDirs ? { uiDirs: options.uiDirs } : {}),
@@ -188,7 +200,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     });
   } catch (err) {
     logstream.close();
-    lease?.release();
+    lease.release();
     const e = err as NodeJS.ErrnoException;
     throw new HubError('hub.config', `cannot listen on ${host}:${options.port ?? 8765}: ${e.code ?? e.message}`, { cause: err });
   }
@@ -196,9 +208,11 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const scheme = tls ? 'https' : 'http';
   const bound = { host, port, scheme } as const;
   listening.bound = bound;
-  hostAllow = allowedHosts(host, port, config.extraAllowedHosts);
+  const names = hubNames(host, options.machine ?? machineNames());
+  hostAllow = allowedHosts(names, port, config.extraAllowedHosts);
+  origins = ownOrigins(scheme, names, port);
   const url = dialUrl(bound);
-  lease?.update(url);
+  lease.update(url);
   const registration: Registration = {
     pid: process.pid,
     host,
@@ -209,12 +223,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     palace_path: palacePath,
     started_at: startedAt.toISOString(),
   };
-  // A read-only hub beside a live one (the writer) must not take over its registration: stdio
-  // proxies would then forward mutating calls to a hub that refuses them.
-  const live = readOnly ? readLiveRegistration(config.home, palacePath) : undefined;
-  const registrationPath =
-    live && live.pid !== process.pid ? registrationFile(config.home, palacePath) : writeRegistration(config.home, registration);
-  if (live && live.pid !== process.pid) log.warn(`a hub (pid ${live.pid}) already serves this palace; not registering this read-only hub`);
+  const registrationPath = writeRegistration(config.home, registration);
 
   let idleTimer: NodeJS.Timeout | undefined;
   const idleMs = config.idleHours * 3_600_000;
@@ -253,7 +262,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       await memory.close();
       kg.close();
       logstream.close();
-      lease?.release();
+      lease.release();
     })();
     return closing;
   };

@@ -223,9 +223,8 @@ describe('palace memory commands on the palace directly', SLOW, () => {
   it('drawer add of a near-copy is not filed unless --force', async () => {
     const near =
       'We chose LanceDB as our embedded vector store because it runs in process and needs no separate server.';
-    const refused = ok(
-      await palace.run(['drawer', 'add', '--wing', 'acme', '--room', 'copies', '--content', near]),
-    );
+    const refused = await palace.run(['drawer', 'add', '--wing', 'acme', '--room', 'copies', '--content', near]);
+    expect(refused.code, 'a refused near-duplicate exits 1').toBe(1);
     expect(refused.stdout).toMatch(
       new RegExp(`^Not filed: near-duplicate of ${decisionId} \\(similarity 0\\.9\\d+\\); use --force`),
     );

@@ -3,6 +3,7 @@
 // $PALACE_HOME/server/<key>/token, printed once with client config and reused silently afterwards.
 
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
@@ -88,7 +89,8 @@ describe('palace serve on a non-loopback bind', () => {
     const printed = first.stdout();
     expect(printed.split(token).length - 1).toBeGreaterThanOrEqual(1);
     expect(printed).toContain(path);
-    expect(printed).toContain(`${first.url}/mcp`);
+    // Remote clients get the machine's name, not 127.0.0.1.
+    expect(printed).toContain(`http://${hostname().toLowerCase()}:${first.port}/mcp`);
     expect(printed).toMatch(/claude mcp add --transport http palace/);
     expect(printed).toContain(`Authorization: Bearer ${token}`);
     expect(printed).toMatch(/mcpServers/);

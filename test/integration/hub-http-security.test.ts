@@ -169,7 +169,7 @@ describe('DNS-rebinding guard', () => {
     );
   });
 
-  it('refuses a non-loopback Origin and accepts loopback origins', async () => {
+  it("refuses every Origin but the hub's own (a page on another loopback port included)", async () => {
     const hub = await hubWith();
     const evil = await fetch(`${hub.url}/healthz`, { headers: { Origin: 'http://evil.example' } });
     expect(evil.status).toBe(403);
@@ -184,16 +184,25 @@ describe('DNS-rebinding guard', () => {
     expect(garbage.status).toBe(403);
 
     for (const origin of ['http://localhost:1234', 'http://127.0.0.1', 'http://[::1]:9999']) {
-      const ok = await fetch(`${hub.url}/healthz`, { headers: { Origin: origin } });
-      expect(ok.status, origin).toBe(200);
+      const other = await fetch(`${hub.url}/healthz`, { headers: { Origin: origin } });
+      expect(other.status, origin).toBe(403);
     }
-    const okMcp = await fetch(`${hub.url}/mcp`, {
-      method: 'POST',
-      headers: { ...MCP_HEADERS, Origin: 'http://localhost:1234' },
-      body: INIT,
-    });
-    expect(okMcp.status).toBe(200);
-    await okMcp.body?.cancel();
+    for (const origin of [`http://localhost:${hub.port}`, `http://127.0.0.1:${hub.port}`, `http://[::1]:${hub.port}`]) {
+      const ok = await fetch(`${hub.url}/mcp`, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, Origin: origin },
+        body: INIT,
+      });
+      expect(ok.status, origin).toBe(200);
+      await ok.body?.cancel();
+    }
+  });
+
+  it("accepts an Origin named in PALACE_MCP_EXTRA_ALLOWED_HOSTS (a proxy's public name)", async () => {
+    const hub = await hubWith({ env: { PALACE_MCP_EXTRA_ALLOWED_HOSTS: 'palace.example.com' } });
+    const res = await fetch(`${hub.url}/statusz`, { headers: { Origin: 'https://palace.example.com' } });
+    expect(res.status).toBe(200);
+    await res.body?.cancel();
   });
 });
 

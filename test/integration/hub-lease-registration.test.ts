@@ -99,20 +99,15 @@ describe('writer lease', () => {
     expect(existsSync(leasePath(dirs.palace))).toBe(false);
   });
 
-  it('lets a read-only hub run beside the writer', async () => {
+  it('refuses a read-only hub beside the writer (one server per palace; see test/security/edge-one-server.test.ts)', async () => {
     const writer = await startChildHub(dirs);
-    const reader = await startTestHub(dirs, { readOnly: true });
-    expect(await healthy(reader.url)).toBe(true);
+    await expect(startTestHub(dirs, { readOnly: true })).rejects.toThrow(/already served by/);
     expect(readJson<{ pid: number }>(leasePath(dirs.palace)).pid).toBe(writer.pid);
-    // The writer stays the registered hub (stdio proxies must keep forwarding writes to it).
-    expect(readLiveRegistration(dirs.palaceHome, dirs.palace)).toMatchObject({
-      pid: writer.pid,
-      read_only: false,
-    });
-    await reader.close();
+    // The writer stays the registered hub.
     expect(readLiveRegistration(dirs.palaceHome, dirs.palace)).toMatchObject({
       pid: writer.pid,
       port: writer.port,
+      read_only: false,
     });
   });
 });

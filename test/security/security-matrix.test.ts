@@ -1,7 +1,8 @@
 // The security matrix: every HTTP route the hub's Koa router serves (enumerated from the router
 // itself, so a new route without a row here fails) x {no token, wrong token, foreign Host, foreign
-// Origin, right token}, on a writer hub and a read-only hub; and every tool of the registry on the
-// read-only hub (mutating ones hidden from tools/list and refused) and without a token (401).
+// Origin, another local origin, cross-site fetch without Origin, non-JSON body, right token}, on a
+// writer hub and a read-only hub; and every tool of the registry on the read-only hub (mutating ones
+// hidden from tools/list and refused) and without a token (401).
 
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 
@@ -38,11 +39,7 @@ const JSON_HEADERS = { 'Content-Type': 'application/json' };
 const ROUTES: Record<string, RouteRow> = {
   'GET /healthz': { public: true },
   'GET /statusz': {},
-  'GET /mcp': {},
   'POST /mcp': { body: MCP_INIT, headers: MCP_HEADERS },
-  'PUT /mcp': {},
-  'PATCH /mcp': {},
-  'DELETE /mcp': {},
   'GET /logstream/stream': { headers: { Accept: 'text/event-stream' } },
   'GET /sync/version_vector': {},
   'GET /sync/ops': {},
@@ -60,6 +57,10 @@ const ROUTES: Record<string, RouteRow> = {
 /** Paths served by middleware outside the router, probed as well. */
 const EXTRA_PATHS: Record<string, RouteRow> = {
   'GET /ui/': { public: true },
+  'GET /mcp': {},
+  'PUT /mcp': {},
+  'PATCH /mcp': {},
+  'DELETE /mcp': {},
   'GET /no-such-route': {},
 };
 
@@ -70,8 +71,8 @@ function routerRoutes(hub: Hub): string[] {
   const app = createApp({
     hub: hub.services,
     token: TOKEN,
-    pinHost: true,
     allowedHosts: () => new Set(),
+    ownOrigins: () => new Set(),
     status: () => ({}),
     sse: { clients: 0 },
   });
@@ -194,6 +195,43 @@ describe('HTTP route matrix', () => {
           const answer = await probe(hubOf().url, key, row, headers);
           expect(answer.status, `${key}: ${label}`).toBe(403);
           expect(errorCode(answer), `${key}: ${label}`).toBe('auth.forbidden');
+        }
+      }
+    }, 120_000);
+
+    it(`${which} hub: a page of another origin (another local port, same host on another port, or a cross-site fetch without Origin) gets 403, even with the right token`, async () => {
+      const auth = { Authorization: `Bearer ${TOKEN}` };
+      const port = hubOf().port;
+      for (const [key, row] of Object.entries(rows)) {
+        for (const [label, headers] of [
+          ['Origin http://localhost:3000', { ...auth, Origin: 'http://localhost:3000', 'Sec-Fetch-Site': 'same-site' }],
+          ['Origin of the next port', { ...auth, Origin: `http://127.0.0.1:${port + 1}` }],
+          ['Origin https on the same port', { ...auth, Origin: `https://127.0.0.1:${port}` }],
+          ['no Origin, Sec-Fetch-Site cross-site', { ...auth, 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'no-cors' }],
+          ['no Origin, Sec-Fetch-Site same-site', { ...auth, 'Sec-Fetch-Site': 'same-site', 'Sec-Fetch-Mode': 'cors' }],
+        ] as const) {
+          const answer = await probe(hubOf().url, key, row, headers);
+          expect(answer.status, `${key}: ${label}`).toBe(403);
+          expect(errorCode(answer), `${key}: ${label}`).toBe('auth.forbidden');
+        }
+      }
+    }, 120_000);
+
+    it(`${which} hub: every state-changing route refuses a non-JSON body with 415; reads ignore the type`, async () => {
+      const auth = { Authorization: `Bearer ${TOKEN}`, Origin: `http://localhost:${hubOf().port}` };
+      for (const [key, row] of Object.entries(rows)) {
+        for (const type of ['text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=b', undefined]) {
+          const headers = { ...row.headers, ...auth };
+          delete (headers as Record<string, string>)['Content-Type'];
+          const answer = await probe(hubOf().url, key, { ...row, headers }, type ? { 'Content-Type': type } : {});
+          const label = `${key} with ${type ?? 'no Content-Type'}`;
+          if (key in ROUTES && !key.startsWith('GET ')) {
+            expect(answer.status, label).toBe(415);
+            expect(errorCode(answer), label).toBe('http.unsupported_media_type');
+          } else {
+            expect(answer.status, label).not.toBe(415);
+            expect([401, 403, 500], `${label} -> ${answer.status}`).not.toContain(answer.status);
+          }
         }
       }
     }, 120_000);

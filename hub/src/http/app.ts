@@ -1,5 +1,5 @@
-// The hub's Koa application: middleware in order (counters, errors, Host/Origin guard, bearer auth)
-// and the routes /healthz, /statusz, /mcp, /logstream/stream and /sync/*.
+// The hub's Koa application: middleware in order (counters, errors, Host guard, cross-origin guard,
+// bearer auth) and the routes /healthz, /statusz, /mcp, /logstream/stream, /sync/* and the daemon's.
 
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -10,6 +10,7 @@ import type { BuildServerOptions } from '../tools/build-server.js';
 import { bearerAuth } from './middleware/auth.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { hostGuard } from './middleware/host-guard.js';
+import { crossOriginGuard, jsonOnly } from './middleware/request-guard.js';
 import { DAEMON_ALLOW, daemonRoutes } from './routes/daemon.js';
 import { mcpHandler } from './routes/mcp.js';
 import { sseHandler, type SseState } from './routes/sse.js';
@@ -20,8 +21,10 @@ import { CYPHER_ALLOW, cypherRoutes } from './routes/cypher.js';
 export interface AppOptions {
   hub: HubServices;
   token: string | undefined;
-  pinHost: boolean;
+  /** Host header values accepted (every bind; see host-guard.ts). */
   allowedHosts: () => ReadonlySet<string>;
+  /** The hub's own origins (scheme://name:port), the only pages allowed to call it. */
+  ownOrigins: () => ReadonlySet<string>;
   status: () => Record<string, unknown>;
   sse: SseState;
   server?: BuildServerOptions;
@@ -34,6 +37,7 @@ const ALLOW: Record<string, string[]> = {
   '/healthz': ['GET', 'HEAD'],
   '/statusz': ['GET', 'HEAD'],
   '/logstream/stream': ['GET', 'HEAD'],
+  '/mcp': ['POST'],
   ...SYNC_ALLOW,
   ...DAEMON_ALLOW,
   ...CYPHER_ALLOW,
@@ -53,13 +57,17 @@ export function createApp(options: AppOptions): Koa {
     await next();
   });
   app.use(errorMiddleware(hub.log));
-  app.use(hostGuard({ pinHost: options.pinHost, allowed: options.allowedHosts, extraOrigins: hub.config.extraAllowedHosts }));
+  app.use(hostGuard(options.allowedHosts));
+  app.use(crossOriginGuard({ own: options.ownOrigins, extraHosts: hub.config.extraAllowedHosts }));
   // The dashboard's static files are public; every data call it makes carries the token.
   app.use(bearerAuth(options.token, (path) => PUBLIC_PATHS.has(path) || isUiPath(path)));
   const ui = uiHandler(options.uiDirs);
   app.use((ctx, next) => (isUiPath(ctx.path) ? ui(ctx) : next()));
 
   const router = new Router();
+  // Runs only for a route that takes the method (404 and 405 come first): no form or text/plain
+  // body, which a browser may send cross-origin without asking, ever reaches a handler.
+  router.use(jsonOnly());
   router.get('/healthz', (ctx) => {
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = 'ok';
@@ -67,7 +75,7 @@ export function createApp(options: AppOptions): Koa {
   router.get('/statusz', (ctx) => {
     ctx.body = options.status();
   });
-  router.all('/mcp', mcpHandler(hub, options.server ?? {}));
+  router.post('/mcp', mcpHandler(hub, options.server ?? {}));
   router.get('/logstream/stream', sseHandler(hub, options.sse));
   syncRoutes(router, hub);
   cypherRoutes(router, hub);

@@ -1,4 +1,5 @@
-// Request counters and the recently seen MCP clients shown by /statusz. In memory, bounded.
+// Request counters and the recently seen MCP clients shown by /statusz. In memory, bounded: at most
+// REQUEST_STATS_LIMITS.clients clients, every string kept truncated (a request's own data can be MBs).
 
 export interface ClientRecord {
   client_id: string;
@@ -12,7 +13,19 @@ export interface ClientRecord {
   last_method: string | null;
 }
 
-const MAX_CLIENTS = 50;
+/** What /statusz keeps per client, and for how many clients. */
+export const REQUEST_STATS_LIMITS = { clients: 50, methodChars: 128, userAgentChars: 160 } as const;
+const MAX_CLIENTS = REQUEST_STATS_LIMITS.clients;
+
+/**
+ * `text` cut to at most `max` characters (the last one an ellipsis when cut); null stays null. The cut
+ * is copied through a Buffer: a plain slice() can be a V8 sliced string that keeps the whole request
+ * string alive, and a cut surrogate pair becomes U+FFFD.
+ */
+function clip(text: string | null, max: number): string | null {
+  if (text === null || text.length <= max) return text;
+  return `${Buffer.from(text.slice(0, max - 1), 'utf8').toString('utf8')}…`;
+}
 
 export class RequestStats {
   total = 0;
@@ -39,7 +52,9 @@ export class RequestStats {
   ): void {
     this.mcpRequests++;
     this.lastMcpAt = now.getTime();
-    const id = `${key.remote ?? '?'}|${key.userAgent ?? '?'}`;
+    const userAgent = clip(key.userAgent, REQUEST_STATS_LIMITS.userAgentChars);
+    const remote = clip(key.remote, 64);
+    const id = `${remote ?? '?'}|${userAgent ?? '?'}`;
     const at = now.toISOString();
     let record = this.clients.get(id);
     if (!record) {
@@ -47,8 +62,8 @@ export class RequestStats {
         client_id: id,
         name: null,
         version: null,
-        user_agent: key.userAgent?.slice(0, 160) ?? null,
-        remote: key.remote,
+        user_agent: userAgent,
+        remote,
         first_seen: at,
         last_seen: at,
         requests: 0,
@@ -62,9 +77,9 @@ export class RequestStats {
     }
     record.requests++;
     record.last_seen = at;
-    record.last_method = method;
-    if (typeof clientInfo?.name === 'string') record.name = clientInfo.name.slice(0, 100);
-    if (typeof clientInfo?.version === 'string') record.version = clientInfo.version.slice(0, 50);
+    record.last_method = clip(method, REQUEST_STATS_LIMITS.methodChars);
+    if (typeof clientInfo?.name === 'string') record.name = clip(clientInfo.name, 100);
+    if (typeof clientInfo?.version === 'string') record.version = clip(clientInfo.version, 50);
   }
 
   recentClients(): ClientRecord[] {

@@ -1,5 +1,8 @@
 // Request counters and the recently seen MCP clients shown by /statusz. In memory, bounded: at most
 // REQUEST_STATS_LIMITS.clients clients, every string kept truncated (a request's own data can be MBs).
+// Also the admission count of concurrent long-polls (WaitGate).
+
+import { HubError } from '../errors.js';
 
 export interface ClientRecord {
   client_id: string;
@@ -15,6 +18,7 @@ export interface ClientRecord {
 
 /** What /statusz keeps per client, and for how many clients. */
 export const REQUEST_STATS_LIMITS = { clients: 50, methodChars: 128, userAgentChars: 160 } as const;
+
 const MAX_CLIENTS = REQUEST_STATS_LIMITS.clients;
 
 /**
@@ -27,7 +31,36 @@ function clip(text: string | null, max: number): string | null {
   return `${Buffer.from(text.slice(0, max - 1), 'utf8').toString('utf8')}…`;
 }
 
+/**
+ * Concurrent palace_event_wait calls: each holds a request, a socket and an MCP server until it ends,
+ * so past the cap (PALACE_WAIT_MAX_CONCURRENT) a wait is refused at once with the retryable http.busy.
+ */
+export class WaitGate {
+  active = 0;
+  refused = 0;
+
+  /** Admits one wait or throws http.busy; returns the function that ends it (idempotent). */
+  enter(max: number): () => void {
+    if (this.active >= max) {
+      this.refused++;
+      throw new HubError(
+        'http.busy',
+        `too many concurrent palace_event_wait calls (PALACE_WAIT_MAX_CONCURRENT=${max}); retry in a second, or poll with palace_event_list`,
+        { data: { retry_after_ms: 1_000 } },
+      );
+    }
+    this.active++;
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      this.active--;
+    };
+  }
+}
+
 export class RequestStats {
+  readonly waits = new WaitGate();
   total = 0;
   mcpRequests = 0;
   readonly byStatus: Record<string, number> = {};

@@ -83,19 +83,26 @@ export const eventWaitTool = defineTool({
   name: 'palace_event_wait',
   title: 'Wait for logstream events',
   description:
-    'Long-poll: returns at once if matching events exist after since_event_id, otherwise waits until one is appended or timeout_ms passes (default 60000, max 300000). Always pass since_event_id, or old matches return immediately. On timeout returns {timed_out: true, events: []} (not an error) with a cursor to resume from. Sends progress notifications while waiting.',
+    'Long-poll: returns at once if matching events exist after since_event_id, otherwise waits until one is appended or timeout_ms passes (default 60000, max 300000). Always pass since_event_id, or old matches return immediately. On timeout returns {timed_out: true, events: []} (not an error) with a cursor to resume from. Sends progress notifications while waiting. Past the hub cap on concurrent waits it answers http.busy at once: retry after data.retry_after_ms.',
   input: {
     ...filterShape,
     timeout_ms: z.number().min(0).max(LIMITS.waitMaxMs).optional().describe('How long to wait in ms (default 60000, max 300000)'),
   },
   mutating: false,
   lockFree: true,
-  handler: (args, hub, ctx) =>
-    hub.logstream.wait(args, {
-      signal: ctx.signal,
-      progressEveryMs: 10_000,
-      onProgress: (elapsed, total) => void ctx.progress(elapsed, total, 'waiting for events').catch(() => undefined),
-    }),
+  handler: async (args, hub, ctx) => {
+    // Admitted against PALACE_WAIT_MAX_CONCURRENT; over it, http.busy at once (retryable).
+    const leave = hub.stats.waits.enter(hub.config.waitMaxConcurrent);
+    try {
+      return await hub.logstream.wait(args, {
+        signal: ctx.signal,
+        progressEveryMs: 10_000,
+        onProgress: (elapsed, total) => void ctx.progress(elapsed, total, 'waiting for events').catch(() => undefined),
+      });
+    } finally {
+      leave();
+    }
+  },
 });
 
 export const eventAckTool = defineTool({

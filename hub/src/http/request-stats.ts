@@ -39,16 +39,21 @@ export class WaitGate {
   active = 0;
   refused = 0;
 
+  /** The refusal when `max` waits are already running (counted as refused), else undefined. */
+  refusal(max: number): HubError | undefined {
+    if (this.active < max) return undefined;
+    this.refused++;
+    return new HubError(
+      'http.busy',
+      `too many concurrent palace_event_wait calls (PALACE_WAIT_MAX_CONCURRENT=${max}); retry in a second, or poll with palace_event_list`,
+      { data: { retry_after_ms: 1_000 } },
+    );
+  }
+
   /** Admits one wait or throws http.busy; returns the function that ends it (idempotent). */
   enter(max: number): () => void {
-    if (this.active >= max) {
-      this.refused++;
-      throw new HubError(
-        'http.busy',
-        `too many concurrent palace_event_wait calls (PALACE_WAIT_MAX_CONCURRENT=${max}); retry in a second, or poll with palace_event_list`,
-        { data: { retry_after_ms: 1_000 } },
-      );
-    }
+    const refused = this.refusal(max);
+    if (refused) throw refused;
     this.active++;
     let left = false;
     return () => {

@@ -152,7 +152,7 @@ export function startHostileLoad(url: string, options: HostileOptions): { stop: 
   const flood = Array.from({ length: options.floodWaits }, async (_, i) => {
     while (running) {
       try {
-        await mcp.call('palace_event_wait', { to_agent: `flood-${i}`, timeout_ms: 1_000 });
+        await mcp.call('palace_event_wait', { to_agent: `flood-${i}`, timeout_ms: 10_000 }); // held like the issue's 20,000
         counts.waitsAdmitted++;
       } catch (err) {
         const message = (err as Error).message;

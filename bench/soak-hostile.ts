@@ -128,7 +128,10 @@ export function startHostileLoad(url: string, options: HostileOptions): { stop: 
   let running = true;
   const mcp = new RawMcp(url);
 
+  // Each loop starts at a random point of its first cycle, as a steady flood of clients would; a burst
+  // of them in one instant measures the cost of N simultaneous requests, not what the hub holds.
   const stalled = Array.from({ length: options.stalledReaders }, async () => {
+    await sleep(Math.random() * options.stallMs);
     while (running) {
       let res: IncomingMessage;
       try {
@@ -150,6 +153,7 @@ export function startHostileLoad(url: string, options: HostileOptions): { stop: 
   });
 
   const flood = Array.from({ length: options.floodWaits }, async (_, i) => {
+    await sleep(Math.random() * 1_500);
     while (running) {
       try {
         await mcp.call('palace_event_wait', { to_agent: `flood-${i}`, timeout_ms: 10_000 }); // held like the issue's 20,000

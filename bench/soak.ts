@@ -67,6 +67,8 @@ export const HOSTILE = {
 /** /healthz latency and hub RSS of one half of the run. */
 export interface PhaseFigures {
   healthzWorstMs: number;
+  /** When the worst /healthz was sent, ms after the phase began. */
+  healthzWorstAtMs: number;
   healthzP99Ms: number;
   healthzSamples: number;
   rssMaxMb: number;
@@ -567,9 +569,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const rssSlope = slope(secondHalf);
     const meanMb = secondHalf.reduce((a, p) => a + p.y, 0) / Math.max(1, secondHalf.length);
     const phase = (from: number, to: number): PhaseFigures => {
-      const ms = probe.samples.filter((p) => p.atMs - t0 >= from && p.atMs - t0 < to).map((p) => p.ms);
+      const inPhase = probe.samples.filter((p) => p.atMs - t0 >= from && p.atMs - t0 < to);
+      const ms = inPhase.map((p) => p.ms);
+      const worst = inPhase.reduce<{ atMs: number; ms: number } | undefined>((w, p) => (!w || p.ms > w.ms ? p : w), undefined);
       return {
-        healthzWorstMs: ms.length ? Math.max(...ms) : Number.NaN,
+        healthzWorstMs: worst?.ms ?? Number.NaN,
+        healthzWorstAtMs: worst ? worst.atMs - t0 - from : Number.NaN,
         healthzP99Ms: percentile(ms, 99),
         healthzSamples: ms.length,
         rssMaxMb: Math.max(0, ...rss.filter((p) => p.atMs >= from && p.atMs < to).map((p) => p.mb)),
@@ -635,7 +640,7 @@ export function reportLines(r: SoakReport): string[] {
   const h = r.hostile;
   if (h) {
     const figures = (p: PhaseFigures): string =>
-      `/healthz worst ${p.healthzWorstMs.toFixed(1)} ms, p99 ${p.healthzP99Ms.toFixed(1)} ms (n=${p.healthzSamples}); RSS max ${p.rssMaxMb.toFixed(0)} MB`;
+      `/healthz worst ${p.healthzWorstMs.toFixed(1)} ms (${(p.healthzWorstAtMs / 1000).toFixed(1)} s in), p99 ${p.healthzP99Ms.toFixed(1)} ms (n=${p.healthzSamples}); RSS max ${p.rssMaxMb.toFixed(0)} MB`;
     lines.push(
       `  without hostile load (first half):  ${figures(h.baseline)}`,
       `  with hostile load (second half):    ${figures(h.hostile)}`,

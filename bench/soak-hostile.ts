@@ -58,7 +58,10 @@ export function prefillLog(palace: string, count: number, bodyBytes: number): st
 }
 
 /** Fetches /healthz every `everyMs` and keeps each latency with when it was sent (epoch ms). */
-export function startHealthProbe(url: string, everyMs = 100): { samples: Array<{ atMs: number; ms: number }>; stop: () => Promise<void> } {
+export function startHealthProbe(
+  url: string,
+  everyMs = 100,
+): { samples: Array<{ atMs: number; ms: number }>; stop: () => Promise<void> } {
   const samples: Array<{ atMs: number; ms: number }> = [];
   let running = true;
   const loop = (async () => {
@@ -89,7 +92,12 @@ function openPaused(url: string, since: string): Promise<IncomingMessage> {
   const target = new URL(`${url}/logstream/stream?since_event_id=${encodeURIComponent(since)}`);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: target.hostname, port: Number(target.port), path: target.pathname + target.search, headers: { Accept: 'text/event-stream' } },
+      {
+        host: target.hostname,
+        port: Number(target.port),
+        path: target.pathname + target.search,
+        headers: { Accept: 'text/event-stream' },
+      },
       (res) => {
         res.pause();
         resolve(res);
@@ -123,8 +131,18 @@ function readBriefly(res: IncomingMessage, ms: number): Promise<boolean> {
 }
 
 /** Starts the hostile load; `stop()` ends it and returns what it saw. */
-export function startHostileLoad(url: string, options: HostileOptions): { stop: () => Promise<HostileCounts> } {
-  const counts: HostileCounts = { stalledOpens: 0, sseDrops: 0, waitsAdmitted: 0, waitsRefused: 0, oversizedRefused: 0, failures: [] };
+export function startHostileLoad(
+  url: string,
+  options: HostileOptions,
+): { stop: () => Promise<HostileCounts> } {
+  const counts: HostileCounts = {
+    stalledOpens: 0,
+    sseDrops: 0,
+    waitsAdmitted: 0,
+    waitsRefused: 0,
+    oversizedRefused: 0,
+    failures: [],
+  };
   let running = true;
   const mcp = new RawMcp(url);
 
@@ -142,7 +160,8 @@ export function startHostileLoad(url: string, options: HostileOptions): { stop: 
       }
       if (res.statusCode !== 200) {
         res.destroy();
-        if (res.statusCode !== 503) counts.failures.push(`stalled reader: the stream answered ${res.statusCode}`);
+        if (res.statusCode !== 503)
+          counts.failures.push(`stalled reader: the stream answered ${res.statusCode}`);
         await sleep(500);
         continue;
       }
@@ -167,12 +186,16 @@ export function startHostileLoad(url: string, options: HostileOptions): { stop: 
     }
   });
 
-  const many = (prefix: string): string[] => Array.from({ length: options.oversizedValues }, (_, i) => `${prefix}-${i}`);
+  const many = (prefix: string): string[] =>
+    Array.from({ length: options.oversizedValues }, (_, i) => `${prefix}-${i}`);
   const oversized = (async () => {
     const attacks: Array<[string, Record<string, unknown>]> = [
       ['palace_event_list', { to_agent: many('agent') }],
       ['palace_search', { query: 'x', tags: many('tag') }],
-      ['palace_event_append', { type: 'status', stream: 's', room: 'r', from_agent: 'hostile', artifact_ids: many('art') }],
+      [
+        'palace_event_append',
+        { type: 'status', stream: 's', room: 'r', from_agent: 'hostile', artifact_ids: many('art') },
+      ],
     ];
     while (running)
       for (const [name, args] of attacks) {

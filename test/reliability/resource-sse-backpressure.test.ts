@@ -9,7 +9,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import type { EventPage } from '../../hub/src/core/types.js';
 import type { Hub } from '../../hub/src/server.js';
-import { makeHubDirs, openStream, rawRequest, startTestHub, waitUntil, type HubDirs, type SseFrame } from '../helpers/hub.js';
+import {
+  makeHubDirs,
+  openStream,
+  rawRequest,
+  startTestHub,
+  waitUntil,
+  type HubDirs,
+  type SseFrame,
+} from '../helpers/hub.js';
 import { createSseParser } from '../../hub/src/core/sse-frames.js';
 
 const EVENTS = 800;
@@ -29,19 +37,34 @@ afterEach(async () => {
 
 async function start(stallMs: number): Promise<Hub> {
   dirs = makeHubDirs();
-  hub = await startTestHub(dirs, { env: { PALACE_SSE_STALL_MS: String(stallMs), PALACE_SSE_MAX_CLIENTS: '2' } });
+  hub = await startTestHub(dirs, {
+    env: { PALACE_SSE_STALL_MS: String(stallMs), PALACE_SSE_MAX_CLIENTS: '2' },
+  });
   return hub;
 }
 
 async function appendMany(h: Hub, n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++)
-    ids.push((await h.services.logstream.append({ type: 'status', stream: 'project/bp', room: 'r', from_agent: 'writer', to_agent: '*', body: `${i} ${BODY}` })).id);
+    ids.push(
+      (
+        await h.services.logstream.append({
+          type: 'status',
+          stream: 'project/bp',
+          room: 'r',
+          from_agent: 'writer',
+          to_agent: '*',
+          body: `${i} ${BODY}`,
+        })
+      ).id,
+    );
   return ids;
 }
 
 async function sseClients(h: Hub): Promise<number> {
-  const status = JSON.parse((await rawRequest(h.url, { path: '/statusz' })).body) as { logstream: { sse_clients: number } };
+  const status = JSON.parse((await rawRequest(h.url, { path: '/statusz' })).body) as {
+    logstream: { sse_clients: number };
+  };
   return status.logstream.sse_clients;
 }
 
@@ -49,11 +72,19 @@ async function sseClients(h: Hub): Promise<number> {
 function openStalled(h: Hub, query: string, headers: Record<string, string> = {}): Promise<IncomingMessage> {
   const url = new URL(`${h.url}/logstream/stream${query}`);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: Number(url.port), path: url.pathname + url.search, headers: { Accept: 'text/event-stream', ...headers } }, (res) => {
-      res.pause();
-      responses.push(res);
-      resolve(res);
-    });
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: Number(url.port),
+        path: url.pathname + url.search,
+        headers: { Accept: 'text/event-stream', ...headers },
+      },
+      (res) => {
+        res.pause();
+        responses.push(res);
+        resolve(res);
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -73,7 +104,9 @@ function readToEnd(res: IncomingMessage): Promise<SseFrame[]> {
 }
 
 function eventIds(frames: SseFrame[]): string[] {
-  return frames.filter((f) => f.data !== undefined && f.event === undefined).flatMap((f) => (JSON.parse(f.data as string) as EventPage).events.map((e) => e.id));
+  return frames
+    .filter((f) => f.data !== undefined && f.event === undefined)
+    .flatMap((f) => (JSON.parse(f.data as string) as EventPage).events.map((e) => e.id));
 }
 
 /** Checks the dropped stream's last frame and resumes from it; returns every id seen across both. */

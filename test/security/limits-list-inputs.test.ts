@@ -14,9 +14,19 @@ import { TOOLS } from '../../hub/src/tools/registry.js';
 import { catchHubError } from '../helpers/errors.js';
 import { connectHttpClient, makeHubDirs, rawRequest, startTestHub, type HubDirs } from '../helpers/hub.js';
 
-const FILTERS = ['to_agent', 'exclude_from_agent', 'from_agent', 'type', 'status', 'correlation_id', 'stream', 'room'] as const;
+const FILTERS = [
+  'to_agent',
+  'exclude_from_agent',
+  'from_agent',
+  'type',
+  'status',
+  'correlation_id',
+  'stream',
+  'room',
+] as const;
 
-const names = (n: number, prefix = 'agent'): string[] => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+const names = (n: number, prefix = 'agent'): string[] =>
+  Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
 
 function errorText(result: unknown): string {
   const r = result as CallToolResult;
@@ -49,7 +59,13 @@ afterAll(async () => {
   readerDirs?.cleanup();
 });
 
-async function refused(c: Client, name: string, args: Record<string, unknown>, field: string, limit: number): Promise<void> {
+async function refused(
+  c: Client,
+  name: string,
+  args: Record<string, unknown>,
+  field: string,
+  limit: number,
+): Promise<void> {
   const result = await c.callTool({ name, arguments: args });
   const text = errorText(result);
   expect(result.isError, `${name} ${field}: ${text.slice(0, 300)}`).toBe(true);
@@ -67,7 +83,10 @@ describe('list inputs over their limit are refused before any work', () => {
   it('palace_event_list and palace_event_wait: every filter list, one value over', async () => {
     for (const tool of ['palace_event_list', 'palace_event_wait'])
       for (const field of FILTERS) {
-        const values = field === 'status' ? Array.from({ length: LIMITS.filterValues + 1 }, () => 'open') : names(LIMITS.filterValues + 1, 'x');
+        const values =
+          field === 'status'
+            ? Array.from({ length: LIMITS.filterValues + 1 }, () => 'open')
+            : names(LIMITS.filterValues + 1, 'x');
         await refused(client, tool, { [field]: values, timeout_ms: 0 }, field, LIMITS.filterValues);
       }
   });
@@ -77,7 +96,13 @@ describe('list inputs over their limit are refused before any work', () => {
     await refused(
       client,
       'palace_event_append',
-      { type: 'status', stream: 's', room: 'r', from_agent: 'a', artifact_ids: names(LIMITS.artifactIds + 1, 'art') },
+      {
+        type: 'status',
+        stream: 's',
+        room: 'r',
+        from_agent: 'a',
+        artifact_ids: names(LIMITS.artifactIds + 1, 'art'),
+      },
       'artifact_ids',
       LIMITS.artifactIds,
     );
@@ -85,7 +110,13 @@ describe('list inputs over their limit are refused before any work', () => {
   });
 
   it('palace_search on a read-only hub: tags over the limit', async () => {
-    await refused(readerClient, 'palace_search', { query: 'x', tags: names(1_000, 'tag') }, 'tags', MEMORY_LIMITS.tags);
+    await refused(
+      readerClient,
+      'palace_search',
+      { query: 'x', tags: names(1_000, 'tag') },
+      'tags',
+      MEMORY_LIMITS.tags,
+    );
   });
 
   it('every array argument of every tool has a count limit in its schema', () => {
@@ -97,14 +128,17 @@ describe('list inputs over their limit are refused before any work', () => {
       if (type === 'optional' || type === 'nullable' || type === 'default') return visit(path, def.innerType);
       if (type === 'union') return (def.options as unknown[]).forEach((o) => visit(path, o));
       if (type === 'object')
-        return Object.entries(def.shape as Record<string, unknown>).forEach(([k, v]) => visit(`${path}.${k}`, v));
+        return Object.entries(def.shape as Record<string, unknown>).forEach(([k, v]) =>
+          visit(`${path}.${k}`, v),
+        );
       if (type === 'array') {
         const checks = (def.checks as { _zod: { def: { check: string } } }[] | undefined) ?? [];
         if (!checks.some((c) => c._zod.def.check === 'max_length')) unbounded.push(path);
         visit(`${path}[]`, def.element);
       }
     };
-    for (const tool of TOOLS) for (const [key, schema] of Object.entries(tool.input)) visit(`${tool.name}.${key}`, schema);
+    for (const tool of TOOLS)
+      for (const [key, schema] of Object.entries(tool.input)) visit(`${tool.name}.${key}`, schema);
     expect(unbounded).toEqual([]);
   });
 });
@@ -113,7 +147,9 @@ describe('the validators refuse an oversized list before de-duplicating it', () 
   it('eventQuery, artifactIds and tagList name the field and the limit', () => {
     const many = names(10_000);
     for (const field of FILTERS) {
-      const err = catchHubError(() => eventQuery({ [field]: field === 'status' ? many.map(() => 'open') : many }));
+      const err = catchHubError(() =>
+        eventQuery({ [field]: field === 'status' ? many.map(() => 'open') : many }),
+      );
       expect(err.code).toBe('input.invalid');
       expect(err.field).toBe(field);
       expect(err.message).toContain(`at most ${LIMITS.filterValues}`);
@@ -127,7 +163,9 @@ describe('the validators refuse an oversized list before de-duplicating it', () 
   });
 
   it('a list at the limit with repeats is accepted and de-duplicated in order', () => {
-    const q = eventQuery({ to_agent: [...names(LIMITS.filterValues / 2), ...names(LIMITS.filterValues / 2)] });
+    const q = eventQuery({
+      to_agent: [...names(LIMITS.filterValues / 2), ...names(LIMITS.filterValues / 2)],
+    });
     expect(q.to_agent).toEqual(names(LIMITS.filterValues / 2));
   });
 
@@ -135,7 +173,10 @@ describe('the validators refuse an oversized list before de-duplicating it', () 
     const qs = names(LIMITS.filterValues + 1)
       .map((n) => `to_agent=${n}`)
       .join('&');
-    const res = await rawRequest(hub.url, { path: `/logstream/stream?${qs}`, headers: { Accept: 'text/event-stream' } });
+    const res = await rawRequest(hub.url, {
+      path: `/logstream/stream?${qs}`,
+      headers: { Accept: 'text/event-stream' },
+    });
     expect(res.status, res.body.slice(0, 200)).toBe(400);
     const body = JSON.parse(res.body) as { error: { code: string; field: string; message: string } };
     expect(body.error).toMatchObject({ code: 'input.invalid', field: 'to_agent' });

@@ -39,14 +39,22 @@ describe('/statusz under huge request data', () => {
         jsonrpc: '2.0',
         id: 1,
         method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'n'.repeat(50_000), version: 'v'.repeat(50_000) } },
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'n'.repeat(50_000), version: 'v'.repeat(50_000) },
+        },
       };
       const batch = JSON.stringify([init, { jsonrpc: '2.0', id: 2, method }]);
       const res = await rawRequest(hub.url, {
         method: 'POST',
         path: '/mcp',
         body: batch,
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'User-Agent': userAgent },
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'User-Agent': userAgent,
+        },
       });
       expect(res.status).toBeLessThan(500);
     }
@@ -71,16 +79,28 @@ describe('/statusz under huge request data', () => {
 
   it('counts a huge batch without keeping its methods', async () => {
     const before = hub.services.stats.mcpRequests;
-    const batch = JSON.stringify(Array.from({ length: 2_000 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: `x${'y'.repeat(1_000)}${i}` })));
+    const batch = JSON.stringify(
+      Array.from({ length: 2_000 }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: i,
+        method: `x${'y'.repeat(1_000)}${i}`,
+      })),
+    );
     const res = await rawRequest(hub.url, {
       method: 'POST',
       path: '/mcp',
       body: batch,
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'User-Agent': 'batcher' },
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'User-Agent': 'batcher',
+      },
     });
     expect(res.status).toBeLessThan(500);
     expect(hub.services.stats.mcpRequests - before).toBe(2_000);
-    const status = JSON.parse((await rawRequest(hub.url, { path: '/statusz' })).body) as { clients: { recent: StatusClient[] } };
+    const status = JSON.parse((await rawRequest(hub.url, { path: '/statusz' })).body) as {
+      clients: { recent: StatusClient[] };
+    };
     const batcher = status.clients.recent.find((c) => c.user_agent === 'batcher');
     expect(batcher?.last_method?.length).toBeLessThanOrEqual(REQUEST_STATS_LIMITS.methodChars);
   });

@@ -10,7 +10,10 @@ export function listOf<T extends z.ZodType>(item: T, max: number): z.ZodArray<T>
 
 /** The message of the issue that made a one-or-many union fail, so a too-long list says so. */
 function unionMessage(issue: { errors?: unknown }): string | undefined {
-  const nested = (Array.isArray(issue.errors) ? issue.errors.flat() : []) as { code?: string; message?: string }[];
+  const nested = (Array.isArray(issue.errors) ? issue.errors.flat() : []) as {
+    code?: string;
+    message?: string;
+  }[];
   return nested.find((i) => i.code === 'too_big')?.message;
 }
 

@@ -1,6 +1,7 @@
-// Entry of `npm run soak [-- --agents N --duration S --long-pollers N --sse N --no-drawers --fail-on-rss-growth]`
-// (defaults: 20 agents, 60 s, 20 long-polls, 4 SSE watchers; SOAK_AGENTS / SOAK_DURATION_S also
-// work). Prints the report; exits 1 on any error, lost or duplicated write, or missed SSE delivery.
+// Entry of `npm run soak [-- --agents N --duration S --long-pollers N --sse N --no-drawers --no-hostile --fail-on-rss-growth]`
+// (defaults: 20 agents, 60 s, 20 long-polls, 4 SSE watchers, the hostile load in the second half;
+// SOAK_AGENTS / SOAK_DURATION_S also work). Prints the report; exits 1 on any error, lost or
+// duplicated write, or missed SSE delivery.
 
 import { reportLines, runSoak, soakPassed } from './soak.js';
 
@@ -16,7 +17,7 @@ function flag(args: readonly string[], name: string, fallback: number): number {
 async function main(args: readonly string[]): Promise<number> {
   if (args.includes('--help')) {
     process.stdout.write(
-      'usage: npm run soak [-- --agents N --duration SECONDS --long-pollers N --sse N --no-drawers --fail-on-rss-growth]\n',
+      'usage: npm run soak [-- --agents N --duration SECONDS --long-pollers N --sse N --no-drawers --no-hostile --fail-on-rss-growth]\n',
     );
     return 0;
   }
@@ -29,6 +30,7 @@ async function main(args: readonly string[]): Promise<number> {
     sseWatchers: Math.min(8, flag(args, '--sse', 4)),
     rssEveryMs: Math.max(500, (durationS * 1000) / 60),
     drawers: !args.includes('--no-drawers'),
+    hostile: !args.includes('--no-hostile'),
     env: process.env,
     progress: (line) => process.stderr.write(`[soak] ${line}\n`),
   });

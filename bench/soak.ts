@@ -2,7 +2,9 @@
 // patch_submit -> ack applied -> outcome drawer) through a real child hub with the official MCP SDK
 // client for a set time, beside pending long-polls and SSE watchers. It reports throughput, p50/p99
 // per operation, errors, lost or duplicated writes (checked against the log and the drawers at the
-// end) and the hub's RSS over time with a growth verdict. Never asserts timings; callers judge.
+// end) and the hub's RSS over time with a growth verdict. With `hostile`, the second half of the run
+// adds stalled SSE readers, a flood of long-polls past the cap and oversized list inputs, and the
+// report compares the worst /healthz latency and the RSS of the two halves. Never asserts timings.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -15,7 +17,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { LogEvent } from '../hub/src/core/types.js';
 import { Logstream } from '../hub/src/logstream/logstream.js';
 import { readLiveRegistration } from '../hub/src/registration.js';
-import { connectSdkClient, sdkCall } from './hub-clients.js';
+import { connectSdkClient, sdkCall, type ToolArgs } from './hub-clients.js';
+import { prefillLog, startHealthProbe, startHostileLoad, type HostileCounts } from './soak-hostile.js';
 import { percentile, sleep } from './stats.js';
 
 /** The checkout root, from the sources (bench/) or the build (dist/bench/). */
@@ -45,6 +48,40 @@ export interface SoakOptions {
   progress?: (line: string) => void;
   /** The base environment for the hub child (PALACE_* is dropped, HOME is redirected). */
   env: Record<string, string | undefined>;
+  /** Add the hostile load (stalled SSE readers, a wait flood past the cap, oversized lists) in the second half. */
+  hostile?: boolean;
+}
+
+/** The hostile half's settings: the hub's bounds are scaled to the run, the attacks past them. */
+export const HOSTILE = {
+  stalledReaders: 4,
+  stallMs: 2_000,
+  /** Slots of the wait cap beyond what the agents and long-pollers use at most. */
+  spareWaits: 32,
+  floodWaits: 96,
+  oversizedValues: 30_000,
+  fillerEvents: 2_000,
+  fillerBytes: 8 * 1024,
+} as const;
+
+/** /healthz latency and hub RSS of one half of the run. */
+export interface PhaseFigures {
+  healthzWorstMs: number;
+  /** When the worst /healthz was sent, ms after the phase began. */
+  healthzWorstAtMs: number;
+  healthzP99Ms: number;
+  healthzSamples: number;
+  rssMaxMb: number;
+}
+
+export interface HostileReport extends HostileCounts {
+  /** The run's first half, normal load only. */
+  baseline: PhaseFigures;
+  /** The second half: the same load plus the hostile one. */
+  hostile: PhaseFigures;
+  waitCap: number;
+  /** Agents' waits refused by the cap and retried. */
+  agentWaitRetries: number;
 }
 
 export interface OpStats {
@@ -72,6 +109,9 @@ export interface SoakReport {
   /** Least-squares slope of RSS over the second half of the run, MB per minute. */
   rssSlopeMbPerMin: number;
   rssVerdict: 'flat' | 'growing';
+  /** Worst /healthz latency over the whole run (ms). */
+  healthzWorstMs: number;
+  hostile?: HostileReport;
 }
 
 interface Acked {
@@ -82,6 +122,7 @@ interface Acked {
 class Recorder {
   readonly samples = new Map<string, number[]>();
   readonly errors: string[] = [];
+  waitRetries = 0;
 
   async time<T>(op: string, fn: () => Promise<T>): Promise<T | undefined> {
     const t0 = performance.now();
@@ -229,6 +270,20 @@ interface Agent {
   client: Client;
 }
 
+/** palace_event_wait, retried while the hub's wait cap refuses it (http.busy), as a client should. */
+async function waitCall<T>(client: Client, args: ToolArgs, rec: Recorder, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      return await sdkCall<T>(client, 'palace_event_wait', args, timeoutMs);
+    } catch (err) {
+      if (!(err as Error).message.includes('http.busy') || Date.now() > deadline) throw err;
+      rec.waitRetries++;
+      await sleep(250);
+    }
+  }
+}
+
 /** One agent's requester side: delegate to `worker`, wait for the patch, ack applied, file the outcome. */
 async function requesterLoop(
   me: Agent,
@@ -258,12 +313,7 @@ async function requesterLoop(
     let patch: LogEvent | undefined;
     while (!patch) {
       const page = await rec.time('wait', () =>
-        sdkCall<{ events: LogEvent[] }>(
-          me.client,
-          'palace_event_wait',
-          { to_agent: me.name, type: 'patch.ready', correlation_id: corr, timeout_ms: 10_000 },
-          20_000,
-        ),
+        waitCall<{ events: LogEvent[] }>(me.client, { to_agent: me.name, type: 'patch.ready', correlation_id: corr, timeout_ms: 10_000 }, rec),
       );
       if (!page) return;
       patch = page.events[0];
@@ -312,16 +362,10 @@ async function workerLoop(me: Agent, stopAll: { at: number }, rec: Recorder, ack
   let cursor: string | undefined;
   while (Date.now() < stopAll.at) {
     const page = await rec.time('wait', () =>
-      sdkCall<{ events: LogEvent[] }>(
+      waitCall<{ events: LogEvent[] }>(
         me.client,
-        'palace_event_wait',
-        {
-          to_agent: me.name,
-          type: 'task.request',
-          timeout_ms: 2_000,
-          ...(cursor ? { since_event_id: cursor } : {}),
-        },
-        20_000,
+        { to_agent: me.name, type: 'task.request', timeout_ms: 2_000, ...(cursor ? { since_event_id: cursor } : {}) },
+        rec,
       ),
     );
     if (!page) return;
@@ -389,7 +433,18 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   mkdirSync(join(home, '.palace'), { recursive: true });
   mkdirSync(palace);
   const env = childEnvironment(options.env, home);
+  const waitCap = 2 * options.agents + options.longPollers + HOSTILE.spareWaits;
+  let replayFrom = '';
+  if (options.hostile) {
+    // The same hub settings for both halves; the bounds scaled to the run so the hostile half reaches them.
+    env.PALACE_SSE_MAX_CLIENTS = String(options.sseWatchers + HOSTILE.stalledReaders);
+    env.PALACE_SSE_STALL_MS = String(HOSTILE.stallMs);
+    env.PALACE_WAIT_MAX_CONCURRENT = String(waitCap);
+    say(`prefilling the log with ${HOSTILE.fillerEvents} x ${HOSTILE.fillerBytes} B events for the stalled readers to replay`);
+    replayFrom = prefillLog(palace, HOSTILE.fillerEvents, HOSTILE.fillerBytes);
+  }
   const { child, url } = await startHub(palace, env);
+  const probe = startHealthProbe(url);
   const rec = new Recorder();
   const acked: Acked = { events: new Set(), drawers: new Set() };
   const rss: Array<{ atMs: number; mb: number }> = [];
@@ -430,9 +485,20 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const polls = pollerClients.map(async (c) => {
       while (Date.now() < until)
         await rec.time('long_poll', () =>
-          sdkCall(c, 'palace_event_wait', { to_agent: 'nobody-listens-here', timeout_ms: 3_000 }, 20_000),
+          waitCall(c, { to_agent: 'nobody-listens-here', timeout_ms: 3_000 }, rec),
         );
     });
+    const half = options.durationMs / 2;
+    let hostileStarted = Number.POSITIVE_INFINITY;
+    const hostileRun = options.hostile
+      ? sleep(half).then(async () => {
+          say('hostile load on: stalled SSE readers, a wait flood past the cap, oversized list inputs');
+          hostileStarted = Date.now() - t0;
+          const load = startHostileLoad(url, { ...HOSTILE, replayFrom });
+          await sleep(Math.max(0, until - Date.now()));
+          return load.stop();
+        })
+      : Promise.resolve(undefined);
     const done = { loops: 0 };
     const requesters = agents.map((a, i) =>
       requesterLoop(
@@ -447,6 +513,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     );
     const workers = agents.map((a) => workerLoop(a, stopAll, rec, acked));
     await Promise.all([...requesters, ...polls]);
+    const hostileCounts = await hostileRun;
+    const hostileEnded = Date.now() - t0;
     stopAll.at = 0; // requesters are done: workers finish their current wait and stop
     await Promise.all(workers);
     const elapsedMs = performance.now() - started;
@@ -478,6 +546,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       offset += 1000;
     }
     await checker.close();
+    await probe.stop();
     child.kill('SIGTERM');
     await new Promise((resolve) =>
       child.exitCode !== null ? resolve(undefined) : child.once('close', resolve),
@@ -494,11 +563,31 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       calls += list.length;
       ops[op] = { count: list.length, p50: percentile(list, 50), p99: percentile(list, 99) };
     }
-    const half = rss
+    const secondHalf = rss
       .filter((s) => s.atMs >= options.durationMs / 2)
       .map((s) => ({ x: s.atMs / 60_000, y: s.mb }));
-    const rssSlope = slope(half);
-    const meanMb = half.reduce((a, p) => a + p.y, 0) / Math.max(1, half.length);
+    const rssSlope = slope(secondHalf);
+    const meanMb = secondHalf.reduce((a, p) => a + p.y, 0) / Math.max(1, secondHalf.length);
+    const phase = (from: number, to: number): PhaseFigures => {
+      const inPhase = probe.samples.filter((p) => p.atMs - t0 >= from && p.atMs - t0 < to);
+      const ms = inPhase.map((p) => p.ms);
+      const worst = inPhase.reduce<{ atMs: number; ms: number } | undefined>((w, p) => (!w || p.ms > w.ms ? p : w), undefined);
+      return {
+        healthzWorstMs: worst?.ms ?? Number.NaN,
+        healthzWorstAtMs: worst ? worst.atMs - t0 - from : Number.NaN,
+        healthzP99Ms: percentile(ms, 99),
+        healthzSamples: ms.length,
+        rssMaxMb: Math.max(0, ...rss.filter((p) => p.atMs >= from && p.atMs < to).map((p) => p.mb)),
+      };
+    };
+    if (hostileCounts) rec.errors.push(...hostileCounts.failures.map((f) => `hostile: ${f}`));
+    const hostile: HostileReport | undefined = hostileCounts && {
+      ...hostileCounts,
+      baseline: phase(0, hostileStarted),
+      hostile: phase(hostileStarted, hostileEnded),
+      waitCap,
+      agentWaitRetries: rec.waitRetries,
+    };
     return {
       agents: options.agents,
       durationMs: Math.round(elapsedMs),
@@ -516,8 +605,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       rssSlopeMbPerMin: rssSlope,
       // Growing: more than 2 MB/min and more than 5% of the mean per minute over the second half (GC noise stays under it).
       rssVerdict: rssSlope > 2 && rssSlope > meanMb * 0.05 ? 'growing' : 'flat',
+      healthzWorstMs: Math.max(0, ...probe.samples.filter((p) => p.atMs >= t0).map((p) => p.ms)),
+      ...(hostile ? { hostile } : {}),
     };
   } finally {
+    await probe.stop();
     for (const w of watchers) w.close();
     for (const c of clients) await c.close().catch(() => undefined);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -543,7 +635,19 @@ export function reportLines(r: SoakReport): string[] {
       .map((s) => `${(s.atMs / 1000).toFixed(1)}s=${s.mb.toFixed(0)}`)
       .join(' ')}`,
     `  RSS slope over the second half: ${r.rssSlopeMbPerMin.toFixed(2)} MB/min -> ${r.rssVerdict}`,
+    `  worst /healthz latency over the run: ${r.healthzWorstMs.toFixed(1)} ms`,
   );
+  const h = r.hostile;
+  if (h) {
+    const figures = (p: PhaseFigures): string =>
+      `/healthz worst ${p.healthzWorstMs.toFixed(1)} ms (${(p.healthzWorstAtMs / 1000).toFixed(1)} s in), p99 ${p.healthzP99Ms.toFixed(1)} ms (n=${p.healthzSamples}); RSS max ${p.rssMaxMb.toFixed(0)} MB`;
+    lines.push(
+      `  without hostile load (first half):  ${figures(h.baseline)}`,
+      `  with hostile load (second half):    ${figures(h.hostile)}`,
+      `  hostile: ${h.stalledOpens} stalled SSE opens (${h.sseDrops} dropped with the last error frame), wait flood ${h.waitsAdmitted} admitted / ${h.waitsRefused} refused at cap ${h.waitCap} (agents' waits retried: ${h.agentWaitRetries}), ${h.oversizedRefused} oversized list inputs refused`,
+      `  worst /healthz under hostile load minus without: ${(h.hostile.healthzWorstMs - h.baseline.healthzWorstMs).toFixed(1)} ms (target <= 50 ms); RSS max growth ${(h.hostile.rssMaxMb - h.baseline.rssMaxMb).toFixed(0)} MB`,
+    );
+  }
   return lines;
 }
 

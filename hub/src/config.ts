@@ -46,6 +46,13 @@ export interface PalaceConfig {
   idleHours: number;
   sseMaxClients: number;
   /**
+   * A /logstream/stream client whose socket takes nothing for this many ms while the hub has a frame
+   * for it gets a last `event: error` frame and is closed (PALACE_SSE_STALL_MS, default 30000).
+   */
+  sseStallMs: number;
+  /** Concurrent palace_event_wait calls; more are refused with http.busy (PALACE_WAIT_MAX_CONCURRENT, default 256). */
+  waitMaxConcurrent: number;
+  /**
    * A hub runs LanceDB in a child process and replaces it once it has grown this many MB
    * (PALACE_LANCEDB_RECYCLE_MB, default 256); 0 keeps LanceDB in the hub's own process.
    */
@@ -212,6 +219,8 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
       .filter(Boolean),
     idleHours: number(env, 'PALACE_MCP_IDLE_HOURS', 8),
     sseMaxClients: Math.floor(number(env, 'PALACE_SSE_MAX_CLIENTS', 8)),
+    sseStallMs: Math.floor(number(env, 'PALACE_SSE_STALL_MS', 30_000, 1)),
+    waitMaxConcurrent: Math.floor(number(env, 'PALACE_WAIT_MAX_CONCURRENT', 256, 1)),
     lancedbRecycleMb: number(env, 'PALACE_LANCEDB_RECYCLE_MB', 256),
     syncIntervalSeconds: number(env, 'PALACE_SYNC_INTERVAL', 15),
     waitProgressMs: number(env, 'PALACE_WAIT_PROGRESS_MS', 10_000, 100),

@@ -171,7 +171,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
         },
         palace: { path: palacePath, backend: config.backend, sqlite_integrity: verdict },
         writer: services.describe().writer,
-        requests: { total: stats.total, mcp: stats.mcpRequests, by_status: stats.byStatus, lock_pending: lock.pending },
+        requests: { total: stats.total, mcp: stats.mcpRequests, by_status: stats.byStatus, lock_pending: lock.pending, waits: { active: stats.waits.active, max: config.waitMaxConcurrent, refused: stats.waits.refused } },
         logstream: { replica_id: logstream.replicaId, events: logstream.store.countEvents(), sse_clients: sse.clients },
         clients: { recent: stats.recentClients() },
       };

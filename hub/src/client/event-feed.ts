@@ -97,7 +97,9 @@ export function createEventFeed(options: EventFeedOptions): EventFeed {
         clearTimeout(watchdog);
         watchdog = setTimeout(abort, idleTimeoutMs);
         for (const frame of parser.push(decoder.decode(value, { stream: true })))
-          if (frame.data !== undefined) deliver(JSON.parse(frame.data) as EventPage, frame.id);
+          // An `event: error` frame is the hub dropping a client that fell behind; the stream ends and
+          // the loop reconnects from the cursor.
+          if (frame.data !== undefined && frame.event === undefined) deliver(JSON.parse(frame.data) as EventPage, frame.id);
       }
     } finally {
       clearTimeout(watchdog);

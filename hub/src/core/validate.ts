@@ -23,6 +23,10 @@ export const LIMITS = {
   waitDefaultMs: 60_000,
   waitMaxMs: 300_000,
   previewChars: 200,
+  /** Values per list filter of a query (to_agent, type, stream, ...). */
+  filterValues: 64,
+  /** Artifact ids one event references. */
+  artifactIds: 64,
 } as const;
 
 const TYPE_PATTERN = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
@@ -146,16 +150,25 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
+/**
+ * Refuses a list longer than `max` before any per-item work, naming the field and the limit. Every
+ * list input goes through it (or a zod .max() in the tool schema), so no request pays for a huge list.
+ */
+export function assertListSize(field: string, list: readonly unknown[], max: number): void {
+  if (list.length > max) throw invalid(field, `${field} has ${list.length} values; it takes at most ${max}`);
+}
+
+/** The distinct values of `items` in first-seen order (linear: a Set, never includes() per item). */
+export function distinct<T>(items: Iterable<T>): T[] {
+  return [...new Set(items)];
+}
+
 export function artifactIds(value: unknown, field = 'artifact_ids'): string[] {
   if (value === undefined || value === null) return [];
   const list = typeof value === 'string' ? [value] : value;
   if (!Array.isArray(list)) throw invalid(field, `${field} must be a list of artifact ids`);
-  const out: string[] = [];
-  for (const item of list) {
-    const id = requiredField(field, item);
-    if (!out.includes(id)) out.push(id);
-  }
-  return out;
+  assertListSize(field, list, LIMITS.artifactIds);
+  return distinct(list.map((item) => requiredField(field, item)));
 }
 
 export function artifactKind(value: unknown): ArtifactKind {
@@ -234,12 +247,13 @@ export function waitTimeout(value: unknown): number {
 function manyOf<T>(field: string, value: unknown, one: (field: string, v: unknown) => T | null): T[] {
   if (value === undefined || value === null || value === '') return [];
   const list = Array.isArray(value) ? value : [value];
-  const out: T[] = [];
+  assertListSize(field, list, LIMITS.filterValues);
+  const out = new Set<T>();
   for (const item of list) {
     const v = one(field, item);
-    if (v !== null && !out.includes(v)) out.push(v);
+    if (v !== null) out.add(v);
   }
-  return out;
+  return [...out];
 }
 
 function flag(field: string, value: unknown): boolean {

@@ -1,4 +1,8 @@
-// Request counters and the recently seen MCP clients shown by /statusz. In memory, bounded.
+// Request counters and the recently seen MCP clients shown by /statusz. In memory, bounded: at most
+// REQUEST_STATS_LIMITS.clients clients, every string kept truncated (a request's own data can be MBs).
+// Also the admission count of concurrent long-polls (WaitGate).
+
+import { HubError } from '../errors.js';
 
 export interface ClientRecord {
   client_id: string;
@@ -12,9 +16,56 @@ export interface ClientRecord {
   last_method: string | null;
 }
 
-const MAX_CLIENTS = 50;
+/** What /statusz keeps per client, and for how many clients. */
+export const REQUEST_STATS_LIMITS = { clients: 50, methodChars: 128, userAgentChars: 160 } as const;
+
+const MAX_CLIENTS = REQUEST_STATS_LIMITS.clients;
+
+/**
+ * `text` cut to at most `max` characters (the last one an ellipsis when cut); null stays null. The cut
+ * is copied through a Buffer: a plain slice() can be a V8 sliced string that keeps the whole request
+ * string alive, and a cut surrogate pair becomes U+FFFD.
+ */
+function clip(text: string | null, max: number): string | null {
+  if (text === null || text.length <= max) return text;
+  return `${Buffer.from(text.slice(0, max - 1), 'utf8').toString('utf8')}…`;
+}
+
+/**
+ * Concurrent palace_event_wait calls: each holds a request, a socket and an MCP server until it ends,
+ * so past the cap (PALACE_WAIT_MAX_CONCURRENT) a wait is refused at once with the retryable http.busy.
+ */
+export class WaitGate {
+  active = 0;
+  refused = 0;
+
+  /** The refusal when `max` waits are already running (counted as refused), else undefined. */
+  refusal(max: number): HubError | undefined {
+    if (this.active < max) return undefined;
+    this.refused++;
+    return new HubError(
+      'http.busy',
+      `too many concurrent palace_event_wait calls (PALACE_WAIT_MAX_CONCURRENT=${max}); retry in a second, or poll with palace_event_list`,
+      { data: { retry_after_ms: 1_000 } },
+    );
+  }
+
+  /** Admits one wait or throws http.busy; returns the function that ends it (idempotent). */
+  enter(max: number): () => void {
+    const refused = this.refusal(max);
+    if (refused) throw refused;
+    this.active++;
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      this.active--;
+    };
+  }
+}
 
 export class RequestStats {
+  readonly waits = new WaitGate();
   total = 0;
   mcpRequests = 0;
   readonly byStatus: Record<string, number> = {};
@@ -39,7 +90,9 @@ export class RequestStats {
   ): void {
     this.mcpRequests++;
     this.lastMcpAt = now.getTime();
-    const id = `${key.remote ?? '?'}|${key.userAgent ?? '?'}`;
+    const userAgent = clip(key.userAgent, REQUEST_STATS_LIMITS.userAgentChars);
+    const remote = clip(key.remote, 64);
+    const id = `${remote ?? '?'}|${userAgent ?? '?'}`;
     const at = now.toISOString();
     let record = this.clients.get(id);
     if (!record) {
@@ -47,8 +100,8 @@ export class RequestStats {
         client_id: id,
         name: null,
         version: null,
-        user_agent: key.userAgent?.slice(0, 160) ?? null,
-        remote: key.remote,
+        user_agent: userAgent,
+        remote,
         first_seen: at,
         last_seen: at,
         requests: 0,
@@ -62,9 +115,9 @@ export class RequestStats {
     }
     record.requests++;
     record.last_seen = at;
-    record.last_method = method;
-    if (typeof clientInfo?.name === 'string') record.name = clientInfo.name.slice(0, 100);
-    if (typeof clientInfo?.version === 'string') record.version = clientInfo.version.slice(0, 50);
+    record.last_method = clip(method, REQUEST_STATS_LIMITS.methodChars);
+    if (typeof clientInfo?.name === 'string') record.name = clip(clientInfo.name, 100);
+    if (typeof clientInfo?.version === 'string') record.version = clip(clientInfo.version, 50);
   }
 
   recentClients(): ClientRecord[] {

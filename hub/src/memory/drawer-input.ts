@@ -2,7 +2,7 @@
 
 import { invalid, HubError } from '../errors.js';
 import { findSecret } from '../core/secrets.js';
-import { routingField, requiredField } from '../core/validate.js';
+import { assertListSize, routingField, requiredField } from '../core/validate.js';
 
 export const MEMORY_LIMITS = { contentBytes: 1024 * 1024, tags: 32, tagChars: 64, searchMax: 100 } as const;
 
@@ -20,16 +20,17 @@ export function tagList(value: unknown): string[] {
   if (value === undefined || value === null) return [];
   const list = typeof value === 'string' ? value.split(',') : value;
   if (!Array.isArray(list)) throw invalid('tags', 'tags must be a list of strings');
-  const out: string[] = [];
+  // Repeats count: the limit applies to the list as given, before any per-tag work.
+  assertListSize('tags', list, MEMORY_LIMITS.tags);
+  const out = new Set<string>();
   for (const raw of list) {
     const tag = routingField('tags', typeof raw === 'string' ? raw.toLowerCase() : raw);
     if (tag === null) continue;
     if (tag.length > MEMORY_LIMITS.tagChars || tag.includes('|'))
       throw invalid('tags', `tag '${tag}' must be at most ${MEMORY_LIMITS.tagChars} characters without '|'`);
-    if (!out.includes(tag)) out.push(tag);
+    out.add(tag);
   }
-  if (out.length > MEMORY_LIMITS.tags) throw invalid('tags', `at most ${MEMORY_LIMITS.tags} tags`);
-  return out;
+  return [...out];
 }
 
 /** Verbatim content: non-empty text, at most 1 MiB, and never a credential. */

@@ -6,8 +6,10 @@ import { z } from 'zod';
 
 import { bulkMove, prune, purge, renameWing } from '../memory/bulk-ops.js';
 import { checkpoint } from '../memory/checkpoint.js';
-import { exportPage, importBatch } from '../memory/transfer.js';
+import { MEMORY_LIMITS } from '../memory/drawer-input.js';
+import { exportPage, IMPORT_BATCH_MAX, importBatch } from '../memory/transfer.js';
 import { canonicalPalace } from '../registration.js';
+import { listOf } from './list-input.js';
 import { defineTool } from './tool.js';
 import { writerOf } from '../memory/identity.js';
 
@@ -16,7 +18,7 @@ const item = z
     wing: z.string().optional().describe('Project or person'),
     room: z.string().optional().describe('Topic within the wing'),
     content: z.string().optional().describe('The exact text to keep (verbatim)'),
-    tags: z.array(z.string()).optional(),
+    tags: listOf(z.string(), MEMORY_LIMITS.tags).optional(),
     source_file: z.string().optional(),
   })
   .passthrough();
@@ -27,7 +29,7 @@ export const checkpointTool = defineTool({
   description:
     'File several memories (and optionally one diary entry) in one call, e.g. at the end of a task. Each item is checked like palace_add_drawer: near-duplicates of stored drawers or of earlier items in the same call (similarity ≥ dedup_threshold, default 0.9) are reported in duplicates, bad or credential-looking items in errors (by index); the others are filed. dry_run reports what would happen and writes nothing.',
   input: {
-    items: z.array(item).max(200).describe('Memories to file: {wing, room, content, tags?, source_file?}'),
+    items: listOf(item, 200).describe('Memories to file: {wing, room, content, tags?, source_file?}'),
     diary: z
       .object({ agent: z.string().optional(), entry: z.string(), topic: z.string().optional(), wing: z.string().optional() })
       .optional()
@@ -51,8 +53,8 @@ export const bulkMoveTool = defineTool({
     from_wing: z.string().optional(),
     from_room: z.string().optional(),
     source_file: z.string().optional().describe('Exact source file path'),
-    tags: z.array(z.string()).optional().describe('Drawers with any of these tags'),
-    ids: z.array(z.string()).max(5000).optional().describe('Drawer ids (a chunk id selects its whole drawer)'),
+    tags: listOf(z.string(), MEMORY_LIMITS.tags).optional().describe('Drawers with any of these tags'),
+    ids: listOf(z.string(), 5000).optional().describe('Drawer ids (a chunk id selects its whole drawer)'),
     to_wing: z.string().optional(),
     to_room: z.string().optional(),
     dry_run: z.boolean().optional().describe('Default true: only report what would move'),
@@ -126,8 +128,8 @@ export const importTool = defineTool({
   description:
     'File exported drawer rows and KG facts as they were (ids, placement, metadata, filed_at kept; content re-embedded). Rows already present are skipped, so re-importing changes nothing; rows that break the filing rules (credentials included) are refused one by one.',
   input: {
-    drawers: z.array(z.record(z.string(), z.unknown())).optional(),
-    kg_facts: z.array(z.record(z.string(), z.unknown())).optional(),
+    drawers: listOf(z.record(z.string(), z.unknown()), IMPORT_BATCH_MAX).optional(),
+    kg_facts: listOf(z.record(z.string(), z.unknown()), IMPORT_BATCH_MAX).optional(),
   },
   mutating: true,
   lockFree: false,

@@ -5,18 +5,20 @@ import { z } from 'zod';
 
 import { ACK_STATUSES, ARTIFACT_KINDS, EVENT_STATUSES } from '../core/types.js';
 import { LIMITS } from '../core/validate.js';
+import { listOf, oneOrManyOf } from './list-input.js';
 import { defineTool } from './tool.js';
 
 const oneOrMany = (what: string) =>
-  z.union([z.string(), z.array(z.string())]).optional().describe(`${what}; a list means any of them`);
+  oneOrManyOf(z.string(), LIMITS.filterValues)
+    .optional()
+    .describe(`${what}; a list (at most ${LIMITS.filterValues}) means any of them`);
 
 const filterShape = {
   to_agent: oneOrMany('Only events addressed to this agent (broadcasts to "*" always match)'),
   exclude_from_agent: oneOrMany('Skip events written by this agent (use your own name to ignore your broadcasts)'),
   from_agent: oneOrMany('Only events written by this agent'),
   type: oneOrMany('Only these event types, e.g. task.request'),
-  status: z
-    .union([z.enum(EVENT_STATUSES), z.array(z.enum(EVENT_STATUSES))])
+  status: oneOrManyOf(z.enum(EVENT_STATUSES), LIMITS.filterValues)
     .optional()
     .describe('Only events carrying this status; a list means any of them'),
   correlation_id: oneOrMany('Only events of this task'),
@@ -46,7 +48,9 @@ const appendShape = {
   base_commit: z.string().optional().describe('Git commit the work starts from'),
   body: z.string().optional().describe('Verbatim payload (max 256 KiB); for a task.request, the full work order'),
   metadata: z.record(z.string(), z.unknown()).optional().describe('Small JSON object (max 64 KiB), e.g. {"supersedes": "<event id>"}'),
-  artifact_ids: z.array(z.string()).optional().describe('Ids of artifacts stored with palace_artifact_put'),
+  artifact_ids: listOf(z.string(), LIMITS.artifactIds)
+    .optional()
+    .describe(`Ids of artifacts stored with palace_artifact_put (at most ${LIMITS.artifactIds})`),
 };
 
 export const eventAppendTool = defineTool({
@@ -79,19 +83,26 @@ export const eventWaitTool = defineTool({
   name: 'palace_event_wait',
   title: 'Wait for logstream events',
   description:
-    'Long-poll: returns at once if matching events exist after since_event_id, otherwise waits until one is appended or timeout_ms passes (default 60000, max 300000). Always pass since_event_id, or old matches return immediately. On timeout returns {timed_out: true, events: []} (not an error) with a cursor to resume from. Sends progress notifications while waiting.',
+    'Long-poll: returns at once if matching events exist after since_event_id, otherwise waits until one is appended or timeout_ms passes (default 60000, max 300000). Always pass since_event_id, or old matches return immediately. On timeout returns {timed_out: true, events: []} (not an error) with a cursor to resume from. Sends progress notifications while waiting. Past the hub cap on concurrent waits it answers http.busy at once: retry after data.retry_after_ms.',
   input: {
     ...filterShape,
     timeout_ms: z.number().min(0).max(LIMITS.waitMaxMs).optional().describe('How long to wait in ms (default 60000, max 300000)'),
   },
   mutating: false,
   lockFree: true,
-  handler: (args, hub, ctx) =>
-    hub.logstream.wait(args, {
-      signal: ctx.signal,
-      progressEveryMs: hub.config.waitProgressMs,
-      onProgress: (elapsed, total) => void ctx.progress(elapsed, total, 'waiting for events').catch(() => undefined),
-    }),
+  handler: async (args, hub, ctx) => {
+    // Admitted against PALACE_WAIT_MAX_CONCURRENT; over it, http.busy at once (retryable).
+    const leave = hub.stats.waits.enter(hub.config.waitMaxConcurrent);
+    try {
+      return await hub.logstream.wait(args, {
+        signal: ctx.signal,
+        progressEveryMs: hub.config.waitProgressMs,
+        onProgress: (elapsed, total) => void ctx.progress(elapsed, total, 'waiting for events').catch(() => undefined),
+      });
+    } finally {
+      leave();
+    }
+  },
 });
 
 export const eventAckTool = defineTool({

@@ -3,8 +3,12 @@
 
 import { z } from 'zod';
 
+import { MEMORY_LIMITS } from '../memory/drawer-input.js';
+import { listOf } from './list-input.js';
 import { defineTool } from './tool.js';
 import { writerOf } from '../memory/identity.js';
+
+const tagsInput = () => listOf(z.string(), MEMORY_LIMITS.tags);
 
 const place = (what: string) => z.string().describe(what);
 
@@ -17,7 +21,7 @@ export const searchTool = defineTool({
     query: z.string().describe('What you want to know, in plain words (ideally one question)'),
     wing: place('Only this wing (project or person)').optional(),
     room: place('Only this room (topic)').optional(),
-    tags: z.array(z.string()).optional().describe('Only drawers with any of these tags'),
+    tags: tagsInput().optional().describe(`Only drawers with any of these tags (at most ${MEMORY_LIMITS.tags})`),
     source_file: z.string().optional().describe('Only drawers mined from this exact file path'),
     limit: z.number().int().min(1).max(100).optional().describe('How many results (default 5, max 100)'),
     mode: z.enum(['hybrid', 'vector', 'text']).optional().describe('hybrid (default), vector only, or keyword only'),
@@ -36,7 +40,7 @@ export const addDrawerTool = defineTool({
     wing: place('Project or person the memory belongs to'),
     room: place('Topic within the wing, e.g. decisions, architecture, outcomes'),
     content: z.string().describe('The exact text to keep; it is stored verbatim'),
-    tags: z.array(z.string()).optional().describe('Short lowercase tags'),
+    tags: tagsInput().optional().describe(`Short lowercase tags (at most ${MEMORY_LIMITS.tags})`),
     source_file: z.string().optional().describe('File the content came from, if any'),
     created_by: z.string().optional().describe('Your agent name (added_by is an alias)'),
     added_by: z.string().optional().describe('Alias of created_by'),
@@ -65,7 +69,7 @@ export const updateDrawerTool = defineTool({
     drawer_id: z.string(),
     wing: z.string().optional(),
     room: z.string().optional(),
-    tags: z.array(z.string()).optional(),
+    tags: tagsInput().optional(),
   },
   mutating: true,
   lockFree: false,

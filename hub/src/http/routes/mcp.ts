@@ -57,6 +57,21 @@ export function mcpHandler(hub: HubServices, options: BuildServerOptions) {
           code: 'hub.read_only',
         });
     }
+    // A wait past the cap is refused here, before an MCP server is built for it: a flood of refused
+    // long-polls costs a JSON parse each. The tool result has the shape the tool itself would give.
+    const only = messages.length === 1 ? messages[0] : undefined;
+    if (only?.method === 'tools/call' && only.params?.name === 'palace_event_wait') {
+      const refused = hub.stats.waits.refusal(hub.config.waitMaxConcurrent);
+      if (refused) {
+        ctx.status = 200;
+        ctx.body = {
+          jsonrpc: '2.0',
+          id: only.id ?? null,
+          result: { content: [{ type: 'text', text: JSON.stringify({ error: refused.toJSON() }) }], isError: true },
+        };
+        return;
+      }
+    }
     const server = buildServer(hub, options);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     ctx.respond = false;

@@ -2,8 +2,12 @@
 // replays what came after it, then tails; without one it sends only events appended after the
 // connection. Each frame's `data:` is the palace_event_list envelope and its `id:` the last event
 // id in the frame, so Last-Event-ID resumes exactly. Heartbeat comment every 15 s; bounded clients.
+// Backpressure: a page is read from the log only while the client's stream takes writes, one page per
+// turn of the event loop; a client whose socket takes nothing for PALACE_SSE_STALL_MS while a frame
+// waits gets a last `event: error` frame and is closed (it resumes with Last-Event-ID).
 
 import { PassThrough } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 
 import type { Context } from 'koa';
 
@@ -13,7 +17,11 @@ import type { RawQuery } from '../../core/validate.js';
 import type { HubServices } from '../../services.js';
 
 const HEARTBEAT_MS = 15_000;
-const FRAME_LIMIT = 500;
+/** Events per frame: with backpressure, the most a client costs beyond its socket's buffers is one frame. */
+const FRAME_LIMIT = 100;
+/** After a drop, how long the socket may keep its unread bytes (the last frame among them) before it is destroyed. */
+const DROP_GRACE_MS = 10_000;
+
 const FILTERS = ['to_agent', 'exclude_from_agent', 'from_agent', 'type', 'status', 'correlation_id', 'stream', 'room'] as const;
 
 export interface SseState {
@@ -42,8 +50,9 @@ export function sseHandler(hub: HubServices, state: SseState, heartbeatMs = HEAR
     let cursor: string | null = explicit ?? hub.logstream.tipId();
     state.clients++;
     const stream = new PassThrough();
-    ctx.req.socket.setTimeout(0);
-    ctx.req.socket.setNoDelay(true);
+    const socket = ctx.req.socket;
+    socket.setTimeout(0);
+    socket.setNoDelay(true);
     ctx.status = 200;
     ctx.set({
       'Content-Type': 'text/event-stream; charset=utf-8',
@@ -53,50 +62,85 @@ export function sseHandler(hub: HubServices, state: SseState, heartbeatMs = HEAR
     });
     ctx.body = stream;
 
+    const stallMs = hub.config.sseStallMs;
+    let closed = false;
+    /** write() returned false: nothing more is read from the log for this client until 'drain'. */
+    let blocked = false;
+    let stallTimer: NodeJS.Timeout | undefined;
     let lastWrite = Date.now();
     const write = (text: string): void => {
       lastWrite = Date.now();
-      stream.write(text);
+      if (stream.write(text) || blocked) return;
+      blocked = true;
+      stallTimer = setTimeout(drop, stallMs);
+      stallTimer.unref();
     };
     const sendFrame = (page: EventPage): void => {
       const last = page.events.at(-1)?.id;
       write(`id: ${last ?? cursor ?? ''}\ndata: ${JSON.stringify(page)}\n\n`);
     };
-    let draining = false;
-    const drain = (): void => {
-      if (draining || closed) return;
-      draining = true;
+
+    /** Something may be unsent (a replay is due or the log changed) since the pump last looked. */
+    let pending = false;
+    let pumping = false;
+    const pump = async (): Promise<void> => {
+      pumping = true;
       try {
-        for (;;) {
+        while (pending && !blocked && !closed) {
+          pending = false;
           const page = hub.logstream.list({ ...filters, since_event_id: cursor, limit: FRAME_LIMIT });
           if (page.count > 0) sendFrame(page);
           cursor = page.cursor ?? cursor;
-          if (!page.has_more) break;
+          if (page.has_more) pending = true;
+          await nextTurn(); // one page per turn: other requests run between pages
         }
       } catch (err) {
         hub.log.warn('stream query failed', { message: (err as Error).message });
       } finally {
-        draining = false;
+        pumping = false;
       }
     };
+    const schedule = (): void => {
+      pending = true;
+      if (!pumping && !blocked && !closed) void pump();
+    };
+    stream.on('drain', () => {
+      blocked = false;
+      clearTimeout(stallTimer);
+      if (pending) schedule();
+    });
 
-    let closed = false;
-    const unsubscribe = hub.logstream.onChange(drain);
+    const unsubscribe = hub.logstream.onChange(schedule);
     const heartbeat = setInterval(() => {
-      if (Date.now() - lastWrite >= heartbeatMs - 50) write(': ping\n\n');
+      if (!blocked && Date.now() - lastWrite >= heartbeatMs - 50) write(': ping\n\n');
     }, heartbeatMs);
     heartbeat.unref();
     const close = (): void => {
       if (closed) return;
       closed = true;
       clearInterval(heartbeat);
+      clearTimeout(stallTimer);
       unsubscribe();
       state.clients--;
       stream.end();
     };
+    /** The client stayed behind past the bound: a last frame says why and where to resume, then it is closed. */
+    function drop(): void {
+      if (closed || !blocked) return;
+      const message = `this stream client took no data for ${stallMs} ms while the hub had events for it (PALACE_SSE_STALL_MS); reconnect with Last-Event-ID to resume`;
+      const error = { code: 'http.busy', message, data: { last_event_id: cursor } };
+      stream.write(`id: ${cursor ?? ''}\nevent: error\ndata: ${JSON.stringify({ error })}\n\n`);
+      hub.log.warn('dropped a stalled stream client', { stall_ms: stallMs, remote: ctx.ip });
+      close();
+      // Its socket still holds what it has not read (the last frame among it): a grace, then the fd is freed.
+      const grace = setTimeout(() => socket.destroy(), Math.max(stallMs, DROP_GRACE_MS));
+      grace.unref();
+      ctx.res.once('close', () => clearTimeout(grace));
+    }
     ctx.req.on('close', close);
+    ctx.res.on('close', close);
     stream.on('error', close);
     write(': connected\n\n');
-    if (explicit) drain();
+    if (explicit) schedule();
   };
 }

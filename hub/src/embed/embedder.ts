@@ -21,6 +21,8 @@ export interface Embedder {
   embed(texts: readonly string[], kind: EmbedKind): Promise<Float32Array[]>;
   /** Releases model memory and threads. */
   close(): Promise<void>;
+  /** Its worker threads, when it has any. */
+  workers?(): EmbedWorkersStatus;
 }
 
 /** L2-normalises a vector in place and returns it. */
@@ -35,4 +37,26 @@ export function normalize(vector: Float32Array): Float32Array {
 /** Identity of a vector space: two embedders are interchangeable only if these match. */
 export function embedderKey(info: Pick<EmbedderInfo, 'model' | 'dimensions'>): string {
   return `${info.model}/${info.dimensions}`;
+}
+
+/** How an embedder's worker threads are doing (palace status and the dashboard show it). */
+export interface EmbedWorkersStatus {
+  /** Most workers at once (PALACE_EMBED_WORKERS). */
+  size: number;
+  /** An idle worker is ended after this long (PALACE_EMBED_IDLE_SECONDS; 0 = never). */
+  idle_release_seconds: number;
+  /** Workers started and ended for idleness since the embedder was opened. */
+  started: number;
+  released: number;
+  /** Texts waiting for a free worker. */
+  queued_texts: number;
+  workers: Array<{
+    worker: number;
+    state: 'starting' | 'idle' | 'busy';
+    batches: number;
+    texts: number;
+    /** The worker's own memory: its V8 heap plus external buffers (the model's weights and WASM memory). */
+    memory_mb: number;
+    uptime_seconds: number;
+  }>;
 }

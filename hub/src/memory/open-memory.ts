@@ -4,7 +4,7 @@
 import type { PalaceConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import { chooseEmbedder, checkAgainstRecord, readEmbedderRecord, writeEmbedderRecord } from '../embed/select.js';
-import { createWorkerEmbedder } from '../embed/worker-embedder.js';
+import { createWorkerEmbedder, embedPoolOptions } from '../embed/worker-embedder.js';
 import { embedderKey } from '../embed/embedder.js';
 import { leaseHolder } from '../lease.js';
 import { openVectorStore } from '../vector/open-vector-store.js';
@@ -34,7 +34,7 @@ export async function openMemory(config: Readonly<PalaceConfig>, palacePath: str
       `no ONNX model in ${config.home}/models/all-MiniLM-L6-v2; using the bundled embedder (Universal Sentence Encoder lite, 512-d). ` +
         'Run `palace set-embedder --model all-MiniLM-L6-v2` on a new palace to use MiniLM instead',
     );
-  const embedder = await createWorkerEmbedder(spec);
+  const embedder = await createWorkerEmbedder(spec, embedPoolOptions(config));
   try {
     const info = embedder.info();
     checkAgainstRecord(palacePath, info);

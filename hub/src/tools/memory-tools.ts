@@ -42,7 +42,44 @@ export const addDrawerTool = defineTool({
   },
   mutating: true,
   lockFree: false,
-  handler: async (args, hub) => (await hub.memory.get()).addDrawer(args),
+  // Embedded outside the request lock; concurrent calls share embedding batches and one group commit.
+  stepLocked: true,
+  handler: async (args, hub, ctx) => (await hub.memory.get()).addDrawer(args, ctx.withLock ? { step: ctx.withLock } : {}),
+});
+
+/** Drawers per palace_add_drawers call. */
+export const ADD_DRAWERS_MAX = 100;
+
+export const addDrawersTool = defineTool({
+  name: 'palace_add_drawers',
+  title: 'File several memories',
+  description: `File up to ${ADD_DRAWERS_MAX} drawers in one call, each exactly as palace_add_drawer would (same limits, secret refusal and near-duplicate check, also against the drawers before it in the list). They are embedded in shared batches and written in one commit. Returns one result per item, in order: the palace_add_drawer result, or { error } for an item that was refused (the others are still filed).`,
+  input: {
+    items: z
+      .array(
+        z.object({
+          wing: place('Project or person the memory belongs to'),
+          room: place('Topic within the wing'),
+          content: z.string().describe('The exact text to keep; it is stored verbatim'),
+          tags: z.array(z.string()).optional(),
+          source_file: z.string().optional(),
+          added_by: z.string().optional(),
+          force: z.boolean().optional(),
+        }),
+      )
+      .min(1)
+      .max(ADD_DRAWERS_MAX)
+      .describe(`1 to ${ADD_DRAWERS_MAX} drawers`),
+  },
+  mutating: true,
+  lockFree: false,
+  stepLocked: true,
+  handler: async (args, hub, ctx) => {
+    const memory = await hub.memory.get();
+    const options = ctx.withLock ? { step: ctx.withLock } : {};
+    const results = (await memory.addDrawers(args.items, options)).map((r) => (r instanceof Error ? { error: r.toJSON() } : r));
+    return { filed: results.filter((r) => 'filed' in r && r.filed).length, results };
+  },
 });
 
 export const getDrawerTool = defineTool({
@@ -130,6 +167,7 @@ export const listTagsTool = defineTool({
 export const memoryTools = [
   searchTool,
   addDrawerTool,
+  addDrawersTool,
   getDrawerTool,
   updateDrawerTool,
   deleteDrawerTool,

@@ -331,17 +331,18 @@ export async function createWorkerEmbedder(spec: EmbedderSpec, options: WorkerEm
     },
     async close() {
       if (closed) return;
-      closed = new HubError('memory.embed_failed', 'the embedder is closed');
-      const waiting = queue;
-      queue = [];
-      for (const request of waiting) reject(request, closed);
+      const err = new HubError('memory.embed_failed', 'the embedder is closed');
+      closed = err;
       const all = [...pool];
       for (const w of all) {
-        if (w.inflight) failSlices(w.inflight.slices, closed);
         w.state = 'ending';
         remove(w);
       }
       await Promise.all(all.map((w) => w.worker.terminate()));
+      // Callers still waiting hear it once the threads are gone (as when a worker exits).
+      const waiting = [...queue, ...all.flatMap((w) => w.inflight?.slices.map((s) => s.request) ?? [])];
+      queue = [];
+      for (const request of waiting) reject(request, err);
     },
   };
 }

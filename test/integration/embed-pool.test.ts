@@ -1,6 +1,7 @@
 // The embedding worker pool with the real bundled model: a request spread over several workers comes
 // back whole and in order, a search takes the next free worker while every worker is busy mining,
-// idle workers are ended and started again on demand, and PALACE_EMBED_WORKERS is validated.
+// idle workers are ended and started again on demand, threads work as processes do, and
+// PALACE_EMBED_WORKERS is validated.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -88,6 +89,22 @@ describe('idle workers', () => {
       expect(pool.workers().started).toBe(released.started + 1);
     } finally {
       await pool.close();
+    }
+  });
+});
+
+describe('worker threads instead of processes', () => {
+  it('embed the same vectors and report their own memory', async () => {
+    const threads = await createWorkerEmbedder({ provider: 'bundled' }, { workers: 1, idleMs: 0, isolation: 'thread' });
+    const processes = await createWorkerEmbedder({ provider: 'bundled' }, { workers: 1, idleMs: 0 });
+    try {
+      const texts = ['the lease is renewed every ten seconds', 'search answers before mining batches'];
+      const [a, b] = await Promise.all([threads.embed(texts, 'document'), processes.embed(texts, 'document')]);
+      expect(cosine(a[0], b[0])).toBeCloseTo(1, 5);
+      expect(cosine(a[1], b[1])).toBeCloseTo(1, 5);
+      expect(threads.workers().workers[0]?.memory_mb).toBeGreaterThan(10);
+    } finally {
+      await Promise.all([threads.close(), processes.close()]);
     }
   });
 });

@@ -21,7 +21,7 @@ export interface Embedder {
   embed(texts: readonly string[], kind: EmbedKind): Promise<Float32Array[]>;
   /** Releases model memory and threads. */
   close(): Promise<void>;
-  /** Its worker threads, when it has any. */
+  /** Its workers, when it has any. */
   workers?(): EmbedWorkersStatus;
 }
 
@@ -39,7 +39,7 @@ export function embedderKey(info: Pick<EmbedderInfo, 'model' | 'dimensions'>): s
   return `${info.model}/${info.dimensions}`;
 }
 
-/** How an embedder's worker threads are doing (palace status and the dashboard show it). */
+/** How an embedder's workers are doing (palace status and the dashboard show it). */
 export interface EmbedWorkersStatus {
   /** Most workers at once (PALACE_EMBED_WORKERS). */
   size: number;
@@ -55,7 +55,7 @@ export interface EmbedWorkersStatus {
     state: 'starting' | 'idle' | 'busy';
     batches: number;
     texts: number;
-    /** The worker's own memory: its V8 heap plus external buffers (the model's weights and WASM memory). */
+    /** The worker's own memory: a worker process's RSS (a worker thread's V8 heap plus external buffers). */
     memory_mb: number;
     uptime_seconds: number;
   }>;

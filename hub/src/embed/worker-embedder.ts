@@ -1,13 +1,13 @@
-// An Embedder whose model runs in a pool of worker threads, fed one bounded batch at a time per
-// worker so a long request never holds up a search or another agent's drawer (see createWorkerEmbedder).
+// An Embedder whose model runs in a pool of workers (child processes, or threads), fed one bounded
+// batch at a time per worker so a long request never holds up a search or another agent's drawer.
 
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 
 import { compiledScript } from '../compiled-script.js';
 import type { PalaceConfig } from '../config.js';
 import { HubError, type ErrorCode } from '../errors.js';
 import type { EmbedKind, EmbedWorkersStatus, Embedder, EmbedderInfo } from './embedder.js';
+import { startEmbedWorker, type EmbedIsolation, type EmbedWorkerHandle } from './embed-process.js';
 import type { EmbedderSpec } from './spec.js';
 
 /**
@@ -33,6 +33,11 @@ export interface WorkerEmbedderOptions {
   workers?: number;
   /** An idle worker is ended after this many ms (default DEFAULT_EMBED_IDLE_MS; 0 = never). */
   idleMs?: number;
+  /**
+   * process (default): each worker is a child process, and ending one gives all its memory back;
+   * thread: worker threads in the hub's process (what a thread frees is not all returned to the system).
+   */
+  isolation?: EmbedIsolation;
   /** Hears every batch as it is handed to a worker (tests and benchmarks observe the scheduling). */
   onBatch?: (batch: { worker: number; kind: EmbedKind; texts: number }) => void;
 }
@@ -60,26 +65,21 @@ interface Slice {
 
 interface PoolWorker {
   n: number;
-  worker: Worker;
+  worker: EmbedWorkerHandle;
   state: 'starting' | 'idle' | 'busy' | 'ending';
   inflight: { id: number; slices: Slice[] } | undefined;
   batches: number;
   texts: number;
-  /** V8 heap + external (the model's WASM / native buffers) of the worker's isolate, in bytes. */
+  /** The worker's own memory in bytes: a child's RSS, or a thread's V8 heap + external buffers. */
   memoryBytes: number;
   idleTimer: NodeJS.Timeout | undefined;
   startedAt: number;
 }
 
-interface MemoryReport {
-  heap: number;
-  external: number;
-}
-
 type WorkerMessage =
-  | { type: 'ready'; info: EmbedderInfo; memory?: MemoryReport }
+  | { type: 'ready'; info: EmbedderInfo; memory?: number }
   | { type: 'fatal'; message: string; code?: string }
-  | { type: 'result'; id: number; vectors: Float32Array[]; memory?: MemoryReport }
+  | { type: 'result'; id: number; vectors: Float32Array[]; memory?: number }
   | { type: 'error'; id: number; message: string; code?: string };
 
 function asError(message: string, code?: string): HubError {
@@ -87,7 +87,7 @@ function asError(message: string, code?: string): HubError {
   return new HubError(known, message);
 }
 
-/** An embedder backed by worker threads, which can say how its workers are doing. */
+/** An embedder backed by a pool of workers, which can say how they are doing. */
 export interface WorkerEmbedder extends Embedder {
   workers(): EmbedWorkersStatus;
 }
@@ -106,6 +106,7 @@ export interface WorkerEmbedder extends Embedder {
 export async function createWorkerEmbedder(spec: EmbedderSpec, options: WorkerEmbedderOptions = {}): Promise<WorkerEmbedder> {
   const size = Math.max(1, Math.floor(options.workers ?? defaultEmbedWorkers()));
   const idleMs = options.idleMs ?? DEFAULT_EMBED_IDLE_MS;
+  const isolation = options.isolation ?? 'process';
   const script = compiledScript(import.meta.url, './embed-worker.js', 'hub/src/embed/embed-worker.js', 'memory.embedder_missing');
   const pool: PoolWorker[] = [];
   let queue: Request[] = [];
@@ -183,7 +184,7 @@ export async function createWorkerEmbedder(spec: EmbedderSpec, options: WorkerEm
     w.inflight = { id, slices: batch.slices };
     w.state = 'busy';
     w.worker.ref(); // pending work keeps the process alive until its answer arrives
-    w.worker.postMessage({ id, texts, kind: batch.kind });
+    w.worker.send({ id, texts, kind: batch.kind });
     options.onBatch?.({ worker: w.n, kind: batch.kind, texts: texts.length });
   };
 
@@ -215,7 +216,7 @@ export async function createWorkerEmbedder(spec: EmbedderSpec, options: WorkerEm
     w.inflight = undefined;
     if (m.type === 'error') failSlices(slices, asError(m.message, m.code));
     else {
-      if (m.memory) w.memoryBytes = m.memory.heap + m.memory.external;
+      if (m.memory) w.memoryBytes = m.memory;
       w.batches++;
       w.texts += m.vectors.length;
       let offset = 0;
@@ -246,8 +247,7 @@ export async function createWorkerEmbedder(spec: EmbedderSpec, options: WorkerEm
 
   /** Starts one worker; resolves once its model is loaded (it then takes work at once). */
   const spawn = (): Promise<PoolWorker> => {
-    // execArgv: [] so flags of the parent (e.g. --input-type, inspector) never break the worker.
-    const worker = new Worker(script, { workerData: spec, execArgv: [] });
+    const worker = startEmbedWorker(script, spec, isolation);
     const w: PoolWorker = { n: nextWorker++, worker, state: 'starting', inflight: undefined, batches: 0, texts: 0, memoryBytes: 0, idleTimer: undefined, startedAt: Date.now() };
     pool.push(w);
     started++;
@@ -266,19 +266,19 @@ export async function createWorkerEmbedder(spec: EmbedderSpec, options: WorkerEm
         rejectStart(err);
       };
       const onStartError = (err: Error): void => fail(asError(`embedding worker failed to start: ${err.message}`));
-      const onStartExit = (code: number): void => fail(asError(`embedding worker exited while starting (code ${code})`));
-      worker.once('error', onStartError);
-      worker.once('exit', onStartExit);
-      worker.once('message', (m: WorkerMessage) => {
-        worker.off('error', onStartError);
-        worker.off('exit', onStartExit);
+      const onStartExit = (code: number | null): void => fail(asError(`embedding worker exited while starting (code ${code})`));
+      worker.events.once('error', onStartError);
+      worker.events.once('exit', onStartExit);
+      worker.events.once('message', (m: WorkerMessage) => {
+        worker.events.off('error', onStartError);
+        worker.events.off('exit', onStartExit);
         if (m.type === 'fatal') return fail(asError(m.message, m.code));
         if (m.type !== 'ready') return fail(asError('embedding worker sent no ready message'));
         info ??= m.info;
-        if (m.memory) w.memoryBytes = m.memory.heap + m.memory.external;
-        worker.on('message', (msg: WorkerMessage) => onResult(w, msg));
-        worker.on('error', (err) => onGone(w, asError(`embedding worker crashed: ${err.message}`)));
-        worker.on('exit', (code) => onGone(w, asError(`embedding worker exited (code ${code})`)));
+        if (m.memory) w.memoryBytes = m.memory;
+        worker.events.on('message', (msg: WorkerMessage) => onResult(w, msg));
+        worker.events.on('error', (err: Error) => onGone(w, asError(`embedding worker crashed: ${err.message}`)));
+        worker.events.on('exit', (code: number | null) => onGone(w, asError(`embedding worker exited (code ${code})`)));
         if (closed) {
           w.state = 'ending';
           remove(w);

@@ -63,6 +63,7 @@ export function startEmbedWorker(script: URL, spec: EmbedderSpec, isolation: Emb
       channel()?.unref?.();
     },
     terminate: async () => {
+      child.ref(); // an idle (unref'd) child must still be waited for, or its exit is never heard
       child.kill('SIGTERM');
       const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
       killer.unref();

@@ -296,20 +296,23 @@ export class Memory {
     });
     // The same content in the same place is the same drawer: filing it again (even forced) must not
     // overwrite its rating, filed_at and added_by (checked again in the commit, for concurrent calls).
-    const stored = prepared.length === 0 ? new Set<string>() : new Set((await this.store.scan({ ids: prepared.map((p) => firstChunkId(p.d.id, p.d.chunks.length)) }, { columns: ['id'] })).map((r) => r.id));
-    const fresh = prepared.filter(({ at, d }) => {
-      if (!stored.has(firstChunkId(d.id, d.chunks.length))) return true;
-      out[at] = { drawer_id: d.id, wing: d.wing, room: d.room, duplicate_of: d.id, similarity: 1, filed: false };
-      return false;
-    });
-    const vectors = await this.embedder.embed(fresh.flatMap((p) => p.d.chunks.map((c) => c.text)), 'document');
-    let offset = 0;
+    // Looked up while embedding (one round trip less per call); an exact re-filing costs its embedding.
+    const [stored, embedded] = await Promise.all([
+      prepared.length === 0 ? new Set<string>() : this.store.scan({ ids: prepared.map((p) => firstChunkId(p.d.id, p.d.chunks.length)) }, { columns: ['id'] }).then((rows) => new Set(rows.map((r) => r.id))),
+      this.embedder.embed(prepared.flatMap((p) => p.d.chunks.map((c) => c.text)), 'document'),
+    ]);
+    let at0 = 0;
+    const fresh: Array<{ at: number; d: ReturnType<Memory['prepareDrawer']>; vectors: Float32Array[] }> = [];
+    for (const { at, d } of prepared) {
+      const own = embedded.slice(at0, at0 + d.chunks.length);
+      at0 += d.chunks.length;
+      if (stored.has(firstChunkId(d.id, d.chunks.length))) out[at] = { drawer_id: d.id, wing: d.wing, room: d.room, duplicate_of: d.id, similarity: 1, filed: false };
+      else fresh.push({ at, d, vectors: own });
+    }
     const group: PendingDrawer[] = [];
     const waits = fresh.map(
-      ({ at, d }) =>
+      ({ at, d, vectors: own }) =>
         new Promise<void>((resolve) => {
-          const own = vectors.slice(offset, offset + d.chunks.length);
-          offset += d.chunks.length;
           const answer = (r: AddDrawerResult | HubError): void => {
             out[at] ??= r;
             resolve();
@@ -355,15 +358,18 @@ export class Memory {
       const stored = new Set(
         (await this.store.scan({ ids: group.map((d) => firstChunkId(d.id, d.chunks.length)) }, { columns: ['id'] })).map((r) => r.id),
       );
+      // Each drawer's nearest stored match for its first chunk, looked up together (the checks below
+      // run in order and look further only when that one is a match).
+      const firstHits = await Promise.all(group.map((d) => (d.force || !d.vectors[0] ? undefined : this.store.search(d.vectors[0], {}, 1))));
       const filedAt = isoSeconds(this.now());
-      for (const d of group) {
+      for (const [g, d] of group.entries()) {
         const { id, wing, room, chunks } = d;
         if (stored.has(firstChunkId(id, chunks.length)) || filed.some((f) => f.id === id)) {
           d.resolve({ drawer_id: id, wing, room, duplicate_of: id, similarity: 1, filed: false });
           continue;
         }
         if (!d.force) {
-          const dup = await this.nearestDuplicate(d.vectors, d.threshold, filed);
+          const dup = await this.nearestDuplicate(d.vectors, d.threshold, filed, firstHits[g]);
           if (dup) {
             d.resolve({ drawer_id: dup.id, wing: dup.wing, room: dup.room, duplicate_of: dup.id, similarity: dup.similarity, filed: false });
             continue;
@@ -410,10 +416,11 @@ export class Memory {
     vectors: Float32Array[],
     threshold: number,
     earlier: readonly PendingDrawer[],
+    firstHits?: Array<{ drawer: StoredDrawer; distance: number }>,
   ): Promise<{ id: string; wing: string; room: string; similarity: number } | undefined> {
     let first: { id: string; wing: string; room: string; similarity: number } | undefined;
-    for (const vector of vectors) {
-      const [hit] = await this.store.search(vector, {}, 1);
+    for (const [i, vector] of vectors.entries()) {
+      const [hit] = i === 0 && firstHits ? firstHits : await this.store.search(vector, {}, 1);
       let best = hit ? { id: hit.drawer.parent_id ?? hit.drawer.id, wing: hit.drawer.wing, room: hit.drawer.room, similarity: 1 - hit.distance } : undefined;
       for (const e of earlier)
         for (const v of e.vectors) {

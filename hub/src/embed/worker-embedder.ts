@@ -107,6 +107,8 @@ export async function createWorkerEmbedder(spec: EmbedderSpec, options: WorkerEm
   const size = Math.max(1, Math.floor(options.workers ?? defaultEmbedWorkers()));
   const idleMs = options.idleMs ?? DEFAULT_EMBED_IDLE_MS;
   const isolation = options.isolation ?? 'process';
+  // ONNX sessions share the cores: workers × intra-op threads stays within them (see docs/embeddings.md).
+  if (spec.provider === 'onnx' && spec.intraOpThreads === undefined) spec = { ...spec, intraOpThreads: Math.max(1, Math.floor(availableParallelism() / size)) };
   const script = compiledScript(import.meta.url, './embed-worker.js', 'hub/src/embed/embed-worker.js', 'memory.embedder_missing');
   const pool: PoolWorker[] = [];
   let queue: Request[] = [];

@@ -83,6 +83,11 @@ describe('concurrent palace_add_drawer calls on a live hub', () => {
     const status = await callJson<{ memory: { embed_workers: EmbedWorkersStatus } }>(clients[2] as Client, 'palace_status');
     expect(status.memory.embed_workers.size).toBe(2);
     expect(status.memory.embed_workers.workers.length).toBeGreaterThan(0);
+    // The dashboard's Status view reads the same from /statusz: each worker with its own RSS.
+    const statusz = (await (await fetch(`${hub.url}/statusz`)).json()) as { embedding?: { workers_max: number; workers: Array<{ state: string; rss_mb: number }> } };
+    expect(statusz.embedding?.workers_max).toBe(2);
+    expect(statusz.embedding?.workers.length).toBeGreaterThan(0);
+    for (const w of statusz.embedding?.workers ?? []) expect(w.rss_mb).toBeGreaterThan(10);
   });
 
   it('files one of several duplicates sent at once; the others name it', async () => {

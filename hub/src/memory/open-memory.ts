@@ -17,6 +17,8 @@ export interface MemoryHandle {
   get(): Promise<Memory>;
   /** Whether it has been opened (status reports counts only then, to stay cheap). */
   isOpen(): boolean;
+  /** The memory if it is open, without opening it (synchronous status reads). */
+  peek(): Memory | undefined;
   close(): Promise<void>;
 }
 
@@ -81,12 +83,12 @@ export async function openMemory(config: Readonly<PalaceConfig>, palacePath: str
 
 export function createMemoryHandle(config: Readonly<PalaceConfig>, palacePath: string, log: Logger, options: OpenMemoryOptions = {}): MemoryHandle {
   let opening: Promise<Memory> | undefined;
-  let opened = false;
+  let opened: Memory | undefined;
   return {
     get() {
       opening ??= openMemory(config, palacePath, log, options).then(
         (m) => {
-          opened = true;
+          opened = m;
           return m;
         },
         (err: unknown) => {
@@ -96,11 +98,12 @@ export function createMemoryHandle(config: Readonly<PalaceConfig>, palacePath: s
       );
       return opening;
     },
-    isOpen: () => opened,
+    isOpen: () => opened !== undefined,
+    peek: () => opened,
     async close() {
       if (opening) await (await opening.catch(() => undefined))?.close();
       opening = undefined;
-      opened = false;
+      opened = undefined;
     },
   };
 }

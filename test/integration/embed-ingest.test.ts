@@ -126,5 +126,11 @@ describe('concurrent palace_add_drawer calls on a live hub', () => {
       items: [{ wing: 'ingest', room: 'batch', content: 'Code review needs two approvals for anything touching the payment service.', force: true }],
     });
     expect(again.results[0]).toMatchObject({ filed: false, duplicate_of: (last as AddDrawerResult).drawer_id, similarity: 1 });
+    const big = 'x'.repeat(600_000);
+    const tooMuch = await (clients[5] as Client).callTool({ name: 'palace_add_drawers', arguments: { items: [{ wing: 'ingest', room: 'big', content: big }, { wing: 'ingest', room: 'big', content: `${big}y` }] } });
+    expect(tooMuch.isError).toBe(true);
+    expect(JSON.stringify(tooMuch.content)).toContain('input.too_large');
+    const rooms = await callJson<{ wings: Record<string, number> }>(clients[5] as Client, 'palace_list_wings');
+    expect(rooms.wings.ingest).toBe(1 + CLIENTS * PER_CLIENT + 1 + 2);
   });
 });

@@ -3,6 +3,8 @@
 
 import { z } from 'zod';
 
+import { HubError } from '../errors.js';
+import { MEMORY_LIMITS } from '../memory/drawer-input.js';
 import { defineTool } from './tool.js';
 
 const place = (what: string) => z.string().describe(what);
@@ -53,7 +55,7 @@ export const ADD_DRAWERS_MAX = 100;
 export const addDrawersTool = defineTool({
   name: 'palace_add_drawers',
   title: 'File several memories',
-  description: `File up to ${ADD_DRAWERS_MAX} drawers in one call, each exactly as palace_add_drawer would (same limits, secret refusal and near-duplicate check, also against the drawers before it in the list). They are embedded in shared batches and written in one commit. Returns one result per item, in order: the palace_add_drawer result, or { error } for an item that was refused (the others are still filed).`,
+  description: `File up to ${ADD_DRAWERS_MAX} drawers (1 MiB of content in all) in one call, each exactly as palace_add_drawer would (same limits, secret refusal and near-duplicate check, also against the drawers before it in the list). They are embedded in shared batches and written in one commit. Returns one result per item, in order: the palace_add_drawer result, or { error } for an item that was refused (the others are still filed).`,
   input: {
     items: z
       .array(
@@ -75,6 +77,9 @@ export const addDrawersTool = defineTool({
   lockFree: false,
   stepLocked: true,
   handler: async (args, hub, ctx) => {
+    const bytes = args.items.reduce((n, item) => n + Buffer.byteLength(item.content, 'utf8'), 0);
+    if (bytes > MEMORY_LIMITS.contentBytes)
+      throw new HubError('input.too_large', `the items' content totals ${bytes} bytes, over ${MEMORY_LIMITS.contentBytes} per call; send fewer per call`, { field: 'items' });
     const memory = await hub.memory.get();
     const options = ctx.withLock ? { step: ctx.withLock } : {};
     const results = (await memory.addDrawers(args.items, options)).map((r) => (r instanceof Error ? { error: r.toJSON() } : r));

@@ -72,13 +72,13 @@ export async function onnxFigures(ctx: SuiteContext, dir: string): Promise<Figur
     const bareRate = perSecond(texts, bareMs);
     return [
       {
-        name: 'embed throughput, onnx provider (worker thread, MiniLM-sized generated model)',
+        name: 'embed throughput, onnx provider (one worker, MiniLM-sized generated model)',
         value: perSecond(texts, workerMs),
         unit: 'texts/s',
         reference: { value: bareRate, label: 'bare onnxruntime session.run, same pre-tokenised batches, same process', measured: true },
         target: { op: '>=', value: bareRate * 0.85, note: '85% of bare' },
       },
-      { name: 'query embedding, onnx provider (worker thread)', value: queryMs, unit: 'ms' },
+      { name: 'query embedding, onnx provider (one worker)', value: queryMs, unit: 'ms' },
       ...(await layoutFigures(ctx, dir, batches)),
     ];
   } finally {

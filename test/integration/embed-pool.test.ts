@@ -93,6 +93,31 @@ describe('idle workers', () => {
   });
 });
 
+describe('a worker process that dies', () => {
+  it('fails only the requests it held, and the pool goes on with a new worker', async () => {
+    const pool = await createWorkerEmbedder({ provider: 'bundled' }, { workers: 1, idleMs: 0 });
+    try {
+      const pid = pool.workers().workers[0]?.pid;
+      expect(pid).toBeGreaterThan(0);
+      const held = pool.embed(Array.from({ length: MAX_BATCH_TEXTS }, (_, i) => `held text ${i}`), 'document');
+      await until(() => pool.workers().workers[0]?.state === 'busy');
+      process.kill(pid ?? 0, 'SIGKILL');
+      const err = await held.then(
+        () => undefined,
+        (e: unknown) => e as { code?: string },
+      );
+      expect(err?.code).toBe('memory.embed_failed');
+      const [after] = await pool.embed(['still answering'], 'query');
+      expect(after).toHaveLength(512);
+      const status = pool.workers();
+      expect(status.started).toBe(2);
+      expect(status.workers[0]?.pid).not.toBe(pid);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
 describe('worker threads instead of processes', () => {
   it('embed the same vectors and report their own memory', async () => {
     const threads = await createWorkerEmbedder({ provider: 'bundled' }, { workers: 1, idleMs: 0, isolation: 'thread' });

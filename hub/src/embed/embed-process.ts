@@ -13,6 +13,8 @@ export type EmbedIsolation = 'process' | 'thread';
 /** What the pool needs of a worker, whichever kind it is. Events: 'message', 'error', 'exit'. */
 export interface EmbedWorkerHandle {
   readonly events: EventEmitter;
+  /** The child's pid (undefined for a thread). */
+  readonly pid?: number | undefined;
   send(message: unknown): void;
   /** Pending work keeps the hub alive; an idle worker never does. */
   ref(): void;
@@ -51,6 +53,7 @@ export function startEmbedWorker(script: URL, spec: EmbedderSpec, isolation: Emb
   child.send({ type: 'init', spec });
   return {
     events: child,
+    pid: child.pid,
     send: (m) => {
       if (child.connected) child.send(m as object);
     },

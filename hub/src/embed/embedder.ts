@@ -52,6 +52,8 @@ export interface EmbedWorkersStatus {
   queued_texts: number;
   workers: Array<{
     worker: number;
+    /** A worker process's pid. */
+    pid?: number;
     state: 'starting' | 'idle' | 'busy';
     batches: number;
     texts: number;

@@ -323,6 +323,7 @@ export async function createWorkerEmbedder(spec: EmbedderSpec, options: WorkerEm
           .filter((w) => w.state !== 'ending')
           .map((w) => ({
             worker: w.n,
+            ...(w.worker.pid === undefined ? {} : { pid: w.worker.pid }),
             state: w.state as 'starting' | 'idle' | 'busy',
             batches: w.batches,
             texts: w.texts,

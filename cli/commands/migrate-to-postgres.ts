@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 
 import { chooseEmbedder } from '../../hub/src/embed/select.js';
 import { embedderKey } from '../../hub/src/embed/embedder.js';
-import { createWorkerEmbedder } from '../../hub/src/embed/worker-embedder.js';
+import { createWorkerEmbedder, embedPoolOptions } from '../../hub/src/embed/worker-embedder.js';
 import { HubError, invalid } from '../../hub/src/errors.js';
 import { leaseHolder } from '../../hub/src/lease.js';
 import { makeLogger } from '../../hub/src/log.js';
@@ -30,7 +30,7 @@ function reportText(r: MigrateReport): string {
 
 async function reembedderFor(ctx: CommandContext, palacePath: string): Promise<{ reembed: Reembedder; close: () => Promise<void> }> {
   const { spec } = chooseEmbedder(ctx.config, palacePath);
-  const embedder = await createWorkerEmbedder(spec);
+  const embedder = await createWorkerEmbedder(spec, embedPoolOptions(ctx.config));
   const info = embedder.info();
   return {
     reembed: { key: embedderKey(info), dimensions: info.dimensions, embed: (texts) => embedder.embed(texts, 'document') },

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 
 import { HubError, invalid } from '../../hub/src/errors.js';
 import { chooseEmbedder, readEmbedderRecord } from '../../hub/src/embed/select.js';
-import { createWorkerEmbedder } from '../../hub/src/embed/worker-embedder.js';
+import { createWorkerEmbedder, embedPoolOptions } from '../../hub/src/embed/worker-embedder.js';
 import { leaseHolder } from '../../hub/src/lease.js';
 import { makeLogger } from '../../hub/src/log.js';
 import { reembedPalace } from '../../hub/src/memory/reembed.js';
@@ -42,7 +42,7 @@ async function rebuild(ctx: CommandContext): Promise<void> {
     throw new HubError('lease.held', `a hub (pid ${holder.pid}${holder.address ? ` at ${holder.address}` : ''}) serves this palace; stop it before rebuilding the index`);
   const record = readEmbedderRecord(palacePath);
   const { spec } = chooseEmbedder(ctx.config, palacePath);
-  const embedder = await createWorkerEmbedder(spec);
+  const embedder = await createWorkerEmbedder(spec, embedPoolOptions(ctx.config));
   try {
     const info = embedder.info();
     const progress = createProgress();

@@ -67,6 +67,10 @@ export interface PalaceConfig {
   embeddingProvider: 'bundled' | 'onnx' | 'openai-compat' | undefined;
   embeddingApiUrl: string | undefined;
   embeddingApiKey: string | undefined;
+  /** Embedding worker threads at most (PALACE_EMBED_WORKERS); undefined = cores minus one, at least one (two on two cores). */
+  embedWorkers: number | undefined;
+  /** An embedding worker idle this long is ended, freeing its model (PALACE_EMBED_IDLE_SECONDS, default 120; 0 = never). */
+  embedIdleSeconds: number;
   agentName: string | undefined;
   /**
    * Directories palace_mine may read (PALACE_MINE_ROOTS, path-delimited; `~` expanded); undefined =
@@ -102,6 +106,14 @@ function number(env: Env, name: string, fallback: number, min = 0): number {
   if (raw === undefined || raw.trim() === '') return fallback;
   const n = Number(raw);
   if (!Number.isFinite(n) || n < min) throw bad(name, `must be a number ≥ ${min}, got '${raw}'`);
+  return n;
+}
+
+function embedWorkers(env: Env): number | undefined {
+  const raw = env.PALACE_EMBED_WORKERS;
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw bad('PALACE_EMBED_WORKERS', `must be a whole number from 1 to 64, got '${raw}'`);
   return n;
 }
 
@@ -232,6 +244,8 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
       : undefined,
     embeddingApiUrl: env.PALACE_EMBEDDING_API_URL?.trim() || undefined,
     embeddingApiKey: env.PALACE_EMBEDDING_API_KEY?.trim() || undefined,
+    embedWorkers: embedWorkers(env),
+    embedIdleSeconds: number(env, 'PALACE_EMBED_IDLE_SECONDS', 120),
     agentName: env.PALACE_AGENT_NAME?.trim() || undefined,
     mineRoots: mineRoots(env.PALACE_MINE_ROOTS),
     faultInject: env.PALACE_FAULT_INJECT?.trim() ? oneOf(env, 'PALACE_FAULT_INJECT', FAULT_POINTS, FAULT_POINTS[0]) : undefined,

@@ -19,6 +19,7 @@ import type { Logger } from './log.js';
 import { Logstream } from './logstream/logstream.js';
 import { createKgHandle } from './memory/kg/knowledge-graph.js';
 import { createMemoryHandle } from './memory/open-memory.js';
+import type { Memory } from './memory/memory.js';
 import {
   canonicalPalace,
   dialUrl,
@@ -86,6 +87,29 @@ export function checkBindPolicy(host: string, token: string | undefined, allowIn
       'hub.config',
       `refusing to bind ${host} without a token: set PALACE_MCP_HTTP_TOKEN (or --token), or pass --allow-insecure only behind a trusted proxy that authenticates`,
     );
+}
+
+/** The embedder's block of /statusz once memory is open: model, and its workers with their own RSS. */
+function embeddingStatus(memory: Memory | undefined): { embedding?: Record<string, unknown> } {
+  if (!memory) return {};
+  const info = memory.embedderInfo();
+  const pool = memory.embedWorkers();
+  return {
+    embedding: {
+      model: info.model,
+      device: info.device,
+      ...(pool
+        ? {
+            workers_max: pool.size,
+            workers_running: pool.workers.length,
+            workers_busy: pool.workers.filter((w) => w.state === 'busy').length,
+            idle_release_seconds: pool.idle_release_seconds,
+            queued_texts: pool.queued_texts,
+            workers: pool.workers.map((w) => ({ worker: w.worker, state: w.state, rss_mb: w.memory_mb, batches: w.batches })),
+          }
+        : {}),
+    },
+  };
 }
 
 export async function startHub(options: HubOptions): Promise<Hub> {
@@ -174,6 +198,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
         requests: { total: stats.total, mcp: stats.mcpRequests, by_status: stats.byStatus, lock_pending: lock.pending, waits: { active: stats.waits.active, max: config.waitMaxConcurrent, refused: stats.waits.refused } },
         logstream: { replica_id: logstream.replicaId, events: logstream.store.countEvents(), sse_clients: sse.clients },
         clients: { recent: stats.recentClients() },
+        ...embeddingStatus(memory.peek()),
       };
     },
   });

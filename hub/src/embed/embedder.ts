@@ -21,6 +21,8 @@ export interface Embedder {
   embed(texts: readonly string[], kind: EmbedKind): Promise<Float32Array[]>;
   /** Releases model memory and threads. */
   close(): Promise<void>;
+  /** Its workers, when it has any. */
+  workers?(): EmbedWorkersStatus;
 }
 
 /** L2-normalises a vector in place and returns it. */
@@ -35,4 +37,28 @@ export function normalize(vector: Float32Array): Float32Array {
 /** Identity of a vector space: two embedders are interchangeable only if these match. */
 export function embedderKey(info: Pick<EmbedderInfo, 'model' | 'dimensions'>): string {
   return `${info.model}/${info.dimensions}`;
+}
+
+/** How an embedder's workers are doing (palace status and the dashboard show it). */
+export interface EmbedWorkersStatus {
+  /** Most workers at once (PALACE_EMBED_WORKERS). */
+  size: number;
+  /** An idle worker is ended after this long (PALACE_EMBED_IDLE_SECONDS; 0 = never). */
+  idle_release_seconds: number;
+  /** Workers started and ended for idleness since the embedder was opened. */
+  started: number;
+  released: number;
+  /** Texts waiting for a free worker. */
+  queued_texts: number;
+  workers: Array<{
+    worker: number;
+    /** A worker process's pid. */
+    pid?: number;
+    state: 'starting' | 'idle' | 'busy';
+    batches: number;
+    texts: number;
+    /** The worker's own memory: a worker process's RSS (a worker thread's V8 heap plus external buffers). */
+    memory_mb: number;
+    uptime_seconds: number;
+  }>;
 }

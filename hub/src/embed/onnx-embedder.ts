@@ -116,6 +116,7 @@ export async function createOnnxEmbedder(
     spec.device,
     logger,
     options.platform,
+    spec.intraOpThreads,
   );
 
   const encode = (text: string): Encoded => {

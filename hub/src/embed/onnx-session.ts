@@ -75,8 +75,9 @@ function mayHaveProvider(provider: string): boolean {
   return existsSync(join(dir, file));
 }
 
-function baseOptions(): ort.InferenceSession.SessionOptions {
-  return { graphOptimizationLevel: 'all' };
+/** intraOpThreads: onnxruntime's threads per session (undefined = its default, one per core). */
+function baseOptions(intraOpThreads?: number): ort.InferenceSession.SessionOptions {
+  return { graphOptimizationLevel: 'all', ...(intraOpThreads ? { intraOpNumThreads: intraOpThreads } : {}) };
 }
 
 /**
@@ -88,6 +89,7 @@ export async function createDeviceSession(
   requested: string,
   logger: Logger,
   platform: NodeJS.Platform = process.platform,
+  intraOpThreads?: number,
 ): Promise<DeviceSession> {
   const device = parseDevice(requested);
   const failures: string[] = [];
@@ -98,7 +100,7 @@ export async function createDeviceSession(
     }
     try {
       const session = await ort.InferenceSession.create(onnxPath, {
-        ...baseOptions(),
+        ...baseOptions(intraOpThreads),
         executionProviders: [provider],
         // Quiet onnxruntime's own stderr line for a missing provider: we log our own, once.
         logSeverityLevel: 4,
@@ -110,7 +112,7 @@ export async function createDeviceSession(
   }
   let session: ort.InferenceSession;
   try {
-    session = await ort.InferenceSession.create(onnxPath, { ...baseOptions(), executionProviders: ['cpu'] });
+    session = await ort.InferenceSession.create(onnxPath, { ...baseOptions(intraOpThreads), executionProviders: ['cpu'] });
   } catch (err) {
     throw new HubError(
       'memory.embedder_missing',

@@ -10,6 +10,11 @@ export type EmbedderSpec =
       modelDir: string;
       /** cpu | cuda | dml | coreml | auto; falls back to CPU (logged once) when unavailable. */
       device: string;
+      /**
+       * onnxruntime intra-op threads per session; the pool sets cores / workers so its sessions and
+       * their threads never oversubscribe the machine (undefined = onnxruntime's default, all cores).
+       */
+      intraOpThreads?: number | undefined;
     }
   | {
       provider: 'openai-compat';

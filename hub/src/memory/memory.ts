@@ -8,8 +8,8 @@ import { countBy } from '../core/dict.js';
 import { fuse } from '../core/rrf.js';
 import { sanitizeQuery } from '../core/sanitize-query.js';
 import { isoSeconds } from '../core/ids.js';
-import { invalid, HubError } from '../errors.js';
-import type { Embedder, EmbedderInfo } from '../embed/embedder.js';
+import { invalid, HubError, toHubError } from '../errors.js';
+import type { EmbedWorkersStatus, Embedder, EmbedderInfo } from '../embed/embedder.js';
 import { embedderKey } from '../embed/embedder.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
 import { assertContentSize, drawerContent, drawerId, MEMORY_LIMITS, optionalPlace, placeName, tagList } from './drawer-input.js';
@@ -104,6 +104,35 @@ export interface AddDrawerResult {
   dry_run?: true;
 }
 
+/** Runs one write step; the hub runs it under its global request lock (see ToolDef.stepLocked). */
+export type WriteStep = <T>(fn: () => Promise<T>) => Promise<T>;
+
+export interface AddDrawerOptions {
+  /**
+   * Given by callers outside the hub's request lock (palace_add_drawer): the drawer is embedded
+   * outside any lock and joins the next group commit, which checks and writes every drawer that
+   * arrived meanwhile in one step. Without it the drawer is checked and written at once.
+   */
+  step?: WriteStep;
+}
+
+/** A validated, embedded drawer waiting for its commit. */
+interface PendingDrawer {
+  id: string;
+  wing: string;
+  room: string;
+  tags: string[];
+  addedBy: string;
+  sourceFile: string | null;
+  chunks: ReturnType<typeof chunkText>;
+  vectors: Float32Array[];
+  metadata: Record<string, unknown>;
+  force: boolean;
+  threshold: number;
+  resolve: (result: AddDrawerResult) => void;
+  reject: (err: unknown) => void;
+}
+
 /** A drawer row as export writes and import reads it: everything but the vector and embedder key. */
 export type PortableDrawer = Omit<StoredDrawer, 'vector' | 'embedder'>;
 
@@ -144,6 +173,18 @@ function wholeDrawerId(raw: unknown): string {
   return id;
 }
 
+/** Id of a drawer's first row: the drawer itself, or its chunk 0 when it is chunked. */
+function firstChunkId(id: string, chunks: number): string {
+  return chunks === 1 ? id : `${id}_c0`;
+}
+
+/** Cosine similarity of two unit vectors. */
+function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += (a[i] ?? 0) * (b[i] ?? 0);
+  return sum;
+}
+
 function hash24(...parts: string[]): string {
   return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 24);
 }
@@ -169,6 +210,9 @@ export class Memory {
   private readonly now: () => Date;
   private readonly key: string;
   private onFirstWrite: (() => void) | undefined;
+  /** Drawers embedded and waiting for the running group commit to finish (see addDrawer). */
+  private pending: PendingDrawer[] = [];
+  private committing = false;
 
   constructor(options: MemoryOptions) {
     this.onFirstWrite = options.onFirstWrite;
@@ -180,6 +224,11 @@ export class Memory {
 
   embedderInfo(): EmbedderInfo {
     return this.embedder.info();
+  }
+
+  /** The embedder's worker threads (null when it runs in-process). */
+  embedWorkers(): EmbedWorkersStatus | null {
+    return this.embedder.workers?.() ?? null;
   }
 
   private filterOf(raw: { wing?: unknown; room?: unknown; tags?: unknown; source_file?: unknown }): DrawerFilter {
@@ -194,8 +243,31 @@ export class Memory {
     return filter;
   }
 
-  /** Files verbatim content; near-duplicates (cosine ≥ 0.9) return the existing drawer unless forced. */
-  async addDrawer(input: AddDrawerInput): Promise<AddDrawerResult> {
+  /**
+   * Files verbatim content; near-duplicates (cosine ≥ 0.9) return the existing drawer unless forced.
+   * With `options.step`, concurrent calls share embedding batches and one group commit (addDrawer's
+   * checks run in the commit step, in arrival order, against the store and the drawers before them).
+   */
+  async addDrawer(input: AddDrawerInput, options: AddDrawerOptions = {}): Promise<AddDrawerResult> {
+    if (input.dry_run !== true) {
+      const [result] = await this.addDrawers([input], options);
+      if (result instanceof Error) throw result;
+      if (!result) throw new HubError('internal', 'no result for the drawer');
+      return result;
+    }
+    const d = this.prepareDrawer(input);
+    const [same] = await this.store.scan({ ids: [firstChunkId(d.id, d.chunks.length)] }, { columns: ['id'] });
+    if (same) return { drawer_id: d.id, wing: d.wing, room: d.room, duplicate_of: d.id, similarity: 1, filed: false };
+    const vectors = await this.embedder.embed(d.chunks.map((c) => c.text), 'document');
+    if (!d.force) {
+      const dup = await this.nearestDuplicate(vectors, d.threshold, []);
+      if (dup) return { drawer_id: dup.id, wing: dup.wing, room: dup.room, duplicate_of: dup.id, similarity: dup.similarity, filed: false };
+    }
+    return { drawer_id: d.id, wing: d.wing, room: d.room, ...(d.chunks.length > 1 ? { chunk_ids: d.chunks.map((_c, i) => `${d.id}_c${i}`) } : {}), filed: false, dry_run: true };
+  }
+
+  /** Validates one drawer (throws the HubError naming the bad field) and works out its id and chunks. */
+  private prepareDrawer(input: AddDrawerInput): Omit<PendingDrawer, 'vectors' | 'resolve' | 'reject'> {
     const wing = placeName('wing', input.wing);
     const room = placeName('room', input.room);
     const content = drawerContent(input.content);
@@ -204,54 +276,159 @@ export class Memory {
     const sourceFile = typeof input.source_file === 'string' && input.source_file ? input.source_file : null;
     const chunks = chunkText(content);
     const id = `drawer_${hash24(wing, room, sourceFile ?? '', content)}`;
-    // The same content in the same place is the same drawer: filing it again (even forced) must not
-    // overwrite its rating, filed_at and added_by.
-    const [same] = await this.store.scan({ ids: [chunks.length === 1 ? id : `${id}_c0`] }, { columns: ['id'] });
-    if (same) return { drawer_id: id, wing, room, duplicate_of: id, similarity: 1, filed: false };
-    const vectors = await this.embedder.embed(chunks.map((c) => c.text), 'document');
-    if (input.force !== true) {
-      const dup = await this.nearestDuplicate(vectors, input.threshold ?? DUPLICATE_THRESHOLD);
-      if (dup) return { drawer_id: dup.id, wing: dup.wing, room: dup.room, duplicate_of: dup.id, similarity: dup.similarity, filed: false };
-    }
-    if (input.dry_run === true)
-      return { drawer_id: id, wing, room, ...(chunks.length > 1 ? { chunk_ids: chunks.map((_c, i) => `${id}_c${i}`) } : {}), filed: false, dry_run: true };
-    const filedAt = isoSeconds(this.now());
-    const drawers: StoredDrawer[] = chunks.map((c, i) => ({
-      id: chunks.length === 1 ? id : `${id}_c${i}`,
-      wing,
-      room,
-      tags,
-      content: c.text,
-      source_file: sourceFile,
-      chunk_index: i,
-      parent_id: chunks.length === 1 ? null : id,
-      filed_at: filedAt,
-      added_by: addedBy,
-      useful: null,
-      metadata: { ...(input.metadata ?? {}), ...(chunks.length === 1 ? {} : { char_start: c.start, char_end: c.end, chunks: chunks.length }) },
-      embedder: this.key,
-      vector: vectors[i] ?? new Float32Array(0),
-    }));
-    await this.store.upsert(drawers);
-    this.onFirstWrite?.();
-    this.onFirstWrite = undefined;
-    return {
-      drawer_id: id,
-      wing,
-      room,
-      ...(chunks.length > 1 ? { chunk_ids: drawers.map((d) => d.id) } : {}),
-      filed: true,
-    };
+    return { id, wing, room, tags, addedBy, sourceFile, chunks, metadata: input.metadata ?? {}, force: input.force === true, threshold: input.threshold ?? DUPLICATE_THRESHOLD };
   }
 
-  /** The existing drawer every new chunk is a near-copy of, if any. */
-  private async nearestDuplicate(vectors: Float32Array[], threshold: number): Promise<{ id: string; wing: string; room: string; similarity: number } | undefined> {
+  /**
+   * Files several drawers, each as addDrawer would, checked in list order (a near-duplicate of an
+   * earlier item is not filed). Returns one result per item, or the error that refused it; the
+   * others are filed all the same. Their chunks are embedded in one request and written in one commit.
+   */
+  async addDrawers(inputs: readonly AddDrawerInput[], options: AddDrawerOptions = {}): Promise<Array<AddDrawerResult | HubError>> {
+    const out: Array<AddDrawerResult | HubError | undefined> = inputs.map(() => undefined);
+    const prepared: Array<{ at: number; d: ReturnType<Memory['prepareDrawer']> }> = [];
+    inputs.forEach((input, at) => {
+      try {
+        prepared.push({ at, d: this.prepareDrawer(input) });
+      } catch (err) {
+        out[at] = toHubError(err);
+      }
+    });
+    // The same content in the same place is the same drawer: filing it again (even forced) must not
+    // overwrite its rating, filed_at and added_by (checked again in the commit, for concurrent calls).
+    // Looked up while embedding (one round trip less per call); an exact re-filing costs its embedding.
+    const [stored, embedded] = await Promise.all([
+      prepared.length === 0 ? new Set<string>() : this.store.scan({ ids: prepared.map((p) => firstChunkId(p.d.id, p.d.chunks.length)) }, { columns: ['id'] }).then((rows) => new Set(rows.map((r) => r.id))),
+      this.embedder.embed(prepared.flatMap((p) => p.d.chunks.map((c) => c.text)), 'document'),
+    ]);
+    let at0 = 0;
+    const fresh: Array<{ at: number; d: ReturnType<Memory['prepareDrawer']>; vectors: Float32Array[] }> = [];
+    for (const { at, d } of prepared) {
+      const own = embedded.slice(at0, at0 + d.chunks.length);
+      at0 += d.chunks.length;
+      if (stored.has(firstChunkId(d.id, d.chunks.length))) out[at] = { drawer_id: d.id, wing: d.wing, room: d.room, duplicate_of: d.id, similarity: 1, filed: false };
+      else fresh.push({ at, d, vectors: own });
+    }
+    const group: PendingDrawer[] = [];
+    const waits = fresh.map(
+      ({ at, d, vectors: own }) =>
+        new Promise<void>((resolve) => {
+          const answer = (r: AddDrawerResult | HubError): void => {
+            out[at] ??= r;
+            resolve();
+          };
+          group.push({ ...d, vectors: own, resolve: answer, reject: (err) => answer(toHubError(err)) });
+        }),
+    );
+    if (group.length > 0 && !options.step) await this.commitDrawers(group).catch(() => undefined);
+    else if (group.length > 0 && options.step) {
+      this.pending.push(...group);
+      if (!this.committing) void this.groupCommits(options.step);
+    }
+    await Promise.all(waits);
+    return out.map((r) => r ?? new HubError('internal', 'no result for the drawer'));
+  }
+
+  /** Commits the waiting drawers, a group at a time, until none waits (one commit runs at a time). */
+  private async groupCommits(step: WriteStep): Promise<void> {
+    this.committing = true;
+    try {
+      while (this.pending.length > 0) {
+        // The group is taken once the step runs: whatever arrived while waiting for the lock joins it.
+        await step(() => {
+          const group = this.pending;
+          this.pending = [];
+          return this.commitDrawers(group);
+        }).catch(() => undefined);
+      }
+    } finally {
+      this.committing = false;
+    }
+  }
+
+  /**
+   * Checks a group of embedded drawers in order (already stored? a near-duplicate of a stored drawer
+   * or of one filed before it in the group?) and writes the ones to file in one upsert; each caller
+   * hears its own result, or the write's error.
+   */
+  private async commitDrawers(group: readonly PendingDrawer[]): Promise<void> {
+    const filed: PendingDrawer[] = [];
+    const rows: StoredDrawer[] = [];
+    try {
+      const stored = new Set(
+        (await this.store.scan({ ids: group.map((d) => firstChunkId(d.id, d.chunks.length)) }, { columns: ['id'] })).map((r) => r.id),
+      );
+      // Each drawer's nearest stored match for its first chunk, looked up together (the checks below
+      // run in order and look further only when that one is a match).
+      const firstHits = await Promise.all(group.map((d) => (d.force || !d.vectors[0] ? undefined : this.store.search(d.vectors[0], {}, 1))));
+      const filedAt = isoSeconds(this.now());
+      for (const [g, d] of group.entries()) {
+        const { id, wing, room, chunks } = d;
+        if (stored.has(firstChunkId(id, chunks.length)) || filed.some((f) => f.id === id)) {
+          d.resolve({ drawer_id: id, wing, room, duplicate_of: id, similarity: 1, filed: false });
+          continue;
+        }
+        if (!d.force) {
+          const dup = await this.nearestDuplicate(d.vectors, d.threshold, filed, firstHits[g]);
+          if (dup) {
+            d.resolve({ drawer_id: dup.id, wing: dup.wing, room: dup.room, duplicate_of: dup.id, similarity: dup.similarity, filed: false });
+            continue;
+          }
+        }
+        filed.push(d);
+        rows.push(
+          ...chunks.map((c, i) => ({
+            id: chunks.length === 1 ? id : `${id}_c${i}`,
+            wing,
+            room,
+            tags: d.tags,
+            content: c.text,
+            source_file: d.sourceFile,
+            chunk_index: i,
+            parent_id: chunks.length === 1 ? null : id,
+            filed_at: filedAt,
+            added_by: d.addedBy,
+            useful: null,
+            metadata: { ...d.metadata, ...(chunks.length === 1 ? {} : { char_start: c.start, char_end: c.end, chunks: chunks.length }) },
+            embedder: this.key,
+            vector: d.vectors[i] ?? new Float32Array(0),
+          })),
+        );
+      }
+      await this.store.upsert(rows);
+    } catch (err) {
+      for (const d of group) d.reject(err); // those already answered ignore it
+      throw err;
+    }
+    if (rows.length > 0) {
+      this.onFirstWrite?.();
+      this.onFirstWrite = undefined;
+    }
+    for (const d of filed)
+      d.resolve({ drawer_id: d.id, wing: d.wing, room: d.room, ...(d.chunks.length > 1 ? { chunk_ids: d.chunks.map((_c, i) => `${d.id}_c${i}`) } : {}), filed: true });
+  }
+
+  /**
+   * The drawer every new chunk is a near-copy of, if any: the nearest stored drawer, or one of
+   * `earlier` (filed before it in the same group commit, not yet searchable), whichever is closer.
+   */
+  private async nearestDuplicate(
+    vectors: Float32Array[],
+    threshold: number,
+    earlier: readonly PendingDrawer[],
+    firstHits?: Array<{ drawer: StoredDrawer; distance: number }>,
+  ): Promise<{ id: string; wing: string; room: string; similarity: number } | undefined> {
     let first: { id: string; wing: string; room: string; similarity: number } | undefined;
-    for (const vector of vectors) {
-      const [hit] = await this.store.search(vector, {}, 1);
-      const similarity = hit ? 1 - hit.distance : 0;
-      if (!hit || similarity < threshold) return undefined;
-      first ??= { id: hit.drawer.parent_id ?? hit.drawer.id, wing: hit.drawer.wing, room: hit.drawer.room, similarity: Number(similarity.toFixed(4)) };
+    for (const [i, vector] of vectors.entries()) {
+      const [hit] = i === 0 && firstHits ? firstHits : await this.store.search(vector, {}, 1);
+      let best = hit ? { id: hit.drawer.parent_id ?? hit.drawer.id, wing: hit.drawer.wing, room: hit.drawer.room, similarity: 1 - hit.distance } : undefined;
+      for (const e of earlier)
+        for (const v of e.vectors) {
+          const similarity = dot(vector, v);
+          if (!best || similarity > best.similarity) best = { id: e.id, wing: e.wing, room: e.room, similarity };
+        }
+      if (!best || best.similarity < threshold) return undefined;
+      first ??= { ...best, similarity: Number(best.similarity.toFixed(4)) };
     }
     return first;
   }

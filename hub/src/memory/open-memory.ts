@@ -4,7 +4,7 @@
 import type { PalaceConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import { chooseEmbedder, checkAgainstRecord, readEmbedderRecord, writeEmbedderRecord } from '../embed/select.js';
-import { createWorkerEmbedder } from '../embed/worker-embedder.js';
+import { createWorkerEmbedder, embedPoolOptions } from '../embed/worker-embedder.js';
 import { embedderKey } from '../embed/embedder.js';
 import { leaseHolder } from '../lease.js';
 import { openVectorStore } from '../vector/open-vector-store.js';
@@ -17,6 +17,8 @@ export interface MemoryHandle {
   get(): Promise<Memory>;
   /** Whether it has been opened (status reports counts only then, to stay cheap). */
   isOpen(): boolean;
+  /** The memory if it is open, without opening it (synchronous status reads). */
+  peek(): Memory | undefined;
   close(): Promise<void>;
 }
 
@@ -34,7 +36,7 @@ export async function openMemory(config: Readonly<PalaceConfig>, palacePath: str
       `no ONNX model in ${config.home}/models/all-MiniLM-L6-v2; using the bundled embedder (Universal Sentence Encoder lite, 512-d). ` +
         'Run `palace set-embedder --model all-MiniLM-L6-v2` on a new palace to use MiniLM instead',
     );
-  const embedder = await createWorkerEmbedder(spec);
+  const embedder = await createWorkerEmbedder(spec, embedPoolOptions(config));
   try {
     const info = embedder.info();
     checkAgainstRecord(palacePath, info);
@@ -81,12 +83,12 @@ export async function openMemory(config: Readonly<PalaceConfig>, palacePath: str
 
 export function createMemoryHandle(config: Readonly<PalaceConfig>, palacePath: string, log: Logger, options: OpenMemoryOptions = {}): MemoryHandle {
   let opening: Promise<Memory> | undefined;
-  let opened = false;
+  let opened: Memory | undefined;
   return {
     get() {
       opening ??= openMemory(config, palacePath, log, options).then(
         (m) => {
-          opened = true;
+          opened = m;
           return m;
         },
         (err: unknown) => {
@@ -96,11 +98,12 @@ export function createMemoryHandle(config: Readonly<PalaceConfig>, palacePath: s
       );
       return opening;
     },
-    isOpen: () => opened,
+    isOpen: () => opened !== undefined,
+    peek: () => opened,
     async close() {
       if (opening) await (await opening.catch(() => undefined))?.close();
       opening = undefined;
-      opened = false;
+      opened = undefined;
     },
   };
 }

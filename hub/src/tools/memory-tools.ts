@@ -3,10 +3,11 @@
 
 import { z } from 'zod';
 
+import { HubError } from '../errors.js';
 import { MEMORY_LIMITS } from '../memory/drawer-input.js';
 import { listOf } from './list-input.js';
 import { defineTool } from './tool.js';
-import { writerOf } from '../memory/identity.js';
+import { checkIdentityArgs, writerOf } from '../memory/identity.js';
 
 const tagsInput = () => listOf(z.string(), MEMORY_LIMITS.tags);
 
@@ -48,7 +49,57 @@ export const addDrawerTool = defineTool({
   },
   mutating: true,
   lockFree: false,
-  handler: async (args, hub) => (await hub.memory.get()).addDrawer({ ...args, added_by: writerOf(args, 'created_by', 'added_by') }),
+  // Embedded outside the request lock; concurrent calls share embedding batches and one group commit.
+  stepLocked: true,
+  handler: async (args, hub, ctx) =>
+    (await hub.memory.get()).addDrawer(
+      { ...args, added_by: writerOf(args, 'created_by', 'added_by') },
+      ctx.withLock ? { step: ctx.withLock } : {},
+    ),
+});
+
+/** Drawers per palace_add_drawers call. */
+export const ADD_DRAWERS_MAX = 100;
+
+export const addDrawersTool = defineTool({
+  name: 'palace_add_drawers',
+  title: 'File several memories',
+  description: `File up to ${ADD_DRAWERS_MAX} drawers (1 MiB of content in all) in one call, each exactly as palace_add_drawer would (same limits, secret refusal and near-duplicate check, also against the drawers before it in the list). They are embedded in shared batches and written in one commit. Returns one result per item, in order: the palace_add_drawer result, or { error } for an item that was refused (the others are still filed).`,
+  input: {
+    items: z
+      .array(
+        z.object({
+          wing: place('Project or person the memory belongs to'),
+          room: place('Topic within the wing'),
+          content: z.string().describe('The exact text to keep; it is stored verbatim'),
+          tags: tagsInput().optional(),
+          source_file: z.string().optional(),
+          created_by: z.string().optional().describe('Your agent name (added_by is an alias)'),
+          added_by: z.string().optional(),
+          force: z.boolean().optional(),
+        }),
+      )
+      .min(1)
+      .max(ADD_DRAWERS_MAX)
+      .describe(`1 to ${ADD_DRAWERS_MAX} drawers`),
+  },
+  mutating: true,
+  lockFree: false,
+  stepLocked: true,
+  handler: async (args, hub, ctx) => {
+    const bytes = args.items.reduce((n, item) => n + Buffer.byteLength(item.content, 'utf8'), 0);
+    if (bytes > MEMORY_LIMITS.contentBytes)
+      throw new HubError('input.too_large', `the items' content totals ${bytes} bytes, over ${MEMORY_LIMITS.contentBytes} per call; send fewer per call`, { field: 'items' });
+    const identity = new Set(['created_by', 'added_by']);
+    const items = args.items.map((item, i) => {
+      checkIdentityArgs(`palace_add_drawers items[${i}]`, identity, item);
+      return { ...item, added_by: writerOf(item, 'created_by', 'added_by') };
+    });
+    const memory = await hub.memory.get();
+    const options = ctx.withLock ? { step: ctx.withLock } : {};
+    const results = (await memory.addDrawers(items, options)).map((r) => (r instanceof Error ? { error: r.toJSON() } : r));
+    return { filed: results.filter((r) => 'filed' in r && r.filed).length, results };
+  },
 });
 
 export const getDrawerTool = defineTool({
@@ -136,6 +187,7 @@ export const listTagsTool = defineTool({
 export const memoryTools = [
   searchTool,
   addDrawerTool,
+  addDrawersTool,
   getDrawerTool,
   updateDrawerTool,
   deleteDrawerTool,

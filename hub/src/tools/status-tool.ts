@@ -13,7 +13,14 @@ async function memoryStatus(hub: HubServices, load: boolean): Promise<Record<str
     if (!hub.memory.isOpen() && !load)
       return { loaded: false, embedder_record: readEmbedderRecord(hub.config.palacePath) ?? null, hint: 'pass include_memory: true for counts' };
     const memory = await hub.memory.get();
-    return { loaded: true, ...(await memory.counts()), embedder: memory.embedderInfo(), backend: hub.config.backend };
+    return {
+      loaded: true,
+      ...(await memory.counts()),
+      embedder: memory.embedderInfo(),
+      // Worker threads embedding for this palace: size, and each live worker's state, batches and own memory.
+      embed_workers: memory.embedWorkers(),
+      backend: hub.config.backend,
+    };
   } catch (err) {
     return { loaded: false, error: toHubError(err).toJSON() };
   }

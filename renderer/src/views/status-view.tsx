@@ -1,5 +1,5 @@
 // Status: what /statusz says (version, uptime, palace, backend, writer lease, log size, SQLite
-// integrity, requests, recent MCP clients), plus any block the hub adds (embedder, memory counts).
+// integrity, requests, recent MCP clients), plus any block the hub adds (embedder and its workers, memory counts).
 
 import { useEffect, type ReactElement } from 'react';
 
@@ -21,6 +21,22 @@ function scalarRows(block: Record<string, unknown>): KeyValue[] {
       value: v === null ? '—' : String(v),
       mono: typeof v !== 'boolean',
     }));
+}
+
+/** The embedding workers line: each running worker's state and own RSS (the `embedding` block of /statusz). */
+function workerRows(name: string, block: Record<string, unknown>): KeyValue[] {
+  if (name !== 'embedding' || !Array.isArray(block.workers)) return [];
+  const workers = block.workers as Array<{ worker?: number; state?: string; rss_mb?: number }>;
+  return [
+    {
+      label: 'workers',
+      value:
+        workers.length === 0
+          ? `none running (released after ${String(block.idle_release_seconds ?? '?')} s idle)`
+          : workers.map((w) => `#${w.worker ?? '?'} ${w.state ?? '?'} ${w.rss_mb ?? '?'} MB`).join(' · '),
+      mono: true,
+    },
+  ];
 }
 
 function Card({
@@ -146,7 +162,12 @@ export function StatusView(): ReactElement {
         </Card>
         {extra.map(([name, block]) => (
           <Card title={name.replace(/_/g, ' ')} key={name}>
-            <KeyValues rows={scalarRows(block as Record<string, unknown>)} />
+            <KeyValues
+              rows={[
+                ...scalarRows(block as Record<string, unknown>),
+                ...workerRows(name, block as Record<string, unknown>),
+              ]}
+            />
           </Card>
         ))}
       </div>

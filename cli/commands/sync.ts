@@ -162,6 +162,7 @@ async function runSync(ctx: CommandContext): Promise<number> {
       intervalSeconds: 0,
       log: makeLogger('palace:sync', { level: 'error' }),
       watchFile: false,
+      verify: ctx.config.syncVerify,
       ...(timeoutMs === undefined ? {} : { requestTimeoutMs: timeoutMs }),
     });
     try {

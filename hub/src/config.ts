@@ -51,6 +51,10 @@ export interface PalaceConfig {
    */
   lancedbRecycleMb: number;
   syncIntervalSeconds: number;
+  /** How far ahead of the local clock a pulled event's stamp may be, in ms (PALACE_SYNC_MAX_SKEW_MS, default 300000). */
+  syncMaxSkewMs: number;
+  /** Check origin signatures on pulled pages (PALACE_SYNC_VERIFY, default on; off only for benchmarks). */
+  syncVerify: boolean;
   hubForward: boolean;
   embeddingDevice: EmbeddingDevice;
   embeddingModel: string | undefined;
@@ -196,6 +200,8 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     sseMaxClients: Math.floor(number(env, 'PALACE_SSE_MAX_CLIENTS', 8)),
     lancedbRecycleMb: number(env, 'PALACE_LANCEDB_RECYCLE_MB', 256),
     syncIntervalSeconds: number(env, 'PALACE_SYNC_INTERVAL', 15),
+    syncMaxSkewMs: Math.floor(number(env, 'PALACE_SYNC_MAX_SKEW_MS', 300_000)),
+    syncVerify: oneOf(env, 'PALACE_SYNC_VERIFY', ['1', '0'] as const, '1') === '1',
     hubForward: !(forward && ['0', 'false', 'no', 'off'].includes(forward)),
     embeddingDevice: oneOf(env, 'PALACE_EMBEDDING_DEVICE', ['cpu', 'cuda', 'dml', 'coreml', 'auto'] as const, 'cpu'),
     embeddingModel: env.PALACE_EMBEDDING_MODEL?.trim() || undefined,

@@ -88,7 +88,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const lease: Lease | undefined = readOnly ? undefined : acquireLease(palacePath, 'hub');
   let logstream: Logstream | undefined;
   try {
-    logstream = Logstream.open(palacePath, { durability: config.durability });
+    logstream = Logstream.open(palacePath, { durability: config.durability, maxSkewMs: config.syncMaxSkewMs });
   } catch (err) {
     lease?.release();
     throw err;
@@ -123,6 +123,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     name: hostname(),
     intervalSeconds: config.syncIntervalSeconds,
     log: log.child('sync'),
+    verify: config.syncVerify,
   });
   const sqliteIntegrity = (): string => {
     if (!integrity || Date.now() - integrity.at > 60_000) integrity = { at: Date.now(), verdict: logstream.store.integrityCheck() };

@@ -21,7 +21,10 @@ export interface ReplicaNode {
   close(): void;
 }
 
-type Node = ReplicaStore &
+type Node = Pick<
+  ReplicaStore,
+  'replicaId' | 'versionVector' | 'eventsAfter' | 'getArtifact' | 'hasArtifact' | 'applyRemoteArtifact' | 'applyRemoteEvents'
+> &
   Pick<SqliteEventStore, 'append' | 'putArtifact' | 'getEvent' | 'countEvents' | 'query'>;
 
 function nodeOf({ replica, local }: ReplicaNode): Node {

@@ -213,11 +213,11 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
   }
 
   /** The sha256 of each artifact, in order; throws artifact.unknown_ref for one not stored. */
-  private artifactShas(ids: readonly string[], what: string): string[] {
+  private artifactShas(ids: readonly string[], missing: (id: string) => string): string[] {
     return ids.map((artifactId) => {
       const sha = this.stmt('SELECT sha256 FROM artifacts WHERE id = ?').pluck().get(artifactId) as string | undefined;
       if (sha === undefined)
-        throw new HubError('artifact.unknown_ref', `${what} references unknown artifact '${artifactId}'`, {
+        throw new HubError('artifact.unknown_ref', missing(artifactId), {
           field: 'artifact_ids',
         });
       return sha;
@@ -225,7 +225,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
   }
 
   private insertEvent(event: NewEvent): LogEvent {
-    const shas = this.artifactShas(event.artifact_ids, 'artifact_ids');
+    const shas = this.artifactShas(event.artifact_ids, (id) => `artifact_ids references unknown artifact '${id}'`);
     const top = this.stmt('SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number };
     const seq = top.seq + 1;
     this.clock = tick(this.clock, this.now());
@@ -747,7 +747,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
 
   /** Every artifact a remote event references must already be stored (artifacts travel first). */
   private requireArtifacts(e: RemoteEventRecord): string[] {
-    return this.artifactShas(e.artifact_ids, `remote event ${e.id}`);
+    return this.artifactShas(e.artifact_ids, (id) => `remote event ${e.id} references artifact ${id} not yet applied locally`);
   }
 
   /**

@@ -135,7 +135,14 @@ export function migrate(db: Database.Database, mintReplicaId: () => string): voi
   db.transaction(() => {
     const current = version();
     check(current);
-    for (let v = current; v < SCHEMA_VERSION; v++) MIGRATIONS[v]?.(db, { replicaId: mintReplicaId() });
+    // Minted only when a migration asks for it (the first one), never once per migration.
+    let minted: string | undefined;
+    const ctx = {
+      get replicaId(): string {
+        return (minted ??= mintReplicaId());
+      },
+    };
+    for (let v = current; v < SCHEMA_VERSION; v++) MIGRATIONS[v]?.(db, ctx);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

@@ -87,6 +87,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
   readonly maxSkewMs: number;
   private head: ChainHead = EMPTY_HEAD;
   private lastSigned: Checkpoint | undefined;
+  private readonly vouches = new Map<string, string>();
 
   constructor(path: string, options: SqliteEventStoreOptions) {
     this.path = path;
@@ -813,11 +814,16 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
       public_key: string;
     }>;
     const key = this.key;
-    return rows.map((r) => ({
-      replica_id: r.origin_replica,
-      public_key: r.public_key,
-      vouch: signBytes(key.privateKey, vouchBytes(this.replicaId, r.origin_replica, r.public_key)),
-    }));
+    // One signature per (origin, key) for the life of the store, not one per version_vector request.
+    return rows.map((r) => {
+      const cacheKey = `${r.origin_replica}:${r.public_key}`;
+      let vouch = this.vouches.get(cacheKey);
+      if (!vouch) {
+        vouch = signBytes(key.privateKey, vouchBytes(this.replicaId, r.origin_replica, r.public_key));
+        this.vouches.set(cacheKey, vouch);
+      }
+      return { replica_id: r.origin_replica, public_key: r.public_key, vouch };
+    });
   }
 
   changeToken(): number {

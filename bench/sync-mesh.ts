@@ -77,7 +77,12 @@ export interface MeshHub {
 }
 
 /** Starts `palace serve` for a fresh palace under `root`, behind a counting proxy. */
-export async function startMeshHub(root: string, name: string, intervalSeconds: number): Promise<MeshHub> {
+export async function startMeshHub(
+  root: string,
+  name: string,
+  intervalSeconds: number,
+  extraEnv: Record<string, string> = {},
+): Promise<MeshHub> {
   const home = join(root, name, 'home');
   const palace = join(root, name, 'palace');
   mkdirSync(home, { recursive: true });
@@ -92,6 +97,7 @@ export async function startMeshHub(root: string, name: string, intervalSeconds: 
     PALACE_SYNC_INTERVAL: String(intervalSeconds),
     PALACE_MCP_IDLE_HOURS: '0',
     PALACE_MCP_EXTRA_ALLOWED_HOSTS: `127.0.0.1:${proxy.port}`,
+    ...extraEnv,
   });
   const child = spawn(process.execPath, [PALACE_BIN, '--palace', palace, 'serve', '--port', '0'], {
     env,
@@ -121,10 +127,25 @@ export async function startMeshHub(root: string, name: string, intervalSeconds: 
   }
 }
 
-export function writePeersFile(hub: MeshHub, peers: readonly MeshHub[]): void {
+/** Writes a hub's peers.json; with `keys` (peer name → public key) every peer is pinned. */
+export function writePeersFile(
+  hub: MeshHub,
+  peers: readonly MeshHub[],
+  keys?: ReadonlyMap<string, string>,
+): void {
   writeFileSync(
     join(hub.palace, 'peers.json'),
-    JSON.stringify({ peers: peers.map((p) => ({ name: p.name, url: p.proxyUrl })) }, null, 2),
+    JSON.stringify(
+      {
+        peers: peers.map((p) => ({
+          name: p.name,
+          url: p.proxyUrl,
+          ...(keys?.get(p.name) ? { public_key: keys.get(p.name) } : {}),
+        })),
+      },
+      null,
+      2,
+    ),
     { mode: 0o600 },
   );
 }

@@ -48,7 +48,10 @@ export function action<A extends unknown[]>(
 
 /** Runs `fn` with the palace's logstream open, closing it afterwards. */
 export async function withLogstream<T>(ctx: CommandContext, fn: (log: Logstream) => Promise<T> | T): Promise<T> {
-  const log = Logstream.open(ctx.config.palacePath, { durability: ctx.config.durability });
+  const log = Logstream.open(ctx.config.palacePath, {
+    durability: ctx.config.durability,
+    maxSkewMs: ctx.config.syncMaxSkewMs,
+  });
   try {
     return await fn(log);
   } finally {

@@ -1,8 +1,11 @@
 // `palace sync` (also `palace logstream sync`): one peer-sync round now, against peers.json or one
 // `--peer URL` (its token from PALACE_SYNC_PEER_TOKEN, never argv). With a live writer hub the hub
 // runs the round (POST /sync/round), so its waiters wake and its mesh estate records it; otherwise
-// the round runs against the palace's log directly. Exit 1 when any peer failed.
+// the round runs against the palace's log directly. Exit 1 when any peer failed. `palace sync trust
+// <url>` prints a peer's replica id, public key and fingerprint to confirm, and with --pin writes the
+// key into peers.json (docs/sync-trust.md).
 
+import { renameSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 import type { Command } from 'commander';
@@ -16,7 +19,14 @@ import {
   readStoredToken,
 } from '../../hub/src/registration.js';
 import { localEstate } from '../../hub/src/sync/mesh-estate.js';
-import { parsePeerEntry, type PeerEntry } from '../../hub/src/sync/peers-file.js';
+import { createHttpPeerTransport } from '../../hub/src/sync/http-peer-transport.js';
+import {
+  parsePeerEntry,
+  peersFilePath,
+  readPeersText,
+  type PeerEntry,
+} from '../../hub/src/sync/peers-file.js';
+import { fingerprint } from '../../hub/src/logstream/signatures.js';
 import { parseMessage, type MeshMessage, type RoundMessage } from '../../hub/src/sync/protocol.js';
 import { SyncService } from '../../hub/src/sync/sync-service.js';
 import { syncPeerToken } from '../config.js';
@@ -104,6 +114,7 @@ function roundText(round: RoundMessage, via: string): string {
 function estateText(m: MeshMessage): string {
   const lines = [
     `${m.self.name} ${m.self.replica_id} (${m.estate_source === 'hub' ? 'live hub' : 'no hub running'}; interval ${m.sync_interval_s} s${m.sync_enabled ? '' : ', loop off'})`,
+    `  key: ${m.self.public_key_fingerprint}`,
     `  holds: ${
       Object.entries(m.self.version_vector)
         .map(([o, n]) => `${o}@${n}`)
@@ -117,10 +128,62 @@ function estateText(m: MeshMessage): string {
     lines.push(
       `  ${p.name} ${p.url}${p.replica_id ? ` ${p.replica_id}` : ''}: ${state}; last success ${p.last_success_at ?? 'never'}; pulled ${p.pulled_events_total} events`,
     );
+    lines.push(`    key: ${p.public_key_fingerprint ?? 'not seen yet'} (${p.trust === 'pinned' ? 'pinned' : p.trust === 'tofu' ? 'NOT pinned: trusted on first use' : 'unknown'})`);
     if (p.last_error) lines.push(`    last error (${p.last_error_at}): ${p.last_error}`);
+    for (const r of p.rejected_pages.slice(0, 3)) lines.push(`    refused (${r.at}): ${r.reason}`);
   }
   if (m.gossip_origins.length > 0) lines.push(`  known through gossip: ${m.gossip_origins.join(' ')}`);
+  for (const [origin, n] of Object.entries(m.self.unverified_events))
+    lines.push(`  legacy: ${n} event(s) of ${origin} held from before signed sync, not yet covered by its signature`);
   return lines.join('\n');
+}
+
+/** `palace sync trust <url>`: what the peer presents, to confirm out of band; --pin records it in peers.json. */
+async function runTrust(ctx: CommandContext, rawUrl: string): Promise<number> {
+  const entry = (() => {
+    try {
+      return parsePeerEntry({ url: rawUrl, name: typeof ctx.opts.name === 'string' ? ctx.opts.name : undefined });
+    } catch (err) {
+      throw invalid('url', (err as Error).message);
+    }
+  })();
+  const transport = createHttpPeerTransport({ url: entry.url, token: syncPeerToken(), name: entry.name });
+  const vv = await transport.versionVector();
+  const result = {
+    url: entry.url,
+    name: vv.name,
+    replica_id: vv.replica_id,
+    public_key: vv.public_key,
+    fingerprint: fingerprint(vv.public_key),
+    pinned: false,
+  };
+  if (ctx.opts.pin) {
+    const path = peersFilePath(ctx.config.palacePath);
+    const text = readPeersText(path);
+    const file = (text === null ? { peers: [] } : JSON.parse(text)) as { peers: Array<Record<string, unknown>> };
+    const name = typeof ctx.opts.name === 'string' ? ctx.opts.name : entry.name;
+    const existing = file.peers.find((p) => p.url === entry.url || p.url === rawUrl || p.name === name);
+    const pin = { public_key: vv.public_key, replica_id: vv.replica_id };
+    if (existing) Object.assign(existing, pin);
+    else file.peers.push({ name, url: entry.url, ...pin });
+    const tmp = `${path}.tmp`;
+    writeFileSync(tmp, JSON.stringify(file, null, 2) + '\n', { mode: 0o600 });
+    renameSync(tmp, path);
+    result.pinned = true;
+  }
+  ctx.out.result(result, () =>
+    [
+      `Peer ${entry.url} presents:`,
+      `  name        ${result.name}`,
+      `  replica_id  ${result.replica_id}`,
+      `  public_key  ${result.public_key}`,
+      `  fingerprint ${result.fingerprint}`,
+      result.pinned
+        ? `Pinned in ${peersFilePath(ctx.config.palacePath)}.`
+        : `Confirm the fingerprint with the peer's owner (\`palace sync --status\` on that machine prints it), then pin it:\n  palace sync trust ${entry.url} --pin   (or add "public_key": "${result.public_key}" to its peers.json entry)`,
+    ].join('\n'),
+  );
+  return EXIT.ok;
 }
 
 function timeoutOf(raw: unknown): number | undefined {
@@ -162,6 +225,7 @@ async function runSync(ctx: CommandContext): Promise<number> {
       intervalSeconds: 0,
       log: makeLogger('palace:sync', { level: 'error' }),
       watchFile: false,
+      verify: ctx.config.syncVerify,
       ...(timeoutMs === undefined ? {} : { requestTimeoutMs: timeoutMs }),
     });
     try {
@@ -190,7 +254,14 @@ function configure(cmd: Command): Command {
 
 /** Registers `palace sync`, and `palace logstream sync` when the logstream group exists. */
 export function registerSync(program: Command): void {
-  configure(program.command('sync'));
+  const sync = configure(program.command('sync'));
+  sync
+    .command('trust <url>')
+    .description("print a peer's replica id, public key and fingerprint to confirm; --pin writes the key into peers.json")
+    .option('--pin', 'record the key (and replica id) in peers.json')
+    .option('--name <name>', 'the peer entry name (default: the url)')
+    .option('--json', 'machine-readable output')
+    .action(action(runTrust));
   const logstream = program.commands.find((c) => c.name() === 'logstream');
   if (logstream) configure(logstream.command('sync'));
 }

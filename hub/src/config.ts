@@ -60,6 +60,10 @@ export interface PalaceConfig {
   syncIntervalSeconds: number;
   /** How often a pending palace_event_wait sends a progress notification (PALACE_WAIT_PROGRESS_MS, default 10000). */
   waitProgressMs: number;
+  /** How far ahead of the local clock a pulled event's stamp may be, in ms (PALACE_SYNC_MAX_SKEW_MS, default 300000). */
+  syncMaxSkewMs: number;
+  /** Check origin signatures on pulled pages (PALACE_SYNC_VERIFY, default on; off only for benchmarks). */
+  syncVerify: boolean;
   hubForward: boolean;
   embeddingDevice: EmbeddingDevice;
   embeddingModel: string | undefined;
@@ -236,6 +240,8 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     lancedbRecycleMb: number(env, 'PALACE_LANCEDB_RECYCLE_MB', 256),
     syncIntervalSeconds: number(env, 'PALACE_SYNC_INTERVAL', 15),
     waitProgressMs: number(env, 'PALACE_WAIT_PROGRESS_MS', 10_000, 100),
+    syncMaxSkewMs: Math.floor(number(env, 'PALACE_SYNC_MAX_SKEW_MS', 300_000)),
+    syncVerify: oneOf(env, 'PALACE_SYNC_VERIFY', ['1', '0'] as const, '1') === '1',
     hubForward: !(forward && ['0', 'false', 'no', 'off'].includes(forward)),
     embeddingDevice: oneOf(env, 'PALACE_EMBEDDING_DEVICE', ['cpu', 'cuda', 'dml', 'coreml', 'auto'] as const, 'cpu'),
     embeddingModel: env.PALACE_EMBEDDING_MODEL?.trim() || undefined,

@@ -16,7 +16,7 @@ export interface LocalServices {
 }
 
 export function createLocalServices(config: Readonly<PalaceConfig>, palacePath: string, log: Logger): LocalServices {
-  const logstream = Logstream.open(palacePath, { durability: config.durability });
+  const logstream = Logstream.open(palacePath, { durability: config.durability, maxSkewMs: config.syncMaxSkewMs });
   const memory = createMemoryHandle(config, palacePath, log);
   const kg = createKgHandle(palacePath);
   const services: HubServices = {

@@ -126,7 +126,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const lease: Lease = acquireLease(palacePath, readOnly ? 'hub-read-only' : 'hub');
   let logstream: Logstream | undefined;
   try {
-    logstream = Logstream.open(palacePath, { durability: config.durability });
+    logstream = Logstream.open(palacePath, { durability: config.durability, maxSkewMs: config.syncMaxSkewMs });
   } catch (err) {
     lease.release();
     throw err;
@@ -162,6 +162,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     name: hostname(),
     intervalSeconds: config.syncIntervalSeconds,
     log: log.child('sync'),
+    verify: config.syncVerify,
   });
   const sqliteIntegrity = (): string => {
     if (!integrity || Date.now() - integrity.at > 60_000) integrity = { at: Date.now(), verdict: logstream.store.integrityCheck() };

@@ -21,7 +21,10 @@ export interface ReplicaNode {
   close(): void;
 }
 
-type Node = ReplicaStore &
+type Node = Pick<
+  ReplicaStore,
+  'replicaId' | 'versionVector' | 'eventsAfter' | 'getArtifact' | 'hasArtifact' | 'applyRemoteArtifact' | 'applyRemoteEvents'
+> &
   Pick<SqliteEventStore, 'append' | 'putArtifact' | 'getEvent' | 'countEvents' | 'query'>;
 
 function nodeOf({ replica, local }: ReplicaNode): Node {
@@ -91,7 +94,8 @@ export function runReplicaStoreContract(
       const b = open('b');
       appendOne(a);
       const remote = appendOne(b, { body: 'from b', metadata_json: '{"k":1}', to_agent: 'a-codex' });
-      const far = { ...toReplicatedEvent(remote), hlc: `9000000000000-000005-${b.replicaId}` };
+      // Ahead of the local clock, but within the skew bound (a stamp beyond it never moves the clock).
+      const far = { ...toReplicatedEvent(remote), hlc: `${Date.now() + 60_000}-000005-${b.replicaId}` };
       expect(a.applyRemoteEvents([far])).toEqual({
         applied: 1,
         duplicates: 0,

@@ -11,13 +11,21 @@ import { HubError } from '../../hub/src/errors.js';
 import type { Logstream } from '../../hub/src/logstream/logstream.js';
 import type { ReplicaStore } from '../../hub/src/logstream/replica-store.js';
 import type { PeerTransport } from '../../hub/src/sync/peer-transport.js';
+import type { PeerEntry } from '../../hub/src/sync/peers-file.js';
 import { parseMessage } from '../../hub/src/sync/protocol.js';
-import { artifactMessage, opsMessage, versionVectorMessage } from '../../hub/src/sync/serve.js';
+import { artifactMessage, artifactsMessage, opsMessage, versionVectorMessage } from '../../hub/src/sync/serve.js';
 
 export interface PeerSpec {
   name?: string;
   url: string;
   token?: string;
+  /** The peer's pinned public key (raw base64url). */
+  public_key?: string;
+}
+
+/** A peers.json entry for an in-process peer, its key pinned (so it may also relay other origins). */
+export function pinnedPeer(peer: ReplicaStore, name = 'peer'): PeerEntry {
+  return { name, url: `http://${name}.invalid`, token: undefined, publicKey: peer.publicKey };
 }
 
 /** Writes `<palace>/peers.json` atomically (tmp + rename), as a careful editor would. */
@@ -100,6 +108,11 @@ export function inProcessTransport(peer: ReplicaStore, name = 'peer'): PeerTrans
         throw new HubError('internal', String(err));
       }
     },
+    artifacts: async (after, limit) =>
+      parseMessage(
+        'artifacts',
+        wire(() => artifactsMessage(peer, { after, limit })),
+      ),
   };
 }
 

@@ -2,6 +2,9 @@
 // per-peer results, exit 1 when a peer failed (2 with nothing to sync from), tokens never printed;
 // directly on the palace without a hub, through POST /sync/round with a live hub; `--status`.
 
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
 
 import type { Hub } from '../../hub/src/server.js';
@@ -159,4 +162,33 @@ describe('palace sync', () => {
     expect(peer.services.logstream.store.getEvent(id)?.from_agent).toBe('me-cli');
     await hub.stop();
   });
+
+  it('trust <url> prints the peer key and fingerprint, --pin writes it to peers.json, and the pin is then enforced', async () => {
+    const peer = await peerHub();
+    const dirs = local();
+    const env = { PALACE_SYNC_PEER_TOKEN: PEER_TOKEN };
+    const shown = await palace(dirs, ['sync', 'trust', peer.url], env);
+    expect(shown.code).toBe(0);
+    const key = peer.services.logstream.store.publicKey;
+    expect(shown.stdout).toContain(key);
+    expect(shown.stdout).toMatch(/fingerprint SHA256:[A-Za-z0-9+/]{43}/);
+    expect(existsSync(join(dirs.palace, 'peers.json'))).toBe(false); // printing pins nothing
+    expect(shown.stdout + shown.stderr).not.toContain(PEER_TOKEN);
+
+    const pinned = await palace(dirs, ['sync', 'trust', peer.url, '--pin', '--name', 'p', '--json'], env);
+    expect(pinned.code).toBe(0);
+    expect(JSON.parse(pinned.stdout)).toMatchObject({ public_key: key, replica_id: peer.services.logstream.replicaId, pinned: true });
+    const file = JSON.parse(readFileSync(join(dirs.palace, 'peers.json'), 'utf8')) as { peers: Array<Record<string, unknown>> };
+    expect(file.peers).toEqual([{ name: 'p', url: peer.url, public_key: key, replica_id: peer.services.logstream.replicaId }]);
+
+    // Add the token and sync: pinned, it works; a different pinned key is refused.
+    writePeers(dirs.palace, [{ name: 'p', url: peer.url, token: PEER_TOKEN, public_key: key }]);
+    const ok = await palace(dirs, ['sync', '--json']);
+    expect(ok.code).toBe(0);
+    expect((JSON.parse(ok.stdout) as RoundMessage).results[0]).toMatchObject({ ok: true, pulled_events: 5 });
+    writePeers(dirs.palace, [{ name: 'p', url: peer.url, token: PEER_TOKEN, public_key: 'A'.repeat(43) }]);
+    const refused = await palace(dirs, ['sync', '--json']);
+    expect(refused.code).toBe(1);
+    expect((JSON.parse(refused.stdout) as RoundMessage).results[0]?.error?.code).toBe('sync.untrusted');
+  }, 60_000);
 });

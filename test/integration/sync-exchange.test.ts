@@ -109,12 +109,11 @@ describe('peer sync between hubs', () => {
     const a = await hubWith();
     const b = await hubWith();
     const c = await hubWith();
-    writePeers(a.dirs.palace, [{ name: 'b', url: b.hub.url }]);
-    writePeers(b.dirs.palace, [
-      { name: 'a', url: a.hub.url },
-      { name: 'c', url: c.hub.url },
-    ]);
-    writePeers(c.dirs.palace, [{ name: 'b', url: b.hub.url }]);
+    // Relaying needs pinned keys: a trust-on-first-use peer may give only its own events.
+    const pin = (name: string, h: Hub) => ({ name, url: h.url, public_key: log(h).store.publicKey });
+    writePeers(a.dirs.palace, [pin('b', b.hub)]);
+    writePeers(b.dirs.palace, [pin('a', a.hub), pin('c', c.hub)]);
+    writePeers(c.dirs.palace, [pin('b', b.hub)]);
     await appendMany(log(a.hub), 7, 'a-claude');
     await appendMany(log(b.hub), 3, 'b-claude');
     await appendMany(log(c.hub), 6, 'c-claude');

@@ -15,7 +15,7 @@ import { makeLogger } from '../../hub/src/log.js';
 import { Logstream } from '../../hub/src/logstream/logstream.js';
 import { startHub, type Hub } from '../../hub/src/server.js';
 import { PROTOCOL_VERSION, type MeshMessage } from '../../hub/src/sync/protocol.js';
-import { artifactMessage, opsMessage, versionVectorMessage } from '../../hub/src/sync/serve.js';
+import { artifactMessage, artifactsMessage, opsMessage, versionVectorMessage } from '../../hub/src/sync/serve.js';
 import {
   callJson,
   connectHttpClient,
@@ -98,6 +98,11 @@ describe('peer sync failures', () => {
       'the 401 to be reported',
     );
     await waitUntil(() => a.hub.services.logstream.store.countEvents() === 3, "the good peer's events");
+    // The round ends after the events (it still lists loose artifacts): wait for it to be recorded.
+    await waitUntil(
+      () => estateOf(a.hub).peers.find((p) => p.name === 'good')?.last_success_at ?? undefined,
+      "the good peer's round to be recorded",
+    );
     const estate = estateOf(a.hub);
     const guardedPeer = estate.peers.find((p) => p.name === 'guarded');
     expect(guardedPeer).toMatchObject({
@@ -125,7 +130,7 @@ describe('peer sync failures', () => {
     expect(JSON.stringify(estateOf(a.hub))).not.toContain('right-token-0123456789');
   });
 
-  it('refuses a tampered artifact by its sha256 and does not apply the event that references it', async () => {
+  it('refuses a tampered artifact by its sha256 and applies nothing of the page that references it', async () => {
     // The honest data comes from a real log; the fake peer serves it but changes the artifact's content.
     const source = makeHubDirs('palace-sync-src-');
     cleanups.push(() => source.cleanup());
@@ -163,6 +168,8 @@ describe('peer sync failures', () => {
         if (tamper) message.artifact.content = 'rm -rf / # tampered\n';
         return json(res, 200, message);
       }
+      if (url.pathname === '/sync/artifacts')
+        return json(res, 200, artifactsMessage(replica, Object.fromEntries(url.searchParams)));
       json(res, 404, { error: { code: 'http.not_found', message: 'no' } });
     });
     const a = await hubWith({ env: { PALACE_SYNC_INTERVAL: '0' } });
@@ -171,11 +178,12 @@ describe('peer sync failures', () => {
     if (!sync) throw new Error('no sync');
 
     const round = await sync.runRound();
-    expect(round.results[0]).toMatchObject({ ok: false, pulled_events: 1, pulled_artifacts: 0 });
+    // A page is verified and applied all or nothing: the event before the tampered one is not kept either.
+    expect(round.results[0]).toMatchObject({ ok: false, pulled_events: 0, pulled_artifacts: 0 });
     expect(round.results[0]?.error?.code).toBe('sync.hash_mismatch');
     expect(round.results[0]?.error?.message).toMatch(/failed hash verification/);
     const log = a.hub.services.logstream;
-    expect(log.store.getEvent(before.id)).toBeDefined();
+    expect(log.store.getEvent(before.id)).toBeUndefined();
     expect(log.store.getEvent(event.id)).toBeUndefined();
     expect(log.store.getEvent(after.id)).toBeUndefined(); // never skipped past: the origin stops there
     expect(log.store.getArtifact(artifact.id)).toBeUndefined();
@@ -187,7 +195,7 @@ describe('peer sync failures', () => {
     // The next round retries from the same point: nothing is lost once the peer serves honest bytes.
     tamper = false;
     const healed = await sync.runRound();
-    expect(healed.results[0]).toMatchObject({ ok: true, pulled_events: 2, pulled_artifacts: 1 });
+    expect(healed.results[0]).toMatchObject({ ok: true, pulled_events: 3, pulled_artifacts: 1 });
     expect(log.getArtifact(artifact.id).content).toBe('good patch\n');
     expect(eventIds(log)).toEqual([before.id, event.id, after.id].sort());
   });
@@ -266,18 +274,22 @@ describe('peer sync failures', () => {
       data: { supported: [PROTOCOL_VERSION] },
     });
 
-    const future = await fakePeer((_req, res2) =>
-      json(res2, 200, {
-        type: 'version_vector',
-        protocol: 2,
-        replica_id: 'rep_00000000000f',
-        name: 'future',
-        version_vector: {},
-      }),
-    );
-    writePeers(a.dirs.palace, [{ name: 'future', url: future.url }]);
-    const round = await a.hub.services.sync?.runRound();
-    expect(round?.results[0]?.error?.code).toBe('sync.version_mismatch');
+    // A newer hub, and a hub of protocol 1 (before signed sync), are both reported as version mismatches.
+    for (const protocol of [PROTOCOL_VERSION + 1, 1]) {
+      const other = await fakePeer((_req, res2) =>
+        json(res2, 200, {
+          type: 'version_vector',
+          protocol,
+          replica_id: 'rep_00000000000f',
+          name: 'other',
+          version_vector: {},
+        }),
+      );
+      writePeers(a.dirs.palace, [{ name: `v${protocol}`, url: other.url }]);
+      const round = await a.hub.services.sync?.runRound();
+      expect(round?.results[0]?.error?.code).toBe('sync.version_mismatch');
+      expect(round?.results[0]?.error?.message).toContain(`sync protocol ${protocol} is not supported`);
+    }
   });
 
   it('serves /sync/* behind the bearer token, validates parameters, gzips when asked, and matches palace_mesh_peers', async () => {

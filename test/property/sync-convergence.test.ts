@@ -3,7 +3,8 @@
 // transport call by fast-check's scheduler — ends, once the replicas pull along a chain, with the same
 // event set everywhere, each event once, every origin held as a prefix of its log at all times.
 // Real SqliteEventStores (in-memory files) and the real pull round; the transport calls the other
-// store in-process through the same serve functions and wire schemas as HTTP.
+// store in-process through the same serve functions and wire schemas as HTTP. Every peer is pinned
+// (its key known), so origins relayed through a common peer are verified against their own keys.
 
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,7 +15,7 @@ import { SqliteEventStore } from '../../hub/src/logstream/sqlite-event-store.js'
 import type { PeerTransport } from '../../hub/src/sync/peer-transport.js';
 import { pullFromPeer } from '../../hub/src/sync/pull-round.js';
 import { newArtifact, newEvent, nextHex } from '../helpers/fixtures.js';
-import { inProcessTransport } from '../helpers/sync.js';
+import { inProcessTransport, pinnedPeer } from '../helpers/sync.js';
 
 type Command =
   | { kind: 'append'; at: number; count: number; withArtifact: boolean }
@@ -70,6 +71,7 @@ function scheduled(s: fc.Scheduler, peer: ReplicaStore, label: string): PeerTran
     versionVector: () => later('version_vector', () => inner.versionVector()),
     ops: (origin, after, limit) => later(`ops ${after}`, () => inner.ops(origin, after, limit)),
     artifact: (id) => later('artifact', () => inner.artifact(id)),
+    artifacts: (after, limit) => later(`artifacts ${after}`, () => inner.artifacts(after, limit)),
   };
 }
 
@@ -124,6 +126,7 @@ describe('sync convergence (property)', () => {
               running.push(
                 pullFromPeer(into, scheduled(s, from, `${c.from}->${c.into}`), {
                   pageLimit: c.pageLimit,
+                  peer: pinnedPeer(from),
                 }).then((report) => {
                   expect(report.errors.map((e) => e.message)).toEqual([]);
                 }),
@@ -142,7 +145,9 @@ describe('sync convergence (property)', () => {
             [a, b],
             [c, b],
           ] as const)
-            expect((await pullFromPeer(into, inProcessTransport(from), { pageLimit: 3 })).errors).toEqual([]);
+            expect(
+              (await pullFromPeer(into, inProcessTransport(from), { pageLimit: 3, peer: pinnedPeer(from) })).errors,
+            ).toEqual([]);
 
           const ids = idsOf(a);
           expect(ids).toHaveLength(appended);
@@ -157,7 +162,9 @@ describe('sync convergence (property)', () => {
           for (const into of stores)
             for (const from of stores)
               if (into !== from)
-                expect((await pullFromPeer(into, inProcessTransport(from))).pulledEvents).toBe(0);
+                expect(
+                  (await pullFromPeer(into, inProcessTransport(from), { peer: pinnedPeer(from) })).pulledEvents,
+                ).toBe(0);
         },
       ),
       { numRuns: 150 },

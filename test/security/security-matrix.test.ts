@@ -44,6 +44,7 @@ const ROUTES: Record<string, RouteRow> = {
   'GET /sync/version_vector': {},
   'GET /sync/ops': {},
   'GET /sync/artifact': {},
+  'GET /sync/artifacts': {},
   'GET /sync/peers': {},
   'POST /sync/round': { mutating: true, body: '{}', headers: JSON_HEADERS },
   'POST /cypher': { body: JSON.stringify({ cypher: 'MATCH (n) RETURN n LIMIT 1' }), headers: JSON_HEADERS },

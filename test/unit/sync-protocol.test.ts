@@ -20,6 +20,8 @@ describe('protocol messages', () => {
     replica_id: REP_A,
     name: 'box',
     version_vector: { [REP_A]: 3 },
+    public_key: 'A'.repeat(43),
+    keys: [],
   };
 
   it('accepts a well-formed message and strips unknown fields (additive evolution)', () => {

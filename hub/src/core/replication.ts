@@ -99,6 +99,26 @@ export function remoteEventRecord(e: ReplicatedEvent): RemoteEventRecord {
   }
 }
 
+/** Default bound on how far ahead of the local clock a remote stamp may be (PALACE_SYNC_MAX_SKEW_MS). */
+export const DEFAULT_MAX_SKEW_MS = 300_000;
+
+/**
+ * A remote stamp must name its origin and be at most `maxSkewMs` ahead of `nowMs`: a stamp from the
+ * far future would otherwise drag this hub's clock (and every later local stamp) along with it.
+ */
+export function checkRemoteClock(e: { id: string; hlc: string; origin_replica: string }, nowMs: number, maxSkewMs: number): void {
+  const stamp = parseHlc(e.hlc);
+  if (!stamp) throw new HubError('sync.bad_message', `remote event ${e.id}: hlc '${e.hlc}' is not a clock stamp`);
+  if (stamp.replica !== e.origin_replica)
+    throw new HubError('sync.bad_message', `remote event ${e.id}: hlc '${e.hlc}' was not stamped by its origin ${e.origin_replica}`);
+  if (stamp.ms > nowMs + maxSkewMs)
+    throw new HubError(
+      'sync.clock_skew',
+      `remote event ${e.id}: hlc ${e.hlc} is ${Math.round((stamp.ms - nowMs) / 1000)} s ahead of this hub's clock (the bound is ${Math.round(maxSkewMs / 1000)} s, PALACE_SYNC_MAX_SKEW_MS); refused`,
+      { data: { event_id: e.id } },
+    );
+}
+
 /** Validates a remote artifact's fields (not its hash: that needs the content hashed by the caller). */
 export function checkRemoteArtifact(a: ReplicatedArtifact): { bytes: number; metadata_json: string } {
   try {

@@ -101,6 +101,8 @@ export interface LogstreamOptions {
   randomHex?: (bytes: number) => string;
   /** Cross-process change polling interval while someone waits. */
   pollMs?: number;
+  /** How far ahead of the local clock a pulled event's stamp may be (PALACE_SYNC_MAX_SKEW_MS). */
+  maxSkewMs?: number;
 }
 
 interface Pending {
@@ -133,6 +135,7 @@ export class Logstream {
     const store = new SqliteEventStore(join(palaceDir, LOGSTREAM_FILE), {
       durability: options.durability ?? 'normal',
       mintReplicaId: () => `rep_${randomHex(6)}`,
+      ...(options.maxSkewMs === undefined ? {} : { maxSkewMs: options.maxSkewMs }),
     });
     return new Logstream(store, { ...options, randomHex });
   }
@@ -147,18 +150,32 @@ export class Logstream {
    */
   get replica(): ReplicaStore {
     const store = this.store;
+    const wake = (result: ApplyResult): ApplyResult => {
+      if (result.applied > 0) this.feed.notify();
+      return result;
+    };
     return {
       replicaId: store.replicaId,
+      publicKey: store.publicKey,
+      maxSkewMs: store.maxSkewMs,
       versionVector: (): VersionVector => store.versionVector(),
+      verifiedVector: (): VersionVector => store.verifiedVector(),
+      unverifiedCounts: () => store.unverifiedCounts(),
       eventsAfter: (origin: string, after: number, limit: number): ReplicatedEvent[] => store.eventsAfter(origin, after, limit),
+      opsPage: (origin, after, limit, budget) => store.opsPage(origin, after, limit, budget),
       getArtifact: (id: string): Artifact | undefined => store.getArtifact(id),
+      signedArtifact: (id) => store.signedArtifact(id),
+      artifactsAfter: (after, limit) => store.artifactsAfter(after, limit),
+      artifactCursor: (peer) => store.artifactCursor(peer),
+      setArtifactCursor: (peer, rowid) => store.setArtifactCursor(peer, rowid),
       hasArtifact: (id: string): boolean => store.hasArtifact(id),
       applyRemoteArtifact: (artifact: ReplicatedArtifact): boolean => store.applyRemoteArtifact(artifact),
-      applyRemoteEvents: (events: readonly ReplicatedEvent[]): ApplyResult => {
-        const result = store.applyRemoteEvents(events);
-        if (result.applied > 0) this.feed.notify();
-        return result;
-      },
+      applySignedArtifact: (artifact, signature, key) => store.applySignedArtifact(artifact, signature, key),
+      applyRemoteEvents: (events: readonly ReplicatedEvent[]): ApplyResult => wake(store.applyRemoteEvents(events)),
+      applyRemotePage: (page) => wake(store.applyRemotePage(page)),
+      originKey: (origin) => store.originKey(origin),
+      rememberOriginKey: (key, vouch, replace) => store.rememberOriginKey(key, vouch, replace),
+      keyStatements: () => store.keyStatements(),
     };
   }
 

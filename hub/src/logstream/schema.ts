@@ -3,6 +3,9 @@
 
 import type Database from 'better-sqlite3';
 
+import { canonicalEvent, type ChainedEventFields } from '../core/chain.js';
+import { GENESIS_CHAIN, nextChain } from './signatures.js';
+
 type Migration = (db: Database.Database, ctx: { replicaId: string }) => void;
 
 /** Ordered migrations: index + 1 is the schema version each one produces. Never edit a shipped one. */
@@ -57,6 +60,61 @@ const MIGRATIONS: readonly Migration[] = [
     `);
     db.prepare(`INSERT INTO meta(key, value) VALUES ('replica_id', ?)`).run(replicaId);
   },
+  // Trusted sync (docs/sync-trust.md): every event gets its origin's hash chain value and its position
+  // in that origin's log; signed checkpoints of other origins, artifact signatures, the origin keys
+  // this hub trusts and per-peer artifact cursors. Events written before this are chained here, in
+  // origin_seq order: this hub's own are then signed like any other (checkpoints are signed when
+  // served); other origins' stay "unverified" until a checkpoint signed by their origin covers them.
+  (db) => {
+    db.exec(`
+      ALTER TABLE events ADD COLUMN chain BLOB;
+      ALTER TABLE events ADD COLUMN origin_pos INTEGER;
+      ALTER TABLE artifacts ADD COLUMN sig TEXT;
+      CREATE TABLE checkpoints (
+        origin_replica TEXT NOT NULL,
+        origin_seq INTEGER NOT NULL,
+        pos INTEGER NOT NULL,
+        chain TEXT NOT NULL,
+        sig TEXT NOT NULL,
+        PRIMARY KEY (origin_replica, origin_seq)
+      ) STRICT;
+      CREATE TABLE origin_keys (
+        origin_replica TEXT PRIMARY KEY,
+        public_key TEXT NOT NULL,
+        source TEXT NOT NULL,
+        vouched_by TEXT,
+        vouch TEXT,
+        added_at TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE sync_cursors (peer_replica TEXT PRIMARY KEY, artifact_rowid INTEGER NOT NULL) STRICT;
+    `);
+    const sha = db.prepare('SELECT sha256 FROM artifacts WHERE id = ?').pluck();
+    const update = db.prepare('UPDATE events SET chain = ?, origin_pos = ? WHERE seq = ?');
+    let origin: string | null = null;
+    let chain: Buffer = GENESIS_CHAIN;
+    let pos = 0;
+    const rows = db
+      .prepare(
+        `SELECT seq, id, type, stream, room, from_agent, to_agent, correlation_id, branch, base_commit, status,
+                artifact_ids, body, metadata_json, created_at, origin_replica, origin_seq, hlc
+           FROM events ORDER BY origin_replica, origin_seq`,
+      )
+      .iterate() as IterableIterator<Record<string, unknown>>;
+    const updates: Array<[Buffer, number, number]> = [];
+    for (const row of rows) {
+      if (row.origin_replica !== origin) {
+        origin = row.origin_replica as string;
+        chain = GENESIS_CHAIN;
+        pos = 0;
+      }
+      const artifactIds = JSON.parse(row.artifact_ids as string) as string[];
+      const shas = artifactIds.map((id) => (sha.get(id) as string | undefined) ?? '');
+      chain = nextChain(chain, canonicalEvent({ ...(row as unknown as ChainedEventFields), artifact_ids: artifactIds }, shas));
+      pos++;
+      updates.push([chain, pos, row.seq as number]);
+    }
+    for (const [c, p, seq] of updates) update.run(c, p, seq);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -77,7 +135,14 @@ export function migrate(db: Database.Database, mintReplicaId: () => string): voi
   db.transaction(() => {
     const current = version();
     check(current);
-    for (let v = current; v < SCHEMA_VERSION; v++) MIGRATIONS[v]?.(db, { replicaId: mintReplicaId() });
+    // Minted only when a migration asks for it (the first one), never once per migration.
+    let minted: string | undefined;
+    const ctx = {
+      get replicaId(): string {
+        return (minted ??= mintReplicaId());
+      },
+    };
+    for (let v = current; v < SCHEMA_VERSION; v++) MIGRATIONS[v]?.(db, ctx);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

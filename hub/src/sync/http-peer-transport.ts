@@ -164,5 +164,7 @@ export function createHttpPeerTransport(options: HttpPeerTransportOptions): Peer
     ops: (origin, after, limit, signal) =>
       get('ops', '/sync/ops', { origin, after: String(after), limit: String(limit) }, signal),
     artifact: (id, signal) => get('artifact', '/sync/artifact', { id }, signal),
+    artifacts: (after, limit, signal) =>
+      get('artifacts', '/sync/artifacts', { after: String(after), limit: String(limit) }, signal),
   };
 }

@@ -1,12 +1,17 @@
 // The mesh estate (GET /sync/peers and palace_mesh_peers): this hub's identity and vector, each peer
 // of peers.json with what the last rounds learned about it, and the origins known only through
-// gossip. Built from plain state; tokens are not part of any input, so they can never leak here.
+// gossip, with key fingerprints, how each key is trusted and the pages refused. Built from plain
+// state; tokens are not part of any input, so they can never leak here.
 
+import { fingerprint } from '../logstream/signatures.js';
 import type { VersionVector } from '../core/replication.js';
 import type { HubError } from '../errors.js';
 import type { ReplicaStore } from '../logstream/replica-store.js';
 import { loadPeers, peersFilePath, type PeerEntry } from './peers-file.js';
-import { PROTOCOL_VERSION, type MeshMessage, type PeerEstate } from './protocol.js';
+import { PROTOCOL_VERSION, type MeshMessage, type PeerEstate, type RejectedPage } from './protocol.js';
+
+/** How many refused pages the estate keeps per peer. */
+export const REJECTED_KEPT = 10;
 
 /** What the sync loop remembers about one peer (keyed by name). */
 export interface PeerStatus {
@@ -22,6 +27,10 @@ export interface PeerStatus {
   pulledEventsTotal: number;
   pulledArtifactsTotal: number;
   remoteVector: VersionVector | null;
+  keyFingerprint: string | null;
+  trust: 'pinned' | 'tofu' | null;
+  /** Newest first. */
+  rejected: RejectedPage[];
 }
 
 export function freshStatus(url: string): PeerStatus {
@@ -38,6 +47,9 @@ export function freshStatus(url: string): PeerStatus {
     pulledEventsTotal: 0,
     pulledArtifactsTotal: 0,
     remoteVector: null,
+    keyFingerprint: null,
+    trust: null,
+    rejected: [],
   };
 }
 
@@ -72,6 +84,9 @@ function peerEstate(peer: PeerEntry, s: PeerStatus | undefined, inFlight: boolea
     pulled_events_total: st.pulledEventsTotal,
     pulled_artifacts_total: st.pulledArtifactsTotal,
     remote_version_vector: st.remoteVector,
+    public_key_fingerprint: st.keyFingerprint ?? (peer.publicKey ? fingerprint(peer.publicKey) : null),
+    trust: st.trust ?? (peer.publicKey ? 'pinned' : null),
+    rejected_pages: st.rejected,
   };
 }
 
@@ -83,7 +98,25 @@ export function buildEstate(input: EstateInput): MeshMessage {
   return {
     type: 'mesh',
     protocol: PROTOCOL_VERSION,
-    self: { replica_id: self, name: input.name, version_vector: vector },
+    self: {
+      replica_id: self,
+      name: input.name,
+      version_vector: vector,
+      public_key: input.replica.publicKey,
+      public_key_fingerprint: input.replica.publicKey ? fingerprint(input.replica.publicKey) : '',
+      max_skew_ms: input.replica.maxSkewMs,
+      unverified_events: input.replica.unverifiedCounts(),
+    },
+    origin_keys: Object.keys(vector)
+      .concat(peers.map((p) => p.replica_id).filter((id): id is string => id !== null))
+      .filter((origin, i, all) => all.indexOf(origin) === i)
+      .sort()
+      .flatMap((origin) => {
+        const k = input.replica.originKey(origin);
+        return k
+          ? [{ replica_id: origin, public_key_fingerprint: fingerprint(k.publicKey), source: k.source, vouched_by: k.vouchedBy }]
+          : [];
+      }),
     peers,
     gossip_origins: Object.keys(vector)
       .filter((origin) => origin !== self && !named.has(origin))

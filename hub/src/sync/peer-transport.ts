@@ -1,7 +1,7 @@
 // The PeerTransport interface: how a pull round reaches one peer, in our own terms. Adapters:
 // http-peer-transport.ts (fetch, injected) and, in tests, an in-process transport over a store.
 
-import type { ArtifactMessage, OpsMessage, VersionVectorMessage } from './protocol.js';
+import type { ArtifactMessage, ArtifactsMessage, OpsMessage, VersionVectorMessage } from './protocol.js';
 
 export interface PeerTransport {
   /** The peer's replica id, name and version vector; the first message of a round (protocol check). */
@@ -10,4 +10,6 @@ export interface PeerTransport {
   ops(origin: string, after: number, limit: number, signal?: AbortSignal): Promise<OpsMessage>;
   /** One artifact with its content; rejects with `artifact.not_found` when the peer does not hold it. */
   artifact(id: string, signal?: AbortSignal): Promise<ArtifactMessage>;
+  /** Ids of the artifacts the peer can serve, after its local cursor `after`. */
+  artifacts(after: number, limit: number, signal?: AbortSignal): Promise<ArtifactsMessage>;
 }

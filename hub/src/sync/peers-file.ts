@@ -1,10 +1,13 @@
-// `<palace>/peers.json`: {"peers": [{"name", "url", "token"}]}, the peers this hub pulls from.
+// `<palace>/peers.json`: {"peers": [{"name", "url", "token", "public_key", "replica_id"}]}, the peers
+// this hub pulls from; "public_key" pins the peer's Ed25519 key (see docs/sync-trust.md).
 // Parsing is strict and every error names the file; reading a missing file gives no peers.
 // Tokens stay in memory only: they are never logged, never shown in the mesh estate.
 
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { publicKeyFromRaw } from '../logstream/signatures.js';
+import { REPLICA_ID_PATTERN } from '../core/ids.js';
 import { HubError } from '../errors.js';
 import { peerBaseUrl } from './http-peer-transport.js';
 
@@ -17,6 +20,10 @@ export interface PeerEntry {
   url: string;
   /** The peer's bearer token, exchanged out-of-band; absent for a tokenless loopback peer. */
   token: string | undefined;
+  /** The peer's pinned Ed25519 public key (raw, base64url; `palace sync trust <url>` prints it). */
+  publicKey?: string | undefined;
+  /** The replica id the pinned peer must present, when given. */
+  replicaId?: string | undefined;
 }
 
 export function peersFilePath(palacePath: string): string {
@@ -31,17 +38,27 @@ function malformed(path: string, message: string): HubError {
 export function parsePeerEntry(raw: unknown): PeerEntry {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw))
     throw new Error('a peer must be an object {"name", "url", "token"}');
-  const entry = raw as { name?: unknown; url?: unknown; token?: unknown };
+  const entry = raw as { name?: unknown; url?: unknown; token?: unknown; public_key?: unknown; replica_id?: unknown };
   if (typeof entry.url !== 'string' || entry.url.trim() === '')
     throw new Error('a peer needs a "url" (the peer hub\'s base address)');
   if (entry.name !== undefined && (typeof entry.name !== 'string' || entry.name.trim() === ''))
     throw new Error('"name" must be a non-empty string');
   if (entry.token !== undefined && entry.token !== null && typeof entry.token !== 'string')
     throw new Error('"token" must be a string');
+  if (
+    entry.public_key !== undefined &&
+    entry.public_key !== null &&
+    (typeof entry.public_key !== 'string' || !publicKeyFromRaw(entry.public_key.trim()))
+  )
+    throw new Error('"public_key" must be a raw Ed25519 public key, 43 base64url characters (as `palace sync trust <url>` prints it)');
+  if (entry.replica_id !== undefined && entry.replica_id !== null && (typeof entry.replica_id !== 'string' || !REPLICA_ID_PATTERN.test(entry.replica_id)))
+    throw new Error('"replica_id" must be a replica id rep_<12 hex>');
   const url = peerBaseUrl(entry.url.trim());
   const name = typeof entry.name === 'string' ? entry.name.trim() : url;
   const token = typeof entry.token === 'string' && entry.token.trim() !== '' ? entry.token.trim() : undefined;
-  return { name, url, token };
+  const publicKey = typeof entry.public_key === 'string' ? entry.public_key.trim() : undefined;
+  const replicaId = typeof entry.replica_id === 'string' ? entry.replica_id : undefined;
+  return { name, url, token, ...(publicKey ? { publicKey } : {}), ...(replicaId ? { replicaId } : {}) };
 }
 
 /** Parses the text of a peers file; throws `sync.peers_file` naming the file and the problem. */

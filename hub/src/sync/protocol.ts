@@ -1,16 +1,18 @@
-// The peer-sync wire protocol, version 1: every message is a union member on `type` carrying
+// The peer-sync wire protocol, version 2 (trusted sync: signed checkpoints, origin keys; version 1
+// carried no signatures and is refused): every message is a union member on `type` carrying
 // `protocol`, checked with a zod schema at the edge (parseMessage). The puller names its version in
 // the Palace-Sync-Protocol header of its first request (GET /sync/version_vector); a hub that does not
 // speak it answers 409 `sync.version_mismatch` listing what it supports. No I/O here.
 
 import { z } from 'zod';
 
+import type { Checkpoint } from '../core/chain.js';
 import { REPLICA_ID_PATTERN } from '../core/ids.js';
 import type { ReplicatedArtifact, ReplicatedEvent, VersionVector } from '../core/replication.js';
 import { ARTIFACT_KINDS, EVENT_STATUSES } from '../core/types.js';
 import { HubError } from '../errors.js';
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 /** Versions this hub serves and understands, newest first. */
 export const SUPPORTED_PROTOCOLS: readonly number[] = [PROTOCOL_VERSION];
 /** Request header naming the protocol version the puller speaks. */
@@ -22,6 +24,25 @@ const nullableText = text.nullable();
 const timestamp = z.string().max(64).nullable();
 
 const versionVectorSchema = z.record(replicaId, z.number().int().nonnegative());
+const publicKey = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'expected a raw Ed25519 public key (base64url)');
+const signature = z.string().regex(/^[A-Za-z0-9_-]{86}$/, 'expected an Ed25519 signature (base64url)');
+
+const checkpointSchema = z.object({
+  origin: replicaId,
+  seq: z.number().int().positive(),
+  pos: z.number().int().positive(),
+  chain: z.string().regex(/^[0-9a-f]{64}$/),
+  sig: signature,
+});
+
+const keyStatementSchema = z.object({ replica_id: replicaId, public_key: publicKey, vouch: signature });
+
+const rejectedPageSchema = z.object({
+  at: z.string(),
+  origin: z.string().nullable(),
+  code: z.string(),
+  reason: z.string(),
+});
 
 const eventSchema = z.object({
   id: text,
@@ -73,6 +94,12 @@ const peerEstateSchema = z.object({
   pulled_events_total: z.number().int().nonnegative(),
   pulled_artifacts_total: z.number().int().nonnegative(),
   remote_version_vector: versionVectorSchema.nullable(),
+  /** The key the peer presented (or the one pinned for it), as a fingerprint. */
+  public_key_fingerprint: z.string().nullable(),
+  /** 'pinned': its key is in peers.json; 'tofu': trusted on first use (no key in peers.json). */
+  trust: z.enum(['pinned', 'tofu']).nullable(),
+  /** Pages refused from this peer, newest first (at most 10). */
+  rejected_pages: z.array(rejectedPageSchema),
 });
 
 const peerRoundSchema = z.object({
@@ -96,7 +123,11 @@ const versionVectorMessage = z.object({
   protocol,
   replica_id: replicaId,
   name: z.string(),
+  /** Per origin, the highest origin_seq this hub can serve under a signed checkpoint. */
   version_vector: versionVectorSchema,
+  public_key: publicKey,
+  /** Origin keys this hub trusts, each vouched for by its own signature. */
+  keys: z.array(keyStatementSchema).max(10_000),
 });
 
 const opsMessage = z.object({
@@ -108,14 +139,49 @@ const opsMessage = z.object({
   count: z.number().int().nonnegative(),
   /** The serving hub holds more events of this origin after the last one in `events`. */
   has_more: z.boolean(),
+  /** The origin's signed checkpoint at the last event of the page (null for an empty page). */
+  checkpoint: checkpointSchema.nullable(),
 });
 
-const artifactMessage = z.object({ type: z.literal('artifact'), protocol, artifact: artifactSchema });
+const artifactMessage = z.object({
+  type: z.literal('artifact'),
+  protocol,
+  artifact: artifactSchema,
+  /** The origin's signature over the artifact's fields; null when unsigned (then only an event can vouch for it). */
+  signature: signature.nullable(),
+});
+
+const artifactsMessage = z.object({
+  type: z.literal('artifacts'),
+  protocol,
+  after: z.number().int().nonnegative(),
+  next: z.number().int().nonnegative(),
+  items: z.array(z.object({ id: text, origin_replica: replicaId })).max(1000),
+  has_more: z.boolean(),
+});
 
 const meshMessage = z.object({
   type: z.literal('mesh'),
   protocol,
-  self: z.object({ replica_id: replicaId, name: z.string(), version_vector: versionVectorSchema }),
+  self: z.object({
+    replica_id: replicaId,
+    name: z.string(),
+    version_vector: versionVectorSchema,
+    public_key: z.string(),
+    public_key_fingerprint: z.string(),
+    max_skew_ms: z.number().int().nonnegative(),
+    /** Events held of other origins that no checkpoint of their origin covers yet (legacy), per origin. */
+    unverified_events: z.record(z.string(), z.number().int().nonnegative()),
+  }),
+  /** Origin keys this hub trusts and how it learned them. */
+  origin_keys: z.array(
+    z.object({
+      replica_id: z.string(),
+      public_key_fingerprint: z.string(),
+      source: z.enum(['self', 'pinned', 'tofu', 'vouched']),
+      vouched_by: z.string().nullable(),
+    }),
+  ),
   peers: z.array(peerEstateSchema),
   /** Origins this hub holds events of that are neither itself nor a peer named in peers.json. */
   gossip_origins: z.array(replicaId),
@@ -143,6 +209,7 @@ const SCHEMAS = {
   version_vector: versionVectorMessage,
   ops: opsMessage,
   artifact: artifactMessage,
+  artifacts: artifactsMessage,
   mesh: meshMessage,
   round: roundMessage,
 } as const;
@@ -150,11 +217,19 @@ const SCHEMAS = {
 export type VersionVectorMessage = z.infer<typeof versionVectorMessage>;
 export type OpsMessage = z.infer<typeof opsMessage>;
 export type ArtifactMessage = z.infer<typeof artifactMessage>;
+export type ArtifactsMessage = z.infer<typeof artifactsMessage>;
+export type RejectedPage = z.infer<typeof rejectedPageSchema>;
 export type MeshMessage = z.infer<typeof meshMessage>;
 export type RoundMessage = z.infer<typeof roundMessage>;
 export type PeerEstate = z.infer<typeof peerEstateSchema>;
 export type PeerRoundResult = z.infer<typeof peerRoundSchema>;
-export type SyncMessage = VersionVectorMessage | OpsMessage | ArtifactMessage | MeshMessage | RoundMessage;
+export type SyncMessage =
+  | VersionVectorMessage
+  | OpsMessage
+  | ArtifactMessage
+  | ArtifactsMessage
+  | MeshMessage
+  | RoundMessage;
 export type SyncMessageType = SyncMessage['type'];
 export type MessageOf<T extends SyncMessageType> = Extract<SyncMessage, { type: T }>;
 
@@ -164,7 +239,8 @@ const wireMatches: [
   Same<z.infer<typeof eventSchema>, ReplicatedEvent>,
   Same<z.infer<typeof artifactSchema>, ReplicatedArtifact>,
   Same<z.infer<typeof versionVectorSchema>, VersionVector>,
-] = [true, true, true];
+  Same<z.infer<typeof checkpointSchema>, Checkpoint>,
+] = [true, true, true, true];
 void wireMatches;
 
 export function isSupportedProtocol(version: unknown): boolean {

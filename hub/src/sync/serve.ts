@@ -1,6 +1,7 @@
 // What a hub serves to its pullers, as protocol messages built from a ReplicaStore: its version
 // vector, pages of one origin's events (every origin it holds, so peers converge through it) and
-// single artifacts. Validates query parameters; knows nothing of HTTP.
+// single artifacts with their origin's signature, and the list of artifacts that can travel. Pages
+// end at a checkpoint signed by the origin. Validates query parameters; knows nothing of HTTP.
 
 import { isReplicaId } from '../core/replication.js';
 import { routingField } from '../core/validate.js';
@@ -9,6 +10,7 @@ import { MAX_PAGE_EVENTS, type ReplicaStore } from '../logstream/replica-store.j
 import {
   PROTOCOL_VERSION,
   type ArtifactMessage,
+  type ArtifactsMessage,
   type OpsMessage,
   type VersionVectorMessage,
 } from './protocol.js';
@@ -22,7 +24,9 @@ export function versionVectorMessage(replica: ReplicaStore, name: string): Versi
     protocol: PROTOCOL_VERSION,
     replica_id: replica.replicaId,
     name,
-    version_vector: replica.versionVector(),
+    version_vector: replica.verifiedVector(),
+    public_key: replica.publicKey,
+    keys: replica.keyStatements(),
   };
 }
 
@@ -49,30 +53,37 @@ export function opsMessage(replica: ReplicaStore, query: OpsQuery): OpsMessage {
   const asked = nonNegativeInt('limit', query.limit, MAX_PAGE_EVENTS);
   if (asked < 1) throw invalid('limit', 'limit must be at least 1');
   const limit = Math.min(asked, MAX_PAGE_EVENTS); // a larger ask is served in pages of 500
-  const found = replica.eventsAfter(origin, after, limit);
-  const events: typeof found = [];
-  let bytes = 0;
-  for (const event of found) {
-    bytes += event.body.length + 512;
-    if (events.length > 0 && bytes > PAGE_BYTE_BUDGET) break;
-    events.push(event);
-  }
-  const last = events.at(-1)?.origin_seq ?? after;
-  const hasMore = events.length < found.length || replica.eventsAfter(origin, last, 1).length > 0;
+  const page = replica.opsPage(origin, after, limit, PAGE_BYTE_BUDGET);
   return {
     type: 'ops',
     protocol: PROTOCOL_VERSION,
     origin,
     after,
-    events,
-    count: events.length,
-    has_more: hasMore,
+    events: page.events,
+    count: page.events.length,
+    has_more: page.hasMore,
+    checkpoint: page.checkpoint,
   };
 }
 
 export function artifactMessage(replica: ReplicaStore, rawId: unknown): ArtifactMessage {
   const id = routingField('id', rawId, true) as string;
-  const artifact = replica.getArtifact(id);
-  if (!artifact) throw new HubError('artifact.not_found', `artifact '${id}' not found`, { field: 'id' });
-  return { type: 'artifact', protocol: PROTOCOL_VERSION, artifact };
+  const found = replica.signedArtifact(id);
+  if (!found) throw new HubError('artifact.not_found', `artifact '${id}' not found`, { field: 'id' });
+  return { type: 'artifact', protocol: PROTOCOL_VERSION, artifact: found.artifact, signature: found.signature };
+}
+
+/** `/sync/artifacts?after=<cursor>&limit=`: ids of artifacts that can travel (so unreferenced ones replicate too). */
+export function artifactsMessage(replica: ReplicaStore, query: { after?: unknown; limit?: unknown }): ArtifactsMessage {
+  const after = nonNegativeInt('after', query.after, 0);
+  const limit = Math.max(1, Math.min(nonNegativeInt('limit', query.limit, MAX_PAGE_EVENTS), MAX_PAGE_EVENTS));
+  const listing = replica.artifactsAfter(after, limit);
+  return {
+    type: 'artifacts',
+    protocol: PROTOCOL_VERSION,
+    after,
+    next: listing.next,
+    items: listing.items,
+    has_more: listing.hasMore,
+  };
 }

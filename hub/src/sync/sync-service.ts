@@ -10,7 +10,7 @@ import { HubError, toHubError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ReplicaStore } from '../logstream/replica-store.js';
 import { createHttpPeerTransport, DEFAULT_REQUEST_TIMEOUT_MS } from './http-peer-transport.js';
-import { buildEstate, freshStatus, type PeerStatus } from './mesh-estate.js';
+import { REJECTED_KEPT, buildEstate, freshStatus, type PeerStatus } from './mesh-estate.js';
 import type { PeerTransport } from './peer-transport.js';
 import {
   PEERS_FILE,
@@ -21,7 +21,7 @@ import {
   type PeerEntry,
 } from './peers-file.js';
 import { PROTOCOL_VERSION, type MeshMessage, type PeerRoundResult, type RoundMessage } from './protocol.js';
-import { pullFromPeer } from './pull-round.js';
+import { emptyReport, pullFromPeer, type PullReport } from './pull-round.js';
 
 export interface SyncServiceOptions {
   replica: ReplicaStore;
@@ -41,6 +41,8 @@ export interface SyncServiceOptions {
   watchFile?: boolean;
   /** Events per page (default 500). */
   pageLimit?: number;
+  /** Check origin signatures (default true; PALACE_SYNC_VERIFY=0 turns it off for benchmarks only). */
+  verify?: boolean;
 }
 
 const STOP_GRACE_MS = 5_000;
@@ -55,6 +57,7 @@ export class SyncService {
   private readonly transportFor: (peer: PeerEntry) => PeerTransport;
   private readonly watchFile: boolean;
   private readonly pageLimit: number | undefined;
+  private readonly verify: boolean;
   private peers: PeerEntry[] = [];
   private fileText: string | null | undefined = undefined;
   private fileError: string | null = null;
@@ -76,6 +79,9 @@ export class SyncService {
     this.now = options.now ?? (() => new Date());
     this.watchFile = options.watchFile ?? true;
     this.pageLimit = options.pageLimit;
+    this.verify = options.verify ?? true;
+    if (!this.verify)
+      this.log.warn('PALACE_SYNC_VERIFY=0: origin signatures are NOT checked; for benchmarking only, never in use');
     const doFetch = options.fetch ?? fetch;
     const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.transportFor =
@@ -220,7 +226,9 @@ export class SyncService {
   }
 
   private isListed(peer: PeerEntry): boolean {
-    return this.peers.some((p) => p.name === peer.name && p.url === peer.url && p.token === peer.token);
+    return this.peers.some(
+      (p) => p.name === peer.name && p.url === peer.url && p.token === peer.token && p.publicKey === peer.publicKey,
+    );
   }
 
   /**
@@ -246,20 +254,12 @@ export class SyncService {
       report = await pullFromPeer(this.replica, this.transportFor(peer), {
         signal: this.abort.signal,
         skipOrigins: this.directOrigins(peer),
+        peer,
+        verify: this.verify,
         ...(this.pageLimit ? { pageLimit: this.pageLimit } : {}),
       });
     } catch (err) {
-      report = {
-        reached: false,
-        peerReplica: null,
-        remoteVector: null,
-        pulledEvents: 0,
-        pulledArtifacts: 0,
-        duplicates: 0,
-        perOrigin: {},
-        errors: [toHubError(err)],
-        notes: [],
-      };
+      report = { ...emptyReport(), errors: [toHubError(err)] };
     }
     const error = report.errors[0];
     if (record && !this.stopped) this.remember(peer, report, error, startedAt);
@@ -280,7 +280,7 @@ export class SyncService {
 
   private remember(
     peer: PeerEntry,
-    report: Awaited<ReturnType<typeof pullFromPeer>>,
+    report: PullReport,
     error: HubError | undefined,
     startedAt: string,
   ): void {
@@ -292,6 +292,19 @@ export class SyncService {
     s.reachable = report.reached;
     if (report.peerReplica) s.replicaId = report.peerReplica;
     if (report.remoteVector) s.remoteVector = report.remoteVector;
+    if (report.trust) {
+      s.keyFingerprint = report.trust.fingerprint;
+      s.trust = report.trust.trust;
+      if (report.trust.firstUse)
+        this.log.warn(
+          `peer '${peer.name}' has no public_key in peers.json: trusting its key ${report.trust.fingerprint} on first use (it may give only its own events); check it with \`palace sync trust ${peer.url}\` and pin it`,
+        );
+    }
+    for (const r of report.rejected) {
+      s.rejected.unshift({ at, origin: r.origin, code: r.error.code, reason: r.error.message });
+      this.log.warn(`refused a page from peer '${peer.name}': ${r.error.message}`);
+    }
+    s.rejected.splice(REJECTED_KEPT);
     s.lastPulledEvents = report.pulledEvents;
     s.lastPulledArtifacts = report.pulledArtifacts;
     s.pulledEventsTotal += report.pulledEvents;

@@ -49,10 +49,23 @@ export interface PeerEntry {
   last_error_at: string | null;
   remote_version_vector: VersionVector | null;
   pulled_events_total: number | null;
+  /** The peer's key fingerprint (SHA256:…), null when not seen yet. */
+  public_key_fingerprint: string | null;
+  /** 'pinned' (key in peers.json), 'tofu' (trusted on first use), null when unknown. */
+  trust: 'pinned' | 'tofu' | null;
+  /** Pages this hub refused from the peer, newest first. */
+  rejected_pages: Array<{ at: string | null; origin: string | null; code: string; reason: string }>;
 }
 
 export interface PeersPayload {
-  self: { replica_id: string; name: string; version_vector: VersionVector };
+  self: {
+    replica_id: string;
+    name: string;
+    version_vector: VersionVector;
+    public_key_fingerprint: string | null;
+    /** Events of other origins held from before signed sync, not yet covered by their signature. */
+    unverified_events: VersionVector;
+  };
   peers: PeerEntry[];
   /** Replicas known only through gossip (no entry of their own in peers.json). */
   unnamed_origins: string[];
@@ -82,6 +95,8 @@ export function normalizePeers(raw: unknown): PeersPayload {
       replica_id: str(self.replica_id) ?? '?',
       name: str(self.name) ?? '?',
       version_vector: vector(self.version_vector),
+      public_key_fingerprint: str(self.public_key_fingerprint),
+      unverified_events: vector(self.unverified_events),
     },
     peers: (Array.isArray(r.peers) ? r.peers : []).map((p) => {
       const e = obj(p);
@@ -97,6 +112,12 @@ export function normalizePeers(raw: unknown): PeersPayload {
         last_error_at: str(e.last_error_at),
         remote_version_vector: e.remote_version_vector ? vector(e.remote_version_vector) : null,
         pulled_events_total: num(e.pulled_events_total),
+        public_key_fingerprint: str(e.public_key_fingerprint),
+        trust: e.trust === 'pinned' || e.trust === 'tofu' ? e.trust : null,
+        rejected_pages: (Array.isArray(e.rejected_pages) ? e.rejected_pages : []).map((x) => {
+          const j = obj(x);
+          return { at: str(j.at), origin: str(j.origin), code: str(j.code) ?? '?', reason: str(j.reason) ?? '' };
+        }),
       };
     }),
     unnamed_origins: (Array.isArray(r.unnamed_origins)

@@ -1,5 +1,6 @@
 // Peers: this hub's replica and each peer from /sync/peers: reachable or not, last success and
-// error, and how far apart the two logs are (version-vector drift, in events).
+// error, how far apart the two logs are (version-vector drift, in events), the peer's key fingerprint,
+// whether it is pinned, and the pages refused from it (red, with the reason).
 
 import { useEffect, type ReactElement } from 'react';
 
@@ -77,12 +78,22 @@ export function PeersView(): ReactElement {
           rows={[
             { label: 'Name', value: self.name },
             { label: 'Replica', value: self.replica_id, mono: true },
+            { label: 'Key', value: self.public_key_fingerprint ?? '—', mono: true },
             {
               label: 'Events known',
               value: `${vectorTotal(self.version_vector).toLocaleString()} from ${plural(Object.keys(self.version_vector).length, 'origin')}`,
             },
           ]}
         />
+        {Object.keys(self.unverified_events).length > 0 ? (
+          <div className="callout" data-testid="legacy-events">
+            Legacy:{' '}
+            {Object.entries(self.unverified_events)
+              .map(([o, n]) => `${plural(n, 'event')} of ${o}`)
+              .join(', ')}{' '}
+            held from before signed sync, not yet covered by their origin&apos;s signature.
+          </div>
+        ) : null}
       </section>
       <section className="card">
         <header className="card-head">
@@ -106,6 +117,7 @@ export function PeersView(): ReactElement {
             <thead>
               <tr>
                 <th>Peer</th>
+                <th>Key</th>
                 <th>Reachable</th>
                 <th>Last success</th>
                 <th>Last error</th>
@@ -118,6 +130,16 @@ export function PeersView(): ReactElement {
                   <td>
                     <div>{p.name}</div>
                     <div className="muted small mono">{p.url}</div>
+                  </td>
+                  <td data-testid="peer-key">
+                    <div className="mono small">{p.public_key_fingerprint ?? '—'}</div>
+                    {p.trust === 'pinned' ? (
+                      <div className="ok-text small">pinned</div>
+                    ) : p.trust === 'tofu' ? (
+                      <div className="warn-text small" title="No public_key in peers.json: trusted on first use">
+                        not pinned
+                      </div>
+                    ) : null}
                   </td>
                   <td>
                     <span
@@ -145,6 +167,18 @@ export function PeersView(): ReactElement {
                     ) : (
                       <span className="muted">—</span>
                     )}
+                    {p.rejected_pages.length > 0 ? (
+                      <details className="small" data-testid="rejected-pages">
+                        <summary className="error-text">{plural(p.rejected_pages.length, 'refused page')}</summary>
+                        <ul className="plain-list">
+                          {p.rejected_pages.map((r, i) => (
+                            <li key={i} className="error-text" title={formatDateTime(r.at)}>
+                              {r.code}: {r.reason}
+                            </li>
+                          ))}
+                        </ul>
+                      </details>
+                    ) : null}
                   </td>
                   <td>
                     <DriftLabel local={self.version_vector} peer={p} />

@@ -1,5 +1,6 @@
 // The /sync/* routes (bearer-protected like every route but /healthz): version vector, one origin's
-// events after an origin_seq, single artifacts, the mesh estate, and POST /sync/round (run one round
+// events after an origin_seq (ending at a signed checkpoint), single artifacts with their signature,
+// the list of artifacts that travel, the mesh estate, and POST /sync/round (run one round
 // now; what `palace sync` asks a live hub for). Bodies are gzipped when the client accepts it.
 
 import { hostname } from 'node:os';
@@ -20,7 +21,7 @@ import {
   versionMismatch,
   type SyncMessage,
 } from '../../sync/protocol.js';
-import { artifactMessage, opsMessage, versionVectorMessage } from '../../sync/serve.js';
+import { artifactMessage, artifactsMessage, opsMessage, versionVectorMessage } from '../../sync/serve.js';
 import { bodyError, readJsonBody } from '../read-body.js';
 
 const gzipAsync = promisify(gzip);
@@ -34,6 +35,7 @@ export const SYNC_ALLOW: Record<string, string[]> = {
   '/sync/version_vector': ['GET', 'HEAD'],
   '/sync/ops': ['GET', 'HEAD'],
   '/sync/artifact': ['GET', 'HEAD'],
+  '/sync/artifacts': ['GET', 'HEAD'],
   '/sync/peers': ['GET', 'HEAD'],
   '/sync/round': ['POST'],
 };
@@ -85,6 +87,11 @@ export function syncRoutes(router: Router, hub: HubServices): void {
   router.get('/sync/artifact', async (ctx) => {
     checkProtocol(ctx);
     await send(ctx, artifactMessage(replica(), one(ctx.query.id)));
+  });
+
+  router.get('/sync/artifacts', async (ctx) => {
+    checkProtocol(ctx);
+    await send(ctx, artifactsMessage(replica(), { after: one(ctx.query.after), limit: one(ctx.query.limit) }));
   });
 
   router.get('/sync/peers', async (ctx) => {

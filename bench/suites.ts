@@ -1,6 +1,7 @@
 // The registry of benchmark suites, in the order they run and appear in BENCHMARKS.md.
 // Later suites (memory, mine) are added here.
 
+import { cliSuite } from './cli.js';
 import type { Suite } from './figure.js';
 import { hubSuite } from './hub.js';
 import { logstreamSuite } from './logstream.js';
@@ -8,7 +9,7 @@ import { memorySuite } from './memory.js';
 import { mineSuite } from './mine.js';
 import { syncSuite } from './sync.js';
 
-export const SUITES: readonly Suite[] = [logstreamSuite, hubSuite, memorySuite, syncSuite, mineSuite];
+export const SUITES: readonly Suite[] = [logstreamSuite, hubSuite, memorySuite, syncSuite, mineSuite, cliSuite];
 
 export function findSuite(name: string): Suite | undefined {
   return SUITES.find((s) => s.name === name);

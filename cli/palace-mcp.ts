@@ -11,7 +11,8 @@ const program = addServeFlags(
   new Command('palace-mcp')
     .description('palace MCP server')
     .option('--transport <transport>', 'stdio or http', 'stdio')
-    .option('--palace <path>', 'palace directory'),
+    .option('--palace <path>', 'palace directory')
+    .option('--profile <profile>', 'stdio: tool profile, full or lean (default PALACE_MCP_PROFILE or full)'),
 )
   .exitOverride()
   .action(async (opts: Record<string, unknown>) => {

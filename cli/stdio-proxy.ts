@@ -14,6 +14,7 @@ import { leaseHolder } from '../hub/src/lease.js';
 import { canonicalPalace, dialUrl, readLiveRegistration, readStoredToken, tokenPath } from '../hub/src/registration.js';
 import { createLocalServices } from '../hub/src/local-services.js';
 import { buildServer } from '../hub/src/tools/build-server.js';
+import type { ToolProfile } from '../hub/src/tools/profiles.js';
 import { MUTATING_TOOLS } from '../hub/src/tools/registry.js';
 import type { ToolDef } from '../hub/src/tools/tool.js';
 
@@ -206,6 +207,8 @@ export interface StdioProxyOptions {
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
   fetchImpl?: typeof fetch;
+  /** Tool profile to serve (tools/profiles.ts); forwarded as /mcp?profile=… Default: config.mcpProfile. */
+  profile?: ToolProfile;
 }
 
 export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
@@ -213,6 +216,8 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   const output = options.output ?? process.stdout;
   const doFetch = options.fetchImpl ?? fetch;
   const palacePath = canonicalPalace(config.palacePath);
+  const profile = options.profile ?? config.mcpProfile;
+  const mcpPath = profile === 'full' ? '/mcp' : `/mcp?profile=${profile}`;
   const write = (message: unknown): void => {
     output.write(JSON.stringify(message) + '\n');
   };
@@ -227,7 +232,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     if (local) return local.transport;
     const { services, close } = createLocalServices(config, palacePath, log);
     const transport = new LocalTransport(write);
-    void buildServer(services, { guardWrite: (tool) => refuseBesideHub(tool, palacePath, config.hubForward) }).connect(transport);
+    void buildServer(services, { profile, guardWrite: (tool) => refuseBesideHub(tool, palacePath, config.hubForward) }).connect(transport);
     local = { transport, close };
     return transport;
   };
@@ -264,7 +269,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
       try {
         for (const token of tokens.length > 0 ? tokens : [undefined]) {
           if (response) await response.body?.cancel().catch(() => undefined);
-          response = await doFetch(`${base}/mcp`, {
+          response = await doFetch(`${base}${mcpPath}`, {
             method: 'POST',
             headers: {
               'Content-Type': 'application/json',

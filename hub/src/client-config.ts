@@ -56,11 +56,17 @@ export function clientConfigs(input: ClientConfigInput): ClientConfig[] {
   ];
 }
 
-/** The configs as a printable block. */
+/** The configs as a printable block: the full tool profile, then how to take the lean one. */
 export function clientConfigText(input: ClientConfigInput): string {
   const names = { 'claude-code': 'Claude Code', codex: 'Codex', cursor: 'Cursor' } as const;
-  return clientConfigs(input)
+  const full = clientConfigs(input)
     .filter((c) => c.transport === 'http')
     .map((c) => `# ${names[c.client]} (${c.where})\n${c.text}`)
     .join('\n\n');
+  const lean = [
+    '# Lean tool profile (everyday tools + palace_tools/palace_call; a fraction of the context): the same',
+    `# configs with this URL, or \`palace mcp --profile lean\` over stdio`,
+    `${input.url}/mcp?profile=lean`,
+  ].join('\n');
+  return `${full}\n\n${lean}`;
 }

@@ -65,6 +65,8 @@ export interface PalaceConfig {
   /** Check origin signatures on pulled pages (PALACE_SYNC_VERIFY, default on; off only for benchmarks). */
   syncVerify: boolean;
   hubForward: boolean;
+  /** The tool profile `palace mcp` serves unless --profile says otherwise (PALACE_MCP_PROFILE, default full). */
+  mcpProfile: 'full' | 'lean';
   embeddingDevice: EmbeddingDevice;
   embeddingModel: string | undefined;
   /** bundled | onnx | openai-compat; undefined = the palace's record, else onnx when its model is present, else bundled. */
@@ -243,6 +245,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     syncMaxSkewMs: Math.floor(number(env, 'PALACE_SYNC_MAX_SKEW_MS', 300_000)),
     syncVerify: oneOf(env, 'PALACE_SYNC_VERIFY', ['1', '0'] as const, '1') === '1',
     hubForward: !(forward && ['0', 'false', 'no', 'off'].includes(forward)),
+    mcpProfile: oneOf(env, 'PALACE_MCP_PROFILE', ['full', 'lean'] as const, 'full'),
     embeddingDevice: oneOf(env, 'PALACE_EMBEDDING_DEVICE', ['cpu', 'cuda', 'dml', 'coreml', 'auto'] as const, 'cpu'),
     embeddingModel: env.PALACE_EMBEDDING_MODEL?.trim() || undefined,
     embeddingProvider: env.PALACE_EMBEDDING_PROVIDER?.trim()

@@ -4,13 +4,15 @@
 
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
-import { toHubError } from '../errors.js';
+import { HubError, toHubError } from '../errors.js';
 import { checkIdentityArgs } from '../memory/identity.js';
 import type { HubServices } from '../services.js';
 import { AGENT_INSTRUCTIONS } from './instructions.js';
+import { LEAN_TOOLS, profileInstructions, type ToolProfile } from './profiles.js';
 import { TOOLS } from './registry.js';
 import type { ToolContext, ToolDef } from './tool.js';
 
@@ -19,6 +21,8 @@ export interface BuildServerOptions {
   withLock?: <T>(fn: () => Promise<T>) => Promise<T>;
   /** Called before a mutating tool runs; a HubError it throws becomes the tool's error result. */
   guardWrite?: (tool: ToolDef) => void;
+  /** Which tools tools/list shows (profiles.ts); every tool stays reachable. Default `full`. */
+  profile?: ToolProfile;
 }
 
 function jsonResult(value: unknown): CallToolResult {
@@ -36,55 +40,144 @@ function sharedValidator(): AjvJsonSchemaValidator {
   return validator;
 }
 
+/** How one tool is served: its zod input schema and the names it declares. */
+function servedInput(tool: ToolDef): { schema: z.ZodType<Record<string, unknown>>; declared: ReadonlySet<string> } {
+  // A mutating tool sees every argument name, so an identity field it does not record is refused
+  // rather than stripped in silence (memory/identity.ts); other unknown arguments are dropped as before.
+  const schema: z.ZodType<Record<string, unknown>> = tool.mutating ? z.looseObject(tool.input) : z.object(tool.input);
+  return { schema, declared: new Set(Object.keys(tool.input)) };
+}
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
 export function buildServer(hub: HubServices, options: BuildServerOptions = {}): McpServer {
+  const profile = options.profile ?? 'full';
+  const available = TOOLS.filter((tool) => !(hub.readOnly && tool.mutating));
+  const listed = profile === 'lean' ? available.filter((tool) => LEAN_TOOLS.has(tool.name)) : available;
+  const instructions = `${AGENT_INSTRUCTIONS}\n${profileInstructions(profile, listed.length + (profile === 'lean' ? 2 : 0), available.length)}`;
   const server = new McpServer(
     { name: 'palace', version: hub.version },
-    { instructions: AGENT_INSTRUCTIONS, capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: sharedValidator() },
+    { instructions, capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: sharedValidator() },
   );
-  for (const tool of TOOLS) {
-    if (hub.readOnly && tool.mutating) continue;
-    // A mutating tool sees every argument name, so an identity field it does not record is refused
-    // rather than stripped in silence (memory/identity.ts); other unknown arguments are dropped as before.
-    const declared = new Set(Object.keys(tool.input));
-    const inputSchema: z.ZodType<Record<string, unknown>> = tool.mutating ? z.looseObject(tool.input) : z.object(tool.input);
+
+  /** Runs one tool on arguments its schema accepted, as a tool result (errors as isError results). */
+  const invoke = async (tool: ToolDef, args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
+    const progressToken = extra._meta?.progressToken;
+    const ctx: ToolContext = {
+      signal: extra.signal,
+      progress: async (progress, total, message) => {
+        if (progressToken === undefined) return;
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message ? { message } : {}) },
+        });
+      },
+      ...(tool.stepLocked && options.withLock ? { withLock: options.withLock } : {}),
+    };
+    let known = args;
+    const run = async (): Promise<unknown> => tool.handler(known as never, hub, ctx);
+    try {
+      if (tool.mutating) {
+        if (hub.readOnly) throw new HubError('hub.read_only', `${tool.name} is refused: this hub is read-only (--read-only)`);
+        options.guardWrite?.(tool);
+        const { declared } = servedInput(tool);
+        checkIdentityArgs(tool.name, declared, args);
+        known = Object.fromEntries(Object.entries(args).filter(([key]) => declared.has(key)));
+      }
+      const value = tool.lockFree || tool.stepLocked || !options.withLock ? await run() : await options.withLock(run);
+      return jsonResult(value);
+    } catch (err) {
+      return errorResult(hub, tool.name, err);
+    }
+  };
+
+  for (const tool of listed)
     server.registerTool(
       tool.name,
       {
         title: tool.title,
         description: tool.description,
-        inputSchema,
+        inputSchema: servedInput(tool).schema,
         annotations: { readOnlyHint: !tool.mutating, openWorldHint: false },
       },
-      async (args: Record<string, unknown>, extra): Promise<CallToolResult> => {
-        const progressToken = extra._meta?.progressToken;
-        const ctx: ToolContext = {
-          signal: extra.signal,
-          progress: async (progress, total, message) => {
-            if (progressToken === undefined) return;
-            await extra.sendNotification({
-              method: 'notifications/progress',
-              params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message ? { message } : {}) },
-            });
-          },
-          ...(tool.stepLocked && options.withLock ? { withLock: options.withLock } : {}),
-        };
-        let known = args;
-        const run = async (): Promise<unknown> => tool.handler(known as never, hub, ctx);
-        try {
-          if (tool.mutating) {
-            options.guardWrite?.(tool);
-            checkIdentityArgs(tool.name, declared, args);
-            known = Object.fromEntries(Object.entries(args).filter(([key]) => declared.has(key)));
-          }
-          const value = tool.lockFree || tool.stepLocked || !options.withLock ? await run() : await options.withLock(run);
-          return jsonResult(value);
-        } catch (err) {
-          const error = toHubError(err);
-          if (error.code === 'internal') hub.log.error(`${tool.name} failed`, { message: error.message });
-          return { ...jsonResult({ error: error.toJSON() }), isError: true };
-        }
-      },
+      (args: Record<string, unknown>, extra) => invoke(tool, args, extra),
     );
-  }
+  if (profile === 'lean') registerMoreTools(server, hub, available, invoke);
   return server;
+}
+
+function errorResult(hub: HubServices, name: string, err: unknown): CallToolResult {
+  const error = toHubError(err);
+  if (error.code === 'internal') hub.log.error(`${name} failed`, { message: error.message });
+  return { ...jsonResult({ error: error.toJSON() }), isError: true };
+}
+
+/** The lean profile's road to every tool: palace_tools (discover) and palace_call (run by name). */
+function registerMoreTools(
+  server: McpServer,
+  hub: HubServices,
+  available: readonly ToolDef[],
+  invoke: (tool: ToolDef, args: Record<string, unknown>, extra: Extra) => Promise<CallToolResult>,
+): void {
+  const byName = new Map(available.map((tool) => [tool.name, tool]));
+  const unknownTool = (name: string): HubError =>
+    new HubError('input.invalid', `no tool '${name}' on this hub; palace_tools lists them`, { field: 'name' });
+  server.registerTool(
+    'palace_tools',
+    {
+      title: 'List palace tools',
+      description:
+        "Lists every palace tool (event list, artifacts, patches, knowledge graph, diary, rooms, mining, curation, status): name, title, whether it writes. With name: that tool's description and input schema. Run one with palace_call.",
+      inputSchema: z.object({ name: z.string().optional().describe('One tool to describe in full') }),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) => {
+      try {
+        if (args.name === undefined)
+          return jsonResult({ tools: available.map((t) => ({ name: t.name, title: t.title, writes: t.mutating })) });
+        const tool = byName.get(args.name);
+        if (!tool) throw unknownTool(args.name);
+        return jsonResult({
+          name: tool.name,
+          title: tool.title,
+          description: tool.description,
+          writes: tool.mutating,
+          input_schema: z.toJSONSchema(z.object(tool.input), { unrepresentable: 'any' }),
+        });
+      } catch (err) {
+        return errorResult(hub, 'palace_tools', err);
+      }
+    },
+  );
+  server.registerTool(
+    'palace_call',
+    {
+      title: 'Run any palace tool',
+      description:
+        'Runs any palace tool by name with its arguments (see palace_tools), exactly as a direct call would.',
+      inputSchema: z.object({
+        name: z.string().describe('Tool name, e.g. palace_artifact_get'),
+        arguments: z.record(z.string(), z.unknown()).optional().describe("The tool's arguments"),
+      }),
+      annotations: { readOnlyHint: false, openWorldHint: false },
+    },
+    async (args, extra) => {
+      const tool = byName.get(args.name);
+      if (!tool)
+        return errorResult(
+          hub,
+          'palace_call',
+          hub.readOnly && TOOLS.some((t) => t.name === args.name)
+            ? new HubError('hub.read_only', `${args.name} is refused: this hub is read-only (--read-only)`)
+            : unknownTool(args.name),
+        );
+      const parsed = servedInput(tool).schema.safeParse(args.arguments ?? {});
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const field = issue?.path.join('.') || 'arguments';
+        return errorResult(hub, 'palace_call', new HubError('input.invalid', `${tool.name}: ${field}: ${issue?.message ?? 'invalid'}`, { field }));
+      }
+      return invoke(tool, parsed.data, extra);
+    },
+  );
 }

@@ -1,5 +1,6 @@
 // POST /mcp: MCP Streamable HTTP through the official SDK, stateless (a fresh server from the one
-// factory per request), so clients follow a restarted hub with no session to lose.
+// factory per request), so clients follow a restarted hub with no session to lose. `?profile=lean`
+// selects the lean tool profile.
 
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Context } from 'koa';
@@ -7,6 +8,7 @@ import type { Context } from 'koa';
 import { HubError } from '../../errors.js';
 import type { HubServices } from '../../services.js';
 import { buildServer, type BuildServerOptions } from '../../tools/build-server.js';
+import { parseProfile } from '../../tools/profiles.js';
 import { MUTATING_TOOLS } from '../../tools/registry.js';
 import { BODY_ENCODING_MESSAGE, MAX_BODY_BYTES, readJsonBody } from '../read-body.js';
 
@@ -33,6 +35,9 @@ export function mcpHandler(hub: HubServices, options: BuildServerOptions) {
       throw new HubError('http.method_not_allowed', 'this hub speaks stateless MCP Streamable HTTP: POST only', {
         data: { allow: ['POST'] },
       });
+    const query = ctx.query.profile;
+    // ?profile=lean lists the everyday tools plus palace_tools/palace_call (tools/profiles.ts).
+    const profile = parseProfile(Array.isArray(query) ? query.join(',') : query, 'profile');
     const parsed = await readJsonBody(ctx.req);
     if (!parsed.ok)
       return parsed.reason === 'too_large'
@@ -72,7 +77,7 @@ export function mcpHandler(hub: HubServices, options: BuildServerOptions) {
         return;
       }
     }
-    const server = buildServer(hub, options);
+    const server = buildServer(hub, { ...options, profile });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     ctx.respond = false;
     ctx.res.on('close', () => {

@@ -1,242 +1,10 @@
-// `palace sync` (also `palace logstream sync`): one peer-sync round now, against peers.json or one
-// `--peer URL` (its token from PALACE_SYNC_PEER_TOKEN, never argv). With a live writer hub the hub
-// runs the round (POST /sync/round), so its waiters wake and its mesh estate records it; otherwise
-// the round runs against the palace's log directly. Exit 1 when any peer failed. `palace sync trust
-// <url>` prints a peer's replica id, public key and fingerprint to confirm, and with --pin writes the
-// key into peers.json (docs/sync-trust.md).
-
-import { renameSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+// `palace sync` and `palace logstream sync`: the commands and their options only. What they run
+// (sync-run.ts: peer transport, protocol schemas, trust) is imported when one runs, so every
+// `palace logstream …` call does not pay for loading it.
 
 import type { Command } from 'commander';
 
-import { ERROR_CODES, HubError, invalid, type ErrorCode } from '../../hub/src/errors.js';
-import { makeLogger } from '../../hub/src/log.js';
-import {
-  canonicalPalace,
-  dialUrl,
-  readLiveRegistration,
-  readStoredToken,
-} from '../../hub/src/registration.js';
-import { localEstate } from '../../hub/src/sync/mesh-estate.js';
-import { createHttpPeerTransport } from '../../hub/src/sync/http-peer-transport.js';
-import {
-  parsePeerEntry,
-  peersFilePath,
-  readPeersText,
-  type PeerEntry,
-} from '../../hub/src/sync/peers-file.js';
-import { fingerprint } from '../../hub/src/logstream/signatures.js';
-import { parseMessage, type MeshMessage, type RoundMessage } from '../../hub/src/sync/protocol.js';
-import { SyncService } from '../../hub/src/sync/sync-service.js';
-import { syncPeerToken } from '../config.js';
-import { action, withLogstream, type CommandContext } from '../context.js';
-import { EXIT } from '../output.js';
-
-const HUB_ROUND_TIMEOUT_MS = 600_000;
-
-function adHocPeer(ctx: CommandContext): PeerEntry | undefined {
-  const url = ctx.opts.peer;
-  if (typeof url !== 'string') return undefined;
-  const token = syncPeerToken();
-  try {
-    return parsePeerEntry({
-      url,
-      name: typeof ctx.opts.name === 'string' ? ctx.opts.name : undefined,
-      token,
-    });
-  } catch (err) {
-    throw invalid('--peer', `--peer: ${(err as Error).message}`);
-  }
-}
-
-/** Calls the live hub; undefined when it cannot be reached (the caller then works directly). */
-async function askHub<T extends 'round' | 'mesh'>(
-  ctx: CommandContext,
-  type: T,
-  init: { method: 'GET' | 'POST'; path: string; body?: unknown },
-): Promise<(T extends 'round' ? RoundMessage : MeshMessage) | undefined> {
-  const palace = canonicalPalace(ctx.config.palacePath);
-  const live = readLiveRegistration(ctx.config.home, palace);
-  if (!live || (init.method === 'POST' && live.read_only)) return undefined;
-  const tokens = [readStoredToken(ctx.config.home, palace), ctx.config.httpToken].filter(
-    (t, i, all): t is string => Boolean(t) && all.indexOf(t) === i,
-  );
-  let response: Response | undefined;
-  for (const token of tokens.length > 0 ? tokens : [undefined]) {
-    try {
-      response = await fetch(`${dialUrl(live)}${init.path}`, {
-        method: init.method,
-        headers: {
-          Accept: 'application/json',
-          ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }),
-          ...(token ? { Authorization: `Bearer ${token}` } : {}),
-        },
-        ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-        signal: AbortSignal.timeout(HUB_ROUND_TIMEOUT_MS),
-      });
-    } catch {
-      ctx.out.note(`The hub at ${dialUrl(live)} does not answer; working on the palace directly.`);
-      return undefined;
-    }
-    if (response.status !== 401) break;
-  }
-  if (!response) return undefined;
-  const value: unknown = await response.json().catch(() => undefined);
-  if (!response.ok) {
-    const error = (value as { error?: { code?: string; message?: string } } | undefined)?.error;
-    const code: ErrorCode =
-      error?.code && error.code in ERROR_CODES ? (error.code as ErrorCode) : 'hub.unreachable';
-    throw new HubError(code, error?.message ?? `the hub answered HTTP ${response.status}`);
-  }
-  return parseMessage(type, value) as T extends 'round' ? RoundMessage : MeshMessage;
-}
-
-function roundText(round: RoundMessage, via: string): string {
-  const lines = [`Sync round ${via} (this replica ${round.replica_id}):`];
-  for (const r of round.results) {
-    if (r.ok)
-      lines.push(
-        `  ${r.peer_name} (${r.peer_replica ?? '?'}): +${r.pulled_events} events, +${r.pulled_artifacts} artifacts`,
-      );
-    else
-      lines.push(
-        `  ${r.peer_name}: ERROR ${r.error?.message ?? 'failed'}` +
-          (r.pulled_events + r.pulled_artifacts > 0
-            ? ` (after +${r.pulled_events} events, +${r.pulled_artifacts} artifacts)`
-            : ''),
-      );
-    for (const note of r.notes) lines.push(`    note: ${note}`);
-  }
-  return lines.join('\n');
-}
-
-function estateText(m: MeshMessage): string {
-  const lines = [
-    `${m.self.name} ${m.self.replica_id} (${m.estate_source === 'hub' ? 'live hub' : 'no hub running'}; interval ${m.sync_interval_s} s${m.sync_enabled ? '' : ', loop off'})`,
-    `  key: ${m.self.public_key_fingerprint}`,
-    `  holds: ${
-      Object.entries(m.self.version_vector)
-        .map(([o, n]) => `${o}@${n}`)
-        .join(' ') || 'nothing yet'
-    }`,
-  ];
-  if (m.peers_file.error) lines.push(`  peers.json: ${m.peers_file.error}`);
-  if (m.peers.length === 0) lines.push(`  no peers (${m.peers_file.path})`);
-  for (const p of m.peers) {
-    const state = p.reachable === null ? 'not tried yet' : p.reachable ? 'reachable' : 'unreachable';
-    lines.push(
-      `  ${p.name} ${p.url}${p.replica_id ? ` ${p.replica_id}` : ''}: ${state}; last success ${p.last_success_at ?? 'never'}; pulled ${p.pulled_events_total} events`,
-    );
-    lines.push(`    key: ${p.public_key_fingerprint ?? 'not seen yet'} (${p.trust === 'pinned' ? 'pinned' : p.trust === 'tofu' ? 'NOT pinned: trusted on first use' : 'unknown'})`);
-    if (p.last_error) lines.push(`    last error (${p.last_error_at}): ${p.last_error}`);
-    for (const r of p.rejected_pages.slice(0, 3)) lines.push(`    refused (${r.at}): ${r.reason}`);
-  }
-  if (m.gossip_origins.length > 0) lines.push(`  known through gossip: ${m.gossip_origins.join(' ')}`);
-  for (const [origin, n] of Object.entries(m.self.unverified_events))
-    lines.push(`  legacy: ${n} event(s) of ${origin} held from before signed sync, not yet covered by its signature`);
-  return lines.join('\n');
-}
-
-/** `palace sync trust <url>`: what the peer presents, to confirm out of band; --pin records it in peers.json. */
-async function runTrust(ctx: CommandContext, rawUrl: string): Promise<number> {
-  const entry = (() => {
-    try {
-      return parsePeerEntry({ url: rawUrl, name: typeof ctx.opts.name === 'string' ? ctx.opts.name : undefined });
-    } catch (err) {
-      throw invalid('url', (err as Error).message);
-    }
-  })();
-  const transport = createHttpPeerTransport({ url: entry.url, token: syncPeerToken(), name: entry.name });
-  const vv = await transport.versionVector();
-  const result = {
-    url: entry.url,
-    name: vv.name,
-    replica_id: vv.replica_id,
-    public_key: vv.public_key,
-    fingerprint: fingerprint(vv.public_key),
-    pinned: false,
-  };
-  if (ctx.opts.pin) {
-    const path = peersFilePath(ctx.config.palacePath);
-    const text = readPeersText(path);
-    const file = (text === null ? { peers: [] } : JSON.parse(text)) as { peers: Array<Record<string, unknown>> };
-    const name = typeof ctx.opts.name === 'string' ? ctx.opts.name : entry.name;
-    const existing = file.peers.find((p) => p.url === entry.url || p.url === rawUrl || p.name === name);
-    const pin = { public_key: vv.public_key, replica_id: vv.replica_id };
-    if (existing) Object.assign(existing, pin);
-    else file.peers.push({ name, url: entry.url, ...pin });
-    const tmp = `${path}.tmp`;
-    writeFileSync(tmp, JSON.stringify(file, null, 2) + '\n', { mode: 0o600 });
-    renameSync(tmp, path);
-    result.pinned = true;
-  }
-  ctx.out.result(result, () =>
-    [
-      `Peer ${entry.url} presents:`,
-      `  name        ${result.name}`,
-      `  replica_id  ${result.replica_id}`,
-      `  public_key  ${result.public_key}`,
-      `  fingerprint ${result.fingerprint}`,
-      result.pinned
-        ? `Pinned in ${peersFilePath(ctx.config.palacePath)}.`
-        : `Confirm the fingerprint with the peer's owner (\`palace sync --status\` on that machine prints it), then pin it:\n  palace sync trust ${entry.url} --pin   (or add "public_key": "${result.public_key}" to its peers.json entry)`,
-    ].join('\n'),
-  );
-  return EXIT.ok;
-}
-
-function timeoutOf(raw: unknown): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 1 || n > 600_000)
-    throw invalid('--timeout-ms', '--timeout-ms must be a number of milliseconds from 1 to 600000');
-  return n;
-}
-
-async function runSync(ctx: CommandContext): Promise<number> {
-  const peer = adHocPeer(ctx);
-  const timeoutMs = timeoutOf(ctx.opts.timeoutMs);
-  if (ctx.opts.status) {
-    const live = ctx.opts.direct
-      ? undefined
-      : await askHub(ctx, 'mesh', { method: 'GET', path: '/sync/peers' });
-    const estate =
-      live ??
-      (await withLogstream(ctx, (ls) =>
-        localEstate(ls.replica, {
-          palacePath: ctx.config.palacePath,
-          name: hostname(),
-          intervalSeconds: ctx.config.syncIntervalSeconds,
-        }),
-      ));
-    ctx.out.result(estate, () => estateText(estate));
-    return EXIT.ok;
-  }
-  let round = ctx.opts.direct
-    ? undefined
-    : await askHub(ctx, 'round', { method: 'POST', path: '/sync/round', body: peer ? { peer } : {} });
-  const via = round ? 'through the live hub' : 'directly on the palace';
-  round ??= await withLogstream(ctx, async (ls) => {
-    const service = new SyncService({
-      replica: ls.replica,
-      palacePath: ctx.config.palacePath,
-      name: hostname(),
-      intervalSeconds: 0,
-      log: makeLogger('palace:sync', { level: 'error' }),
-      watchFile: false,
-      verify: ctx.config.syncVerify,
-      ...(timeoutMs === undefined ? {} : { requestTimeoutMs: timeoutMs }),
-    });
-    try {
-      return { ...(await service.runRound(peer ? [peer] : undefined)), source: 'direct' as const };
-    } finally {
-      await service.stop();
-    }
-  });
-  ctx.out.result(round, () => roundText(round, via));
-  return round.results.every((r) => r.ok) ? EXIT.ok : EXIT.error;
-}
+import { action } from '../context.js';
 
 function configure(cmd: Command): Command {
   return cmd
@@ -249,7 +17,7 @@ function configure(cmd: Command): Command {
     .option('--status', 'print the mesh estate (same as GET /sync/peers) instead of syncing')
     .option('--timeout-ms <ms>', 'per-request timeout when working directly (default 30000)')
     .option('--json', 'machine-readable output')
-    .action(action(runSync));
+    .action(action(async (ctx) => (await import('./sync-run.js')).runSync(ctx)));
 }
 
 /** Registers `palace sync`, and `palace logstream sync` when the logstream group exists. */
@@ -261,7 +29,7 @@ export function registerSync(program: Command): void {
     .option('--pin', 'record the key (and replica id) in peers.json')
     .option('--name <name>', 'the peer entry name (default: the url)')
     .option('--json', 'machine-readable output')
-    .action(action(runTrust));
+    .action(action(async (ctx, url: string) => (await import('./sync-run.js')).runTrust(ctx, url)));
   const logstream = program.commands.find((c) => c.name() === 'logstream');
   if (logstream) configure(logstream.command('sync'));
 }

@@ -85,8 +85,8 @@ describe('deploy/palace.service', () => {
 });
 
 describe('deploy/palace.env', () => {
-  it('sets only variables palace reads, each documented in the README', () => {
-    const readme = read('README.md');
+  it('sets only variables palace reads, each documented in the environment reference', () => {
+    const readme = read('docs/environment.md');
     const known = knownVariables();
     const names = read('deploy/palace.env')
       .split('\n')

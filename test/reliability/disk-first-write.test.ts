@@ -5,46 +5,19 @@
 // builds left: `drawers.lance/` with empty `_versions/`) is repaired, not stuck for good.
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { PALACE_BIN, childEnv, killChildren, makeHubDirs, spawnNode, startChildHub, type HubDirs } from '../helpers/hub.js';
+import { callOverHttp, canMountTmpfs, type ToolAnswer } from '../helpers/faults.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
   await killChildren();
 });
-
-interface ToolAnswer {
-  ok: boolean;
-  value: Record<string, unknown>;
-}
-
-/** One tools/call over plain HTTP (no SDK retries), parsed from JSON or an SSE frame. */
-async function call(url: string, name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
-  const res = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
-  });
-  const text = await res.text();
-  const data = text.startsWith('{') ? text : (text.split('\n').find((l) => l.startsWith('data: ')) ?? '').slice(6);
-  const message = JSON.parse(data) as { result: { content: Array<{ text: string }>; isError?: boolean } };
-  return { ok: !message.result.isError, value: JSON.parse(message.result.content[0]?.text ?? 'null') as Record<string, unknown> };
-}
-
-function canMountTmpfs(): boolean {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
-  const dir = mkdtempSync(join(tmpdir(), 'palace-tmpfs-probe-'));
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir]).status === 0;
-  if (mounted) spawnSync('umount', [dir]);
-  rmdirSync(dir);
-  return mounted;
-}
 
 /** A palace on its own small tmpfs. */
 function palaceOnTmpfs(prefix: string, size = '4m'): HubDirs {
@@ -98,16 +71,16 @@ describe.skipIf(!canMountTmpfs())('the disk fills up before the first drawer', (
     const hub = await startChildHub(dirs);
     const filler = fillDisk(dirs.palace);
 
-    expectStoreFull(await call(hub.url, 'palace_add_drawer', DRAWER));
-    expectStoreFull(await call(hub.url, 'palace_rooms_add', { wing: 'disk', room: 'declared' }));
+    expectStoreFull(await callOverHttp(hub.url, 'palace_add_drawer', DRAWER));
+    expectStoreFull(await callOverHttp(hub.url, 'palace_rooms_add', { wing: 'disk', room: 'declared' }));
     expect(leftovers(dirs.palace)).toEqual([]);
     // No table directory that a later open would take for a table.
     expect(readdirSync(join(dirs.palace, 'vectors'))).toEqual([]);
 
     rmSync(filler);
-    const filed = await call(hub.url, 'palace_add_drawer', DRAWER);
+    const filed = await callOverHttp(hub.url, 'palace_add_drawer', DRAWER);
     expect(filed.ok, JSON.stringify(filed.value)).toBe(true);
-    const added = await call(hub.url, 'palace_rooms_add', { wing: 'disk', room: 'declared' });
+    const added = await callOverHttp(hub.url, 'palace_rooms_add', { wing: 'disk', room: 'declared' });
     expect(added.ok, JSON.stringify(added.value)).toBe(true);
     await hub.stop();
 
@@ -117,7 +90,7 @@ describe.skipIf(!canMountTmpfs())('the disk fills up before the first drawer', (
     expect(JSON.parse(repair.stdout())).toMatchObject({ drawers: 1, ok: true });
 
     const again = await startChildHub(dirs);
-    const got = await call(again.url, 'palace_get_drawer', { drawer_id: filed.value.drawer_id });
+    const got = await callOverHttp(again.url, 'palace_get_drawer', { drawer_id: filed.value.drawer_id });
     expect(got.ok, JSON.stringify(got.value)).toBe(true);
     expect(got.value.content).toBe(DRAWER.content);
     await again.stop();
@@ -142,7 +115,7 @@ describe('a palace left with a half-created vectors table', () => {
     expect(JSON.parse(repair.stdout())).toMatchObject({ drawers: 0, ok: true });
 
     const hub = await startChildHub(dirs);
-    const filed = await call(hub.url, 'palace_add_drawer', DRAWER);
+    const filed = await callOverHttp(hub.url, 'palace_add_drawer', DRAWER);
     expect(filed.ok, JSON.stringify(filed.value)).toBe(true);
     await hub.stop();
   }, 60_000);
@@ -152,9 +125,9 @@ describe('a palace left with a half-created vectors table', () => {
     cleanups.push(() => dirs.cleanup());
     halfCreated(dirs);
     const hub = await startChildHub(dirs);
-    const filed = await call(hub.url, 'palace_add_drawer', DRAWER);
+    const filed = await callOverHttp(hub.url, 'palace_add_drawer', DRAWER);
     expect(filed.ok, JSON.stringify(filed.value)).toBe(true);
-    const status = await call(hub.url, 'palace_repair_status', {});
+    const status = await callOverHttp(hub.url, 'palace_repair_status', {});
     expect(status.value).toMatchObject({ drawers: 1, ok: true });
     await hub.stop();
   }, 60_000);

@@ -4,10 +4,9 @@
 // and half a body, then silence) stalls neither the sync loop nor the other peers.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import Database from 'better-sqlite3';
@@ -27,6 +26,7 @@ import {
   waitUntil,
   type HubDirs,
 } from '../helpers/hub.js';
+import { callOverHttp, canMountTmpfs } from '../helpers/faults.js';
 import { allEvents, appendMany, writePeers } from '../helpers/sync.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -34,29 +34,6 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
   await killChildren();
 });
-
-interface ToolAnswer {
-  ok: boolean;
-  value: Record<string, unknown>;
-}
-
-/** One tools/call over plain HTTP (no SDK retries), parsed from JSON or an SSE frame. */
-async function call(url: string, name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
-  const res = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
-  });
-  const text = await res.text();
-  const data = text.startsWith('{')
-    ? text
-    : (text.split('\n').find((l) => l.startsWith('data: ')) ?? '').slice(6);
-  const message = JSON.parse(data) as { result: { content: Array<{ text: string }>; isError?: boolean } };
-  return {
-    ok: !message.result.isError,
-    value: JSON.parse(message.result.content[0]?.text ?? 'null') as Record<string, unknown>,
-  };
-}
 
 /** A hub started through bash so a shell limit applies to it (SIGXFSZ ignored: writes fail with EFBIG). */
 async function startLimitedHub(
@@ -98,7 +75,7 @@ async function fillUntilRefused(
   const acked = new Map<string, string>();
   for (let i = 0; i < max; i++) {
     const body = `${i} ${BODY}`;
-    const answer = await call(url, 'palace_event_append', {
+    const answer = await callOverHttp(url, 'palace_event_append', {
       type: 'status',
       stream: 'project/full',
       room: 'disk',
@@ -140,15 +117,6 @@ function expectIntact(palace: string, acked: Map<string, string>): void {
   }
 }
 
-function canMountTmpfs(): boolean {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
-  const dir = mkdtempSync(join(tmpdir(), 'palace-tmpfs-probe-'));
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir]).status === 0;
-  if (mounted) spawnSync('umount', [dir]);
-  rmdirSync(dir);
-  return mounted;
-}
-
 describe('running out of room', () => {
   it('a file-size limit: a clear storage error, reads keep working, nothing acknowledged is lost', async () => {
     const dirs = makeHubDirs('palace-fsize-');
@@ -159,7 +127,7 @@ describe('running out of room', () => {
     expectClearStorageError(failure, ['store.full', 'store.failed']);
     // Further writes keep failing cleanly; the hub stays up and serves reads.
     for (let i = 0; i < 3; i++) {
-      const again = await call(limited.url, 'palace_event_append', {
+      const again = await callOverHttp(limited.url, 'palace_event_append', {
         type: 'status',
         stream: 'project/full',
         room: 'disk',
@@ -169,7 +137,7 @@ describe('running out of room', () => {
       expect(again.ok).toBe(false);
     }
     expect(await healthy(limited.url)).toBe(true);
-    const listed = await call(limited.url, 'palace_event_list', {
+    const listed = await callOverHttp(limited.url, 'palace_event_list', {
       stream: 'project/full',
       limit: 5,
       order: 'desc',
@@ -182,7 +150,7 @@ describe('running out of room', () => {
     // Without the limit: intact, every acknowledged event once, and appends work again.
     expectIntact(dirs.palace, acked);
     const hub = await startChildHub(dirs);
-    const after = await call(hub.url, 'palace_event_append', {
+    const after = await callOverHttp(hub.url, 'palace_event_append', {
       type: 'status',
       stream: 'project/full',
       room: 'disk',
@@ -212,7 +180,7 @@ describe('running out of room', () => {
       expect(await healthy(hub.url)).toBe(true);
 
       rmSync(filler);
-      const after = await call(hub.url, 'palace_event_append', {
+      const after = await callOverHttp(hub.url, 'palace_event_append', {
         type: 'status',
         stream: 'project/full',
         room: 'disk',

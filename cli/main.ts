@@ -1,14 +1,13 @@
 // The `palace` command: parses arguments (commander) and dispatches to one file per command group.
-// Unusable arguments exit 2; errors exit 1; results go to stdout, diagnostics to stderr.
+// Unusable arguments exit 2; errors exit 1; results go to stdout, diagnostics to stderr. Only the
+// module of the command being run is loaded (cli/command-index.ts), so a call starts at once.
 
 import { Command, CommanderError } from 'commander';
 
-import { exitQuietlyOnClosedPipe } from './closed-pipe.js';
-
-import { COMMAND_MODULES, modulesFor, type CommandModule } from './command-index.js';
 import { PALACE_VERSION } from '../hub/src/version.js';
+import { exitQuietlyOnClosedPipe } from './closed-pipe.js';
+import { COMMAND_MODULES, modulesFor, type CommandModule } from './command-index.js';
 import { EXIT, reportError } from './output.js';
-
 
 /** The `palace` program with the given command modules registered (all of them by default). */
 export async function buildProgram(

@@ -2,27 +2,16 @@
 // event, what its signatures cover of a checkpoint, an artifact and a key statement. Pure: the hashing
 // and the signatures over these bytes live in logstream/signatures.ts.
 
-/** The fields of an event that its origin's chain (and so its signature) covers. */
-export interface ChainedEventFields {
-  id: string;
-  type: string;
-  stream: string;
-  room: string;
-  from_agent: string;
-  to_agent: string | null;
-  correlation_id: string | null;
-  branch: string | null;
-  base_commit: string | null;
+import type { NewEvent } from './types.js';
+
+/** The fields of an event that its origin's chain (and so its signature) covers: a stored event's. */
+export type ChainedEventFields = Readonly<Omit<NewEvent, 'status' | 'artifact_ids'>> & {
   status: string | null;
   artifact_ids: readonly string[];
-  body: string;
-  /** The canonical (key-sorted) metadata JSON, as stored. */
-  metadata_json: string;
-  created_at: string;
   origin_replica: string;
   origin_seq: number;
   hlc: string;
-}
+};
 
 /**
  * The canonical encoding of an event's immutable fields: a JSON array in a fixed order, with the

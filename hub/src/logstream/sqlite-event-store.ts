@@ -7,7 +7,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
 import { HubError, toHubError } from '../errors.js';
-import { artifactBytes, canonicalEvent, checkpointBytes, vouchBytes, type Checkpoint } from '../core/chain.js';
+import { artifactBytes, canonicalEvent, checkpointBytes, vouchBytes, type ChainedEventFields, type Checkpoint } from '../core/chain.js';
 import { GENESIS_CHAIN, nextChain, signBytes, verifyBytes } from './signatures.js';
 import { formatHlc, observe, parseHlc, tick, type HlcState } from '../core/hlc.js';
 import { REPLICA_ID_PATTERN } from '../core/ids.js';
@@ -71,6 +71,39 @@ interface ChainHead {
 }
 
 const EMPTY_HEAD: ChainHead = { seq: 0, pos: 0, chain: GENESIS_CHAIN };
+
+/** Every stored column of an event but `seq`, then its chain value and origin position. */
+const CHAINED_COLUMNS = `${EVENT_COLUMNS.replace(/^seq, /, '')}, chain, origin_pos`;
+const placeholders = (columns: string): string => columns.split(',').map(() => '?').join(',');
+/** A local append: `seq` given (the next one), then chainedParams. */
+const INSERT_LOCAL_SQL = `INSERT INTO events (seq, ${CHAINED_COLUMNS}) VALUES (?, ${placeholders(CHAINED_COLUMNS)})`;
+/** A remote event: `seq` is the next rowid; an event already held (id or origin stamps) is ignored. */
+const INSERT_REMOTE_SQL = `INSERT OR IGNORE INTO events (${CHAINED_COLUMNS}) VALUES (${placeholders(CHAINED_COLUMNS)})`;
+
+/** The values of CHAINED_COLUMNS for one event, in order. */
+function chainedParams(e: ChainedEventFields, chain: Buffer, pos: number): unknown[] {
+  return [
+    e.id,
+    e.type,
+    e.stream,
+    e.room,
+    e.from_agent,
+    e.to_agent,
+    e.correlation_id,
+    e.branch,
+    e.base_commit,
+    e.status,
+    JSON.stringify(e.artifact_ids),
+    e.body,
+    e.metadata_json,
+    e.created_at,
+    e.origin_replica,
+    e.origin_seq,
+    e.hlc,
+    chain,
+    pos,
+  ];
+}
 
 
 export class SqliteEventStore implements EventStore, ReplicaStore {
@@ -231,34 +264,10 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
     const seq = top.seq + 1;
     this.clock = tick(this.clock, this.now());
     const hlc = formatHlc(this.clock, this.replicaId);
-    const artifactIds = JSON.stringify(event.artifact_ids);
-    const chain = nextChain(
-      this.head.chain,
-      canonicalEvent({ ...event, origin_replica: this.replicaId, origin_seq: seq, hlc }, shas),
-    );
+    const stamped = { ...event, origin_replica: this.replicaId, origin_seq: seq, hlc };
+    const chain = nextChain(this.head.chain, canonicalEvent(stamped, shas));
     const pos = this.head.pos + 1;
-    this.stmt(`INSERT INTO events (${EVENT_COLUMNS}, chain, origin_pos) VALUES (${EVENT_COLUMNS.split(',').map(() => '?').join(',')}, ?, ?)`).run(
-      seq,
-      event.id,
-      event.type,
-      event.stream,
-      event.room,
-      event.from_agent,
-      event.to_agent,
-      event.correlation_id,
-      event.branch,
-      event.base_commit,
-      event.status,
-      artifactIds,
-      event.body,
-      event.metadata_json,
-      event.created_at,
-      this.replicaId,
-      seq,
-      hlc,
-      chain,
-      pos,
-    );
+    this.stmt(INSERT_LOCAL_SQL).run(seq, ...chainedParams(stamped, chain, pos));
     this.head = { seq, pos, chain };
     event.artifact_ids.forEach((artifactId, position) =>
       this.stmt('INSERT INTO event_artifacts (event_seq, artifact_id, position) VALUES (?, ?, ?)').run(
@@ -756,28 +765,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
    * when it is already held: the unique indexes on id and on (origin_replica, origin_seq) decide.
    */
   private insertRemote(e: RemoteEventRecord, chain: Buffer, pos: number): boolean {
-    const columns = `${EVENT_COLUMNS.replace(/^seq, /, '')}, chain, origin_pos`;
-    const info = this.stmt(`INSERT OR IGNORE INTO events (${columns}) VALUES (${columns.split(',').map(() => '?').join(',')})`).run(
-      e.id,
-      e.type,
-      e.stream,
-      e.room,
-      e.from_agent,
-      e.to_agent,
-      e.correlation_id,
-      e.branch,
-      e.base_commit,
-      e.status,
-      JSON.stringify(e.artifact_ids),
-      e.body,
-      e.metadata_json,
-      e.created_at,
-      e.origin_replica,
-      e.origin_seq,
-      e.hlc,
-      chain,
-      pos,
-    );
+    const info = this.stmt(INSERT_REMOTE_SQL).run(...chainedParams(e, chain, pos));
     if (info.changes === 0) return false;
     const seq = Number(info.lastInsertRowid); // seq is the rowid: the next one after the newest event
     e.artifact_ids.forEach((artifactId, position) =>

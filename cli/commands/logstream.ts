@@ -1,8 +1,9 @@
-// `palace logstream append|list|wait|ack|watch|task|tasks`: the coordination log from the shell.
+// `palace logstream append|list|wait|ack|renew|release|ready|watch|task|tasks`: the coordination log from the shell.
 // Operates on the palace's logstream.sqlite3 directly (safe beside a live hub: WAL).
 
 import type { Command } from 'commander';
 
+import { leaseBounds } from '../../hub/src/config.js';
 import { invalid } from '../../hub/src/errors.js';
 import { action, collect, withLogstream } from '../context.js';
 import { eventLine, eventsText, taskLine, taskText } from '../format.js';
@@ -78,6 +79,7 @@ export function registerLogstream(program: Command): void {
     .option('--branch <branch>', 'git branch for task events')
     .option('--base-commit <sha>', 'base commit for task events')
     .option('--artifact-id <id>', 'attach an artifact; repeatable', collect)
+    .option('--depends-on <correlation_id>', 'task.request only: a task that must be applied first; repeatable or comma-separated', collect)
     .option('--body <text>', 'verbatim payload')
     .option('--body-file <path>', 'read the body from a file, or - for stdin (byte-exact)')
     .option('--metadata <json>', 'a JSON object stored with the event')
@@ -97,6 +99,7 @@ export function registerLogstream(program: Command): void {
             branch: o.branch,
             base_commit: o.baseCommit,
             artifact_ids: o.artifactId,
+            depends_on: (o.dependsOn as string[] | undefined)?.flatMap((d) => d.split(',')),
             body: bodyOf(o),
             metadata: jsonObject(str(o.metadata), '--metadata'),
           }),
@@ -136,14 +139,62 @@ export function registerLogstream(program: Command): void {
     .option('--status <status>', 'claimed, applied, failed or blocked')
     .option('--body <text>', 'notes, verbatim')
     .option('--body-file <path>', 'read the notes from a file, or - for stdin')
+    .option('--lease <duration>', 'claimed only: the claim lease (ms, or 90s, 30m, 2h; default 30m)')
     .option('--json', 'print the ack event as JSON')
     .action(
       action(async (ctx, eventId: string) => {
         const o = ctx.opts;
         const ack = await withLogstream(ctx, (ls) =>
-          ls.ack({ event_id: eventId, from_agent: o.fromAgent, status: o.status, body: bodyOf(o) }),
+          ls.ack({ event_id: eventId, from_agent: o.fromAgent, status: o.status, body: bodyOf(o), lease_ms: o.lease }, leaseBounds(ctx.config)),
         );
-        ctx.out.result(ack, () => `Acknowledged ${eventId}:\n${eventLine(ack)}`);
+        ctx.out.result(ack, () => `Acknowledged ${eventId}:\n${eventLine(ack)}${ack.claim ? `\n${ack.claim.message}` : ''}`);
+        // A lost claim exits 1, so `ack --status claimed && work` never duplicates someone's work.
+        return ack.claim && !ack.claim.won ? EXIT.error : EXIT.ok;
+      }),
+    );
+
+  log
+    .command('renew <event>')
+    .description("renew the lease of a task you claimed (the task's correlation id or any of its events)")
+    .requiredOption('--from-agent <agent>', 'your agent name (the claimer)')
+    .option('--lease <duration>', 'new lease from now (ms, or 90s, 30m, 2h; default 30m)')
+    .option('--json', 'print the renewal event as JSON')
+    .action(
+      action(async (ctx, ref: string) => {
+        const o = ctx.opts;
+        const event = await withLogstream(ctx, (ls) => ls.renew({ event_id: ref, from_agent: o.fromAgent, lease_ms: o.lease }, leaseBounds(ctx.config)));
+        ctx.out.result(event, () => `Renewed ${event.correlation_id ?? ref}: lease until ${event.lease_expires_at}`);
+      }),
+    );
+
+  log
+    .command('release <event>')
+    .description('end the current claim on a task (appends claim.expired; the task is open again)')
+    .requiredOption('--from-agent <agent>', 'your agent name')
+    .option('--reason <text>', 'why the claim ends')
+    .option('--json', 'print the claim.expired event as JSON')
+    .action(
+      action(async (ctx, ref: string) => {
+        const o = ctx.opts;
+        const event = await withLogstream(ctx, (ls) => ls.releaseClaim({ event_id: ref, from_agent: o.fromAgent, reason: o.reason }));
+        ctx.out.result(event, () => `Released the claim on ${event.correlation_id ?? ref}:\n${eventLine(event)}`);
+      }),
+    );
+
+  log
+    .command('ready')
+    .description('open tasks for an agent (or *) whose dependencies are all applied, oldest first')
+    .requiredOption('--agent <agent>', 'your agent name')
+    .option('--stream <stream>', 'only this stream')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(async (ctx) => {
+        const tasks = await withLogstream(ctx, (ls) => ls.ready({ agent: ctx.opts.agent, stream: ctx.opts.stream }));
+        ctx.out.result({ tasks, count: tasks.length }, () =>
+          tasks.length === 0
+            ? 'No task is ready.'
+            : [`${tasks.length} task(s) ready (claim with: palace logstream ack <request> --status claimed):`, ...tasks.map((t) => `${taskLine(t)}  request=${t.request_event_id ?? '-'}`)].join('\n'),
+        );
       }),
     );
 

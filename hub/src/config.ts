@@ -78,6 +78,10 @@ export interface PalaceConfig {
   /** An embedding worker idle this long is ended, freeing its model (PALACE_EMBED_IDLE_SECONDS, default 120; 0 = never). */
   embedIdleSeconds: number;
   agentName: string | undefined;
+  /** The lease a `claimed` ack gets unless it asks for one (PALACE_CLAIM_LEASE_MS, default 1800000 = 30 min). */
+  claimLeaseMs: number;
+  /** The longest lease (or reservation TTL) an agent may ask for (PALACE_CLAIM_LEASE_MAX_MS, default 86400000 = 24 h). */
+  claimLeaseMaxMs: number;
   /**
    * Directories palace_mine may read (PALACE_MINE_ROOTS, path-delimited; `~` expanded); undefined =
    * the default (the home directory minus credential folders; nothing on a network-exposed hub).
@@ -180,6 +184,19 @@ function readBackendSettings(env: Env, backend: BackendName): BackendSettings {
   };
 }
 
+function claimLeases(env: Env): { claimLeaseMs: number; claimLeaseMaxMs: number } {
+  const claimLeaseMaxMs = Math.floor(number(env, 'PALACE_CLAIM_LEASE_MAX_MS', 86_400_000, 1_000));
+  const claimLeaseMs = Math.floor(number(env, 'PALACE_CLAIM_LEASE_MS', Math.min(1_800_000, claimLeaseMaxMs), 1_000));
+  if (claimLeaseMs > claimLeaseMaxMs)
+    throw bad('PALACE_CLAIM_LEASE_MS', `must not exceed PALACE_CLAIM_LEASE_MAX_MS (${claimLeaseMaxMs}), got ${claimLeaseMs}`);
+  return { claimLeaseMs, claimLeaseMaxMs };
+}
+
+/** The lease bounds coordination calls take (claims, renewals, reservation TTLs). */
+export function leaseBounds(config: Pick<PalaceConfig, 'claimLeaseMs' | 'claimLeaseMaxMs'>): { defaultMs: number; maxMs: number } {
+  return { defaultMs: config.claimLeaseMs, maxMs: config.claimLeaseMaxMs };
+}
+
 function readConfigFile(home: string): Record<string, unknown> {
   const path = join(home, 'config.json');
   let text: string;
@@ -256,6 +273,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     embedWorkers: embedWorkers(env),
     embedIdleSeconds: number(env, 'PALACE_EMBED_IDLE_SECONDS', 120),
     agentName: env.PALACE_AGENT_NAME?.trim() || undefined,
+    ...claimLeases(env),
     mineRoots: mineRoots(env.PALACE_MINE_ROOTS),
     faultInject: env.PALACE_FAULT_INJECT?.trim() ? oneOf(env, 'PALACE_FAULT_INJECT', FAULT_POINTS, FAULT_POINTS[0]) : undefined,
   });

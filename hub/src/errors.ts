@@ -19,6 +19,11 @@ export const ERROR_CODES = {
   'hub.shutting_down': { http: 503, exit: 1 },
   'hub.config': { http: 500, exit: 2 },
   'lease.held': { http: 409, exit: 1 },
+  'task.dependency_cycle': { http: 409, exit: 2 },
+  'task.not_claimed': { http: 409, exit: 1 },
+  'reservation.conflict': { http: 409, exit: 1 },
+  /** `palace guard check`: a staged path is reserved exclusively by another agent (the hook refuses). */
+  'guard.refused': { http: 409, exit: 3 },
   'memory.not_found': { http: 404, exit: 1 },
   'memory.embedder_mismatch': { http: 409, exit: 1 },
   'memory.embedder_missing': { http: 500, exit: 1 },

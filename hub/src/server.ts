@@ -16,6 +16,7 @@ import { ownOrigins } from './http/middleware/request-guard.js';
 import { RequestStats } from './http/request-stats.js';
 import { acquireLease, type Lease } from './lease.js';
 import type { Logger } from './log.js';
+import { startLeaseSweeper } from './logstream/lease-sweeper.js';
 import { Logstream } from './logstream/logstream.js';
 import { createKgHandle } from './memory/kg/knowledge-graph.js';
 import { createMemoryHandle } from './memory/open-memory.js';
@@ -294,6 +295,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   };
   // A read-only hub serves its log to pullers but never pulls (it must not write).
   if (!readOnly) services.sync.start();
+  if (!readOnly) startLeaseSweeper(logstream, { log: log.child('leases') }); // stops when the logstream closes
   log.info(`hub listening on ${url}`, { palace: palacePath, read_only: readOnly });
   return { url, host, port, scheme, token, services, registrationPath, close };
 }

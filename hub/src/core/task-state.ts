@@ -1,5 +1,6 @@
 // The task-state projection: from the events of one correlation_id (in append order) to the
-// task's current status and the history of its transitions. Pure; used by the CLI, hub and tray.
+// task's current status, the history of its transitions, its claim lease, dependencies and file
+// reservations. Pure (no clock): used by the CLI, hub and tray. Rules: docs/coordination.md.
 
 import type { EventStatus, LogEvent } from './types.js';
 
@@ -16,12 +17,36 @@ export interface TaskTransition {
   expected: boolean;
 }
 
+/** A file reservation (`file.reserved`) made for this task and not yet released. */
+export interface TaskReservation {
+  reservation_id: string;
+  agent: string;
+  stream: string;
+  paths: string[];
+  exclusive: boolean;
+  expires_at: string;
+}
+
 export interface TaskState {
   correlation_id: string;
   status: TaskStatus | null;
   request_event_id: string | null;
   requester: string | null;
+  /** The request's to_agent (`*` for a broadcast); null without a request. */
+  to_agent: string | null;
   worker: string | null;
+  /** Correlation ids the request depends on (its `depends_on`). */
+  depends_on: string[];
+  /** The claim ack that holds the task now (null when unclaimed). */
+  claim_event_id: string | null;
+  /** When the current claim's lease ends (ISO); null when unclaimed or claimed without a lease. */
+  lease_expires_at: string | null;
+  /** A `claim.expired` event ended the last claim (the task went back to open). */
+  lease_expired: boolean;
+  /** A `patch.ready` came from a claimer whose lease had expired. */
+  late_patch: boolean;
+  /** Reservations made for this task and not released (all released once the task is done). */
+  reservations: TaskReservation[];
   artifact_ids: string[];
   created_at: string | null;
   last_event_at: string | null;
@@ -38,7 +63,8 @@ const TERMINAL: ReadonlySet<TaskStatus> = new Set(['applied', 'failed', 'blocked
 const ALLOWED: Record<string, readonly TaskStatus[]> = {
   none: ['open'],
   open: ['claimed', 'blocked', 'failed'],
-  claimed: ['ready', 'blocked', 'failed'],
+  // claimed -> open: the claim's lease expired (or it was released) and the task can be claimed again.
+  claimed: ['ready', 'blocked', 'failed', 'open'],
   ready: ['applied', 'failed'],
   applied: [],
   failed: [],
@@ -71,14 +97,73 @@ function isExpected(from: TaskStatus | null, to: TaskStatus): boolean {
   return (ALLOWED[from ?? 'none'] ?? []).includes(to);
 }
 
-/** Folds the events of one correlation id into its task state. Events must be in append order. */
+/** An event body as a JSON object, or null when it is not one (bodies are verbatim text). */
+export function jsonBody(event: Pick<LogEvent, 'body'>): Record<string, unknown> | null {
+  const text = event.body.trim();
+  if (!text.startsWith('{')) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function stringList(value: unknown): string[] | null {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string') ? [...new Set(value as string[])] : null;
+}
+
+/** The correlation ids a task.request depends on: metadata `depends_on`, else a JSON body's `depends_on`. */
+export function dependsOnOf(event: Pick<LogEvent, 'metadata' | 'body'>): string[] {
+  return stringList(event.metadata.depends_on) ?? stringList(jsonBody(event)?.depends_on) ?? [];
+}
+
+/** The lease end a claim (or renewal) carries in its metadata, or null. */
+function leaseEndOf(event: LogEvent): string | null {
+  const end = event.metadata.lease_expires_at;
+  return typeof end === 'string' && !Number.isNaN(Date.parse(end)) ? new Date(end).toISOString() : null;
+}
+
+const later = (a: string | null, b: string | null): string | null => (a === null ? b : b === null ? a : a > b ? a : b);
+
+/** A `file.reserved` event as a reservation, or null when its body is not one. */
+export function reservationOf(event: LogEvent): TaskReservation | null {
+  const body = jsonBody(event);
+  const paths = stringList(body?.paths);
+  if (!body || !paths || typeof body.expires_at !== 'string') return null;
+  return {
+    reservation_id: event.id,
+    agent: event.from_agent,
+    stream: event.stream,
+    paths,
+    exclusive: body.exclusive === true,
+    expires_at: body.expires_at,
+  };
+}
+
+/**
+ * Folds the events of one correlation id into its task state. Events must be in append order.
+ *
+ * Claims: the first claim of an open task wins; a later claim by another agent while the claim is
+ * live changes nothing (except between replicas: a concurrent claim with an earlier HLC stamp takes
+ * over while no progress was made, so every replica settles on the same winner). `claim.renewed`
+ * extends the holder's lease. `claim.expired` naming the current claim sends the task back to open
+ * unless a renewal extended the lease past the end the expirer saw (in either log order).
+ */
 export function projectTask(correlationId: string, events: readonly LogEvent[]): TaskState {
   const state: TaskState = {
     correlation_id: correlationId,
     status: null,
     request_event_id: null,
     requester: null,
+    to_agent: null,
     worker: null,
+    depends_on: [],
+    claim_event_id: null,
+    lease_expires_at: null,
+    lease_expired: false,
+    late_patch: false,
+    reservations: [],
     artifact_ids: [],
     created_at: null,
     last_event_at: null,
@@ -87,21 +172,13 @@ export function projectTask(correlationId: string, events: readonly LogEvent[]):
     done: false,
     history: [],
   };
-  for (const event of events) {
-    state.event_count += 1;
-    state.created_at ??= event.created_at;
-    state.last_event_at = event.created_at;
-    state.last_event_id = event.id;
-    for (const id of event.artifact_ids) if (!state.artifact_ids.includes(id)) state.artifact_ids.push(id);
-    if (event.type === 'task.request' && state.request_event_id === null) {
-      state.request_event_id = event.id;
-      state.requester = event.from_agent;
-      state.worker = event.to_agent === '*' ? null : event.to_agent;
-    }
-    if (event.type === 'event.ack' && event.status === 'claimed') state.worker = event.from_agent;
-    if (event.type === 'patch.ready' && state.worker === null) state.worker = event.from_agent;
-    const to = statusCarried(event);
-    if (to === null) continue;
+  let claimHlc = '';
+  /** The history index of the current claim's transition while nothing happened after it. */
+  let claimStep = -1;
+  /** The claim the last `claim.expired` ended, and the lease end that expirer saw. */
+  let expired: { claim: string; worker: string; seen: string | null; step: number } | null = null;
+  const expiredWorkers = new Set<string>();
+  const move = (event: LogEvent, to: TaskStatus): void => {
     state.history.push({
       from: state.status,
       to,
@@ -112,8 +189,112 @@ export function projectTask(correlationId: string, events: readonly LogEvent[]):
       expected: isExpected(state.status, to),
     });
     state.status = to;
+  };
+  const claim = (event: LogEvent): void => {
+    state.worker = event.from_agent;
+    state.claim_event_id = event.id;
+    state.lease_expires_at = leaseEndOf(event);
+    state.lease_expired = false;
+    claimHlc = event.hlc;
+    expiredWorkers.delete(event.from_agent);
+  };
+  for (const event of events) {
+    state.event_count += 1;
+    state.created_at ??= event.created_at;
+    state.last_event_at = event.created_at;
+    state.last_event_id = event.id;
+    for (const id of event.artifact_ids) if (!state.artifact_ids.includes(id)) state.artifact_ids.push(id);
+    if (event.type === 'task.request' && state.request_event_id === null) {
+      state.request_event_id = event.id;
+      state.requester = event.from_agent;
+      state.to_agent = event.to_agent;
+      state.worker = event.to_agent === '*' ? null : event.to_agent;
+      state.depends_on = dependsOnOf(event).filter((id) => id !== correlationId);
+    }
+    if (event.type === 'file.reserved') {
+      const reservation = reservationOf(event);
+      if (reservation) state.reservations.push(reservation);
+      continue;
+    }
+    if (event.type === 'file.released') {
+      const id = jsonBody(event)?.reservation_id;
+      state.reservations = state.reservations.filter((r) => r.reservation_id !== id);
+      continue;
+    }
+    if (event.type === 'claim.renewed') {
+      const of = event.metadata.claim_event_id;
+      const end = leaseEndOf(event);
+      if (state.status === 'claimed' && of === state.claim_event_id && event.from_agent === state.worker)
+        state.lease_expires_at = later(state.lease_expires_at, end);
+      else if (
+        expired !== null &&
+        of === expired.claim &&
+        event.from_agent === expired.worker &&
+        state.status === 'open' &&
+        state.history.length - 1 === expired.step &&
+        end !== null &&
+        (expired.seen === null ? false : end > expired.seen)
+      ) {
+        // The renewal was made before its author saw the expiry: the claim lives on.
+        move(event, 'claimed');
+        state.worker = expired.worker;
+        state.claim_event_id = expired.claim;
+        state.lease_expires_at = end;
+        state.lease_expired = false;
+        expiredWorkers.delete(expired.worker);
+        claimStep = state.history.length - 1;
+        expired = null;
+      }
+      continue;
+    }
+    if (event.type === 'claim.expired') {
+      const body = jsonBody(event) ?? {};
+      const seen = typeof body.lease_expires_at === 'string' ? body.lease_expires_at : null;
+      const stale = seen !== null && state.lease_expires_at !== null && state.lease_expires_at > seen;
+      if (state.status === 'claimed' && state.claim_event_id !== null && body.claimed_event_id === state.claim_event_id && state.worker !== null && !stale) {
+        const worker = state.worker;
+        move(event, 'open');
+        expired = { claim: state.claim_event_id, worker, seen, step: state.history.length - 1 };
+        expiredWorkers.add(worker);
+        state.worker = state.to_agent === '*' ? null : state.to_agent;
+        state.claim_event_id = null;
+        state.lease_expires_at = null;
+        state.lease_expired = true;
+        claimStep = -1;
+      }
+      continue;
+    }
+    if (event.type === 'event.ack' && event.status === 'claimed') {
+      if (state.status === 'claimed' && state.worker !== null && event.from_agent !== state.worker) {
+        // A competing claim. Only an earlier-stamped concurrent claim (another replica) takes over.
+        const step = state.history[claimStep];
+        if (step && claimStep === state.history.length - 1 && event.hlc !== '' && event.hlc < claimHlc) {
+          Object.assign(step, { event_id: event.id, by: event.from_agent, at: event.created_at });
+          claim(event);
+        }
+        continue;
+      }
+      if (state.status === 'claimed' && event.from_agent === state.worker) {
+        state.lease_expires_at = later(state.lease_expires_at, leaseEndOf(event));
+        move(event, 'claimed');
+        continue;
+      }
+      claim(event);
+      move(event, 'claimed');
+      claimStep = state.history.length - 1;
+      continue;
+    }
+    if (event.type === 'patch.ready') {
+      if (expiredWorkers.has(event.from_agent)) state.late_patch = true;
+      if (state.worker === null) state.worker = event.from_agent;
+    }
+    const to = statusCarried(event);
+    if (to === null) continue;
+    move(event, to);
   }
   state.done = isTerminal(state.status);
+  if (state.status !== 'claimed') state.lease_expires_at = null;
+  if (state.done) state.reservations = [];
   return state;
 }
 

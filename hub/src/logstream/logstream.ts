@@ -1,10 +1,11 @@
 // The logstream service: validates raw inputs, assigns ids and timestamps, group-commits appends,
 // wakes waiters, and implements ack, artifacts and patch submission on top of an EventStore.
+// Coordination (leases, dependencies, reservations) lives in coordination.ts; the methods here delegate.
 
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
-import { HubError } from '../errors.js';
+import { HubError, invalid } from '../errors.js';
 import { isoSeconds, makeId } from '../core/ids.js';
 import { projectTask, projectTasks, type TaskState } from '../core/task-state.js';
 import type { Artifact, ArtifactMeta, EventPage, LogEvent, NewEvent, WaitResult } from '../core/types.js';
@@ -26,6 +27,26 @@ import {
 } from '../core/validate.js';
 import type { ApplyResult, ReplicatedArtifact, ReplicatedEvent, VersionVector } from '../core/replication.js';
 import { ChangeFeed } from './change-feed.js';
+import {
+  DEFAULT_LEASE_BOUNDS,
+  activeReservations,
+  boundedMs,
+  checkDependencies,
+  claimOutcome,
+  dependsOnField,
+  enrichTasks,
+  expiryOf,
+  readyTasks,
+  releaseOf,
+  renewalOf,
+  reservationOfInput,
+  type ClaimOutcome,
+  type LeaseBounds,
+  type Reservation,
+  type ReservationFilter,
+  type ReserveInput,
+  type TaskView,
+} from './coordination.js';
 import type { ReplicaStore } from './replica-store.js';
 import { SqliteEventStore, type Durability } from './sqlite-event-store.js';
 
@@ -67,6 +88,8 @@ export interface AppendInput {
   body?: unknown;
   metadata?: unknown;
   artifact_ids?: unknown;
+  /** task.request only: correlation ids this task waits for (stored in metadata.depends_on). */
+  depends_on?: unknown;
 }
 
 export interface AckInput {
@@ -75,6 +98,8 @@ export interface AckInput {
   status?: unknown;
   body?: unknown;
   metadata?: unknown;
+  /** `claimed` only: the lease (ms or a duration like 30m); default and bound from LeaseBounds. */
+  lease_ms?: unknown;
 }
 
 export interface ArtifactInput {
@@ -121,6 +146,7 @@ export class Logstream {
   /** Pending waits, each ended by `endWaits` with the error it is handed. */
   private readonly waiters = new Set<(reason: string) => void>();
   private ending: string | undefined;
+  private readonly closers: Array<() => void> = [];
 
   constructor(store: SqliteEventStore, options: LogstreamOptions = {}) {
     this.store = store;
@@ -182,6 +208,12 @@ export class Logstream {
   /** Validates an append; throws a HubError naming the field, before anything is stored. */
   prepareEvent(raw: AppendInput): NewEvent {
     const now = this.now();
+    const dependsOn = dependsOnField(raw.depends_on);
+    if (dependsOn !== undefined) {
+      if (raw.type !== 'task.request') throw invalid('depends_on', 'depends_on is only for a task.request');
+      const extra = raw.metadata === undefined || raw.metadata === null ? {} : (JSON.parse(metadataJson(raw.metadata)) as object);
+      raw = { ...raw, metadata: { ...extra, depends_on: dependsOn } };
+    }
     return {
       id: makeId('evt', now, this.randomHex(6)),
       type: eventType(raw.type),
@@ -202,7 +234,9 @@ export class Logstream {
 
   /** Appends one event in its own transaction (synchronous; for the CLI and tests). */
   appendNow(raw: AppendInput): LogEvent {
-    return this.commit(this.prepareEvent(raw));
+    const event = this.prepareEvent(raw);
+    checkDependencies(this, event);
+    return this.commit(event);
   }
 
   private commit(event: NewEvent): LogEvent {
@@ -221,6 +255,7 @@ export class Logstream {
     let event: NewEvent;
     try {
       event = this.prepareEvent(raw);
+      checkDependencies(this, event);
     } catch (err) {
       return Promise.reject(err as Error);
     }
@@ -235,8 +270,22 @@ export class Logstream {
 
   private flush(): void {
     this.flushScheduled = false;
-    const batch = this.queue;
+    const queued = this.queue;
     this.queue = [];
+    // Requests in one group commit may close a dependency cycle between them: re-check in order.
+    const pending = new Map<string, string[]>();
+    const batch = queued.filter((p) => {
+      if (p.event.type !== 'task.request' || !p.event.correlation_id || !p.event.metadata_json.includes('depends_on')) return true;
+      try {
+        checkDependencies(this, p.event, pending);
+      } catch (err) {
+        p.reject(err as HubError);
+        return false;
+      }
+      const deps = (JSON.parse(p.event.metadata_json) as { depends_on?: unknown }).depends_on;
+      if (Array.isArray(deps) && !pending.has(p.event.correlation_id)) pending.set(p.event.correlation_id, deps as string[]);
+      return true;
+    });
     if (batch.length === 0) return;
     const results = this.store.append(batch.map((p) => p.event));
     this.feed.notify();
@@ -323,14 +372,21 @@ export class Logstream {
     return this.feed.subscribe(listener);
   }
 
-  /** Appends an `event.ack` for an event; the target is never changed. */
-  ack(raw: AckInput): LogEvent {
+  /**
+   * Appends an `event.ack` for an event; the target is never changed. A `claimed` ack carries a
+   * lease (lease_ms, lease_expires_at) and its result says whether it holds the task (`claim`).
+   */
+  ack(raw: AckInput, leases: LeaseBounds = DEFAULT_LEASE_BOUNDS): LogEvent & { claim?: ClaimOutcome } {
     const eventId = requiredField('event_id', raw.event_id);
     const target = this.store.getEvent(eventId);
     if (!target) throw new HubError('log.event_not_found', `event '${eventId}' not found`, { field: 'event_id' });
     const status = ackStatus(raw.status);
     const extra = raw.metadata === undefined || raw.metadata === null ? {} : JSON.parse(metadataJson(raw.metadata));
-    return this.appendNow({
+    if (status === 'claimed') {
+      const leaseMs = boundedMs('lease_ms', raw.lease_ms, leases);
+      Object.assign(extra, { lease_ms: leaseMs, lease_expires_at: new Date(this.now().getTime() + leaseMs).toISOString() });
+    } else if (raw.lease_ms !== undefined) throw invalid('lease_ms', 'lease_ms is only for a claimed ack');
+    const event = this.appendNow({
       type: 'event.ack',
       stream: target.stream,
       room: target.room,
@@ -343,6 +399,58 @@ export class Logstream {
       body: raw.body,
       metadata: { ...extra, ack_of: target.id },
     });
+    if (status !== 'claimed' || !event.correlation_id) return event;
+    return { ...event, claim: claimOutcome(projectTask(event.correlation_id, this.eventsOf(event.correlation_id)), event) };
+  }
+
+  /** Renews the lease of a claim its author still holds (appends `claim.renewed`). */
+  renew(raw: { event_id?: unknown; from_agent?: unknown; lease_ms?: unknown }, leases: LeaseBounds = DEFAULT_LEASE_BOUNDS): LogEvent & { lease_expires_at: string } {
+    const event = this.appendNow(renewalOf(this, raw, leases, this.now()));
+    return { ...event, lease_expires_at: String(event.metadata.lease_expires_at) };
+  }
+
+  /** Ends the current claim of a task (appends `claim.expired`; the task is open again). */
+  releaseClaim(raw: { event_id?: unknown; from_agent?: unknown; reason?: unknown }): LogEvent {
+    return this.appendNow(expiryOf(this, raw));
+  }
+
+  /** The lease sweeper's expiry (from the hub's own identity, carrying the lease end it saw). */
+  expireClaim(correlationId: string, fromAgent: string): LogEvent {
+    return this.appendNow(expiryOf(this, { event_id: correlationId, from_agent: fromAgent }, true));
+  }
+
+  /** Open tasks for an agent (or `*`) whose dependencies are all applied, oldest first. */
+  ready(raw: { agent?: unknown; stream?: unknown }): TaskView[] {
+    return readyTasks(this, raw);
+  }
+
+  /** Reserves paths (advisory); refuses a conflict with another agent's reservation unless `force`. */
+  reserve(raw: ReserveInput, leases: LeaseBounds = DEFAULT_LEASE_BOUNDS): { reservation: Reservation; event: LogEvent; overridden: Reservation[] } {
+    const { append, conflicts } = reservationOfInput(this, raw, leases, this.now());
+    const event = this.appendNow(append);
+    const reservation = activeReservations(this, { correlation_id: event.correlation_id ?? undefined, agent: event.from_agent, stream: event.stream }, this.now()).find((r) => r.reservation_id === event.id);
+    if (!reservation) throw new HubError('store.failed', `reservation ${event.id} was stored but is not active`);
+    return { reservation, event, overridden: conflicts };
+  }
+
+  /** Reservations in force now (filter by stream, agent, path or task). */
+  reservations(raw: ReservationFilter = {}): Reservation[] {
+    return activeReservations(this, raw, this.now());
+  }
+
+  /** Releases a reservation by hand (appends `file.released`). */
+  releaseReservation(raw: { reservation_id?: unknown; from_agent?: unknown }): LogEvent {
+    return this.appendNow(releaseOf(this, raw));
+  }
+
+  /** THE read-time enrichment of projected tasks (blocked_by, lease time left, live reservations). */
+  enrichTasks(tasks: readonly TaskState[]): TaskView[] {
+    return enrichTasks(this, tasks, this.now());
+  }
+
+  /** The service clock (injected in tests). */
+  clock(): Date {
+    return this.now();
   }
 
   /** Stores exact content; warns (without changing it) when a patch would break `git apply`. */
@@ -377,7 +485,7 @@ export class Logstream {
    * Stores a patch and appends its `patch.ready` event. Everything is validated before anything is
    * stored. With a correlation_id, stream, recipient, branch and base commit default to the task's request.
    */
-  submitPatch(raw: PatchInput): { artifact: StoredArtifact; event: LogEvent } {
+  submitPatch(raw: PatchInput): { artifact: StoredArtifact; event: LogEvent; late_patch?: true } {
     const correlationId = routingField('correlation_id', raw.correlation_id);
     const request = correlationId ? this.requestOf(correlationId) : undefined;
     const eventInput: AppendInput = {
@@ -396,7 +504,9 @@ export class Logstream {
     this.prepareEvent(eventInput); // validate first: bad input stores nothing
     const artifact = this.putArtifact({ kind: 'patch', created_by: raw.from_agent, content: raw.content });
     const event = this.appendNow({ ...eventInput, artifact_ids: [artifact.id] });
-    return { artifact, event };
+    // Accepted either way; flagged when the author's claim had expired (see TaskState.late_patch).
+    const late = correlationId !== null && projectTask(correlationId, this.eventsOf(correlationId)).late_patch;
+    return late ? { artifact, event, late_patch: true } : { artifact, event };
   }
 
   private requestOf(correlationId: string): LogEvent | undefined {
@@ -412,17 +522,17 @@ export class Logstream {
   }
 
   /** The current state of one task. */
-  task(correlationId: unknown): TaskState {
+  task(correlationId: unknown): TaskView {
     const events = this.eventsOf(correlationId);
     const id = requiredField('correlation_id', correlationId);
     if (events.length === 0)
       throw new HubError('log.event_not_found', `no events with correlation_id '${id}'`, { field: 'correlation_id' });
-    return projectTask(id, events);
+    return this.enrichTasks([projectTask(id, events)])[0] as TaskView;
   }
 
   /** The state of every task (every correlation id), oldest first. */
-  tasks(raw: RawQuery = {}): TaskState[] {
-    return projectTasks(this.scan(raw).filter((e) => e.correlation_id));
+  tasks(raw: RawQuery = {}): TaskView[] {
+    return this.enrichTasks(projectTasks(this.scan(raw).filter((e) => e.correlation_id)));
   }
 
   /**
@@ -444,7 +554,13 @@ export class Logstream {
     return this.store.tipId();
   }
 
+  /** Runs `fn` when the log closes (background workers such as the lease sweeper stop with it). */
+  onClose(fn: () => void): void {
+    this.closers.push(fn);
+  }
+
   close(): void {
+    for (const fn of this.closers.splice(0)) fn();
     this.endWaits('the palace log was closed');
     this.flush();
     this.feed.close();

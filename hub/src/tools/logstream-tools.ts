@@ -4,6 +4,7 @@
 import { z } from 'zod';
 
 import { ACK_STATUSES, ARTIFACT_KINDS, EVENT_STATUSES } from '../core/types.js';
+import { leaseBounds } from '../config.js';
 import { LIMITS } from '../core/validate.js';
 import { listOf, oneOrManyOf } from './list-input.js';
 import { defineTool } from './tool.js';
@@ -51,6 +52,9 @@ const appendShape = {
   artifact_ids: listOf(z.string(), LIMITS.artifactIds)
     .optional()
     .describe(`Ids of artifacts stored with palace_artifact_put (at most ${LIMITS.artifactIds})`),
+  depends_on: listOf(z.string(), 64)
+    .optional()
+    .describe('task.request only: correlation ids of tasks that must be applied first (palace_task_ready waits for them); a cycle is refused'),
 };
 
 export const eventAppendTool = defineTool({
@@ -109,16 +113,20 @@ export const eventAckTool = defineTool({
   name: 'palace_event_ack',
   title: 'Acknowledge an event',
   description:
-    'Append an event.ack for an event, addressed back to its writer and carrying its correlation_id; the original event never changes. Status claimed = you take the task (do it before working, to prevent duplicate work); applied = you verified the sha256, applied the patch and ran the stated tests; failed = the patch or tests failed (say why in body); blocked = you cannot proceed.',
+    'Append an event.ack for an event, addressed back to its writer and carrying its correlation_id; the original event never changes. Status claimed = you take the task (do it before working, to prevent duplicate work; the first claim in log order wins and the result\'s claim.won says whether you hold it; the claim has a lease, renew it with palace_task_renew); applied = you verified the sha256, applied the patch and ran the stated tests; failed = the patch or tests failed (say why in body); blocked = you cannot proceed.',
   input: {
     event_id: z.string().describe('The event being acknowledged'),
     from_agent: z.string().describe('Your own agent name'),
     status: z.enum(ACK_STATUSES).optional().describe('claimed, applied, failed or blocked'),
     body: z.string().optional().describe('Notes, verbatim (test output, reasons)'),
+    lease_ms: z
+      .union([z.number().int().min(1), z.string()])
+      .optional()
+      .describe('claimed only: your lease (ms or 30m, default 30 min); renew it with palace_task_renew or the hub expires it'),
   },
   mutating: true,
   lockFree: true,
-  handler: (args, hub) => hub.logstream.ack(args),
+  handler: (args, hub) => hub.logstream.ack(args, leaseBounds(hub.config)),
 });
 
 export const artifactPutTool = defineTool({

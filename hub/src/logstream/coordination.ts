@@ -1,0 +1,386 @@
+// Coordination on top of the log: claim leases (claim ack, renew, release), task dependencies (cycle
+// refusal, blocked_by, the ready queue) and advisory file reservations. Every write is an ordinary
+// event, so it syncs; every read is a projection of events. Rules: docs/coordination.md.
+
+import { HubError, invalid } from '../errors.js';
+import { globsOverlap, normalizeGlob, pathMatches } from '../core/globs.js';
+import { dependsOnOf, jsonBody, projectTask, reservationOf, type TaskReservation, type TaskState } from '../core/task-state.js';
+import type { LogEvent, NewEvent } from '../core/types.js';
+import { requiredField, routingField } from '../core/validate.js';
+import type { Logstream } from './logstream.js';
+
+/** Lease bounds: the default a claim gets and the longest one may ask for (config.ts). */
+export interface LeaseBounds {
+  defaultMs: number;
+  maxMs: number;
+}
+
+export const DEFAULT_LEASE_BOUNDS: LeaseBounds = { defaultMs: 30 * 60_000, maxMs: 24 * 3_600_000 };
+/** The shortest lease or reservation TTL accepted (tests use it; real agents use minutes). */
+export const MIN_LEASE_MS = 1_000;
+export const MAX_DEPENDENCIES = 64;
+export const MAX_RESERVATION_PATHS = 100;
+
+/** A task as the CLI, MCP and dashboard read it: the projection plus what depends on other tasks and the clock. */
+export type TaskView = TaskState & {
+  /** Dependencies not yet `applied`. */
+  blocked_by: string[];
+  /** Ms until the current claim's lease ends (negative once lapsed but not yet expired); null without one. */
+  lease_left_ms: number | null;
+};
+
+export interface Reservation extends TaskReservation {
+  correlation_id: string | null;
+  created_at: string;
+}
+
+/** Parses a duration: a number of ms, or `<n>ms|s|m|h|d` (e.g. 30m). */
+export function durationMs(field: string, value: unknown): number | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value === 'number' && Number.isFinite(value)) return Math.round(value);
+  const m = typeof value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(value) : null;
+  if (!m) throw invalid(field, `${field} must be a duration such as 90000, 90s, 30m or 2h, got ${JSON.stringify(value)}`);
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 'ms') as 'ms'];
+  return Math.round(Number(m[1]) * unit);
+}
+
+/** A lease or TTL within bounds (the default when absent). */
+export function boundedMs(field: string, value: unknown, bounds: LeaseBounds): number {
+  const ms = durationMs(field, value) ?? bounds.defaultMs;
+  if (ms < MIN_LEASE_MS || ms > bounds.maxMs)
+    throw invalid(field, `${field} must be from ${MIN_LEASE_MS} ms to ${bounds.maxMs} ms (PALACE_CLAIM_LEASE_MAX_MS), got ${ms}`);
+  return ms;
+}
+
+/** Validates a `depends_on` list (correlation ids). */
+export function dependsOnField(value: unknown): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  const list = typeof value === 'string' ? value.split(',') : value;
+  if (!Array.isArray(list)) throw invalid('depends_on', 'depends_on must be a list of correlation ids');
+  const ids = [...new Set(list.map((v) => requiredField('depends_on', typeof v === 'string' ? v.trim() : v)))];
+  if (ids.length > MAX_DEPENDENCIES) throw invalid('depends_on', `depends_on takes at most ${MAX_DEPENDENCIES} ids`);
+  return ids;
+}
+
+function firstRequest(ls: Logstream, correlationId: string): LogEvent | undefined {
+  return ls.list({ correlation_id: correlationId, type: 'task.request', limit: 1 }).events[0];
+}
+
+/**
+ * Refuses a task.request whose dependencies lead back to its own task (a self-dependency included).
+ * `pending` holds requests accepted earlier in the same group commit.
+ */
+export function checkDependencies(ls: Logstream, event: NewEvent, pending: ReadonlyMap<string, string[]> = new Map()): void {
+  if (event.type !== 'task.request' || !event.correlation_id) return;
+  const self = event.correlation_id;
+  const deps = dependsOnOf({ metadata: JSON.parse(event.metadata_json) as Record<string, unknown>, body: event.body });
+  if (deps.length === 0) return;
+  const existing = firstRequest(ls, self);
+  if (existing && dependsOnOf(existing).length > 0) return; // the first request's dependencies stand
+  const depsOf = (id: string): string[] => {
+    const queued = pending.get(id);
+    if (queued) return queued;
+    const request = firstRequest(ls, id);
+    return request ? dependsOnOf(request) : [];
+  };
+  const path = new Map<string, string | null>(deps.map((d) => [d, null]));
+  const queue = [...deps];
+  while (queue.length > 0) {
+    const id = queue.shift() as string;
+    if (id === self) {
+      const chain = [self];
+      for (let at: string | null = id; at !== null && chain.length < 50; at = path.get(at) ?? null) chain.push(at);
+      const shown = chain.slice(1).reverse();
+      throw new HubError(
+        'task.dependency_cycle',
+        deps.includes(self) && shown.length === 1
+          ? `task '${self}' cannot depend on itself; nothing was appended`
+          : `depends_on would make a cycle: ${[self, ...shown].join(' -> ')}; nothing was appended`,
+        { field: 'depends_on', data: { cycle: [self, ...shown] } },
+      );
+    }
+    for (const next of depsOf(id))
+      if (!path.has(next)) {
+        path.set(next, id);
+        queue.push(next);
+      }
+  }
+}
+
+/** Adds read-time fields: blocked_by (dependencies not applied), lease_left_ms, live reservations only. */
+export function enrichTasks(ls: Logstream, tasks: readonly TaskState[], now: Date): TaskView[] {
+  const known = new Map(tasks.map((t) => [t.correlation_id, t]));
+  const statusOf = (id: string): string | null => {
+    const cached = known.get(id);
+    if (cached) return cached.status;
+    const events = ls.eventsOf(id);
+    const state = projectTask(id, events);
+    known.set(id, state);
+    return state.status;
+  };
+  const iso = now.toISOString();
+  return tasks.map((t) => ({
+    ...t,
+    reservations: t.reservations.filter((r) => r.expires_at > iso),
+    blocked_by: t.depends_on.filter((id) => statusOf(id) !== 'applied'),
+    lease_left_ms: t.lease_expires_at === null ? null : Date.parse(t.lease_expires_at) - now.getTime(),
+  }));
+}
+
+/** Open tasks addressed to `agent` (or `*`) whose dependencies are all applied, oldest first. */
+export function readyTasks(ls: Logstream, raw: { agent?: unknown; stream?: unknown }): TaskView[] {
+  const agent = requiredField('agent', raw.agent);
+  const stream = routingField('stream', raw.stream);
+  const open = ls
+    .tasks(stream ? { stream } : {})
+    .filter((t) => t.status === 'open' && t.request_event_id !== null && (t.to_agent === agent || t.to_agent === '*'));
+  return open.filter((t) => t.blocked_by.length === 0).sort((a, b) => (a.created_at ?? '').localeCompare(b.created_at ?? ''));
+}
+
+/** The task one event belongs to (an event id or a correlation id). */
+export function taskOfRef(ls: Logstream, ref: unknown, field = 'event_id'): { correlationId: string; target: LogEvent | undefined } {
+  const id = requiredField(field, ref);
+  const event = ls.store.getEvent(id);
+  if (event) {
+    if (!event.correlation_id) throw invalid(field, `event '${id}' has no correlation_id; it is not part of a task`);
+    return { correlationId: event.correlation_id, target: event };
+  }
+  if (ls.eventsOf(id).length > 0) return { correlationId: id, target: undefined };
+  throw new HubError('log.event_not_found', `no event or task '${id}'`, { field });
+}
+
+/** The claim's outcome reported on a `claimed` ack: who holds the task now. */
+export interface ClaimOutcome {
+  won: boolean;
+  worker: string | null;
+  claim_event_id: string | null;
+  lease_expires_at: string | null;
+  message: string;
+}
+
+export function claimOutcome(task: TaskState, ack: LogEvent): ClaimOutcome {
+  const won = task.claim_event_id === ack.id || (task.status === 'claimed' && task.worker === ack.from_agent);
+  return {
+    won,
+    worker: task.worker,
+    claim_event_id: task.claim_event_id,
+    lease_expires_at: task.lease_expires_at,
+    message: won
+      ? `claimed ${task.correlation_id}${task.lease_expires_at ? `; lease until ${task.lease_expires_at} (renew with palace_task_renew)` : ''}`
+      : `not claimed: ${task.correlation_id} is ${task.status ?? 'unknown'}${task.status === 'claimed' ? ` by ${task.worker ?? '?'} (claim ${task.claim_event_id ?? '?'}, first in log order wins)` : ''}; your ack is in the log but does not hold the task`,
+  };
+}
+
+/** The append that renews `from`'s lease on a task it holds; refuses when it does not hold it. */
+export function renewalOf(
+  ls: Logstream,
+  raw: { event_id?: unknown; from_agent?: unknown; lease_ms?: unknown },
+  bounds: LeaseBounds,
+  now: Date,
+): Parameters<Logstream['appendNow']>[0] {
+  const from = requiredField('from_agent', raw.from_agent);
+  const leaseMs = boundedMs('lease_ms', raw.lease_ms, bounds);
+  const { correlationId } = taskOfRef(ls, raw.event_id);
+  const task = ls.task(correlationId);
+  if (task.status !== 'claimed' || task.worker !== from || task.claim_event_id === null)
+    throw new HubError(
+      'task.not_claimed',
+      `${from} does not hold ${correlationId}: it is ${task.status ?? 'unknown'}${task.status === 'claimed' ? ` by ${task.worker ?? '?'}` : ''}${task.lease_expired ? ' (the last claim expired; claim it again)' : ''}`,
+      { field: 'event_id', data: { status: task.status, worker: task.worker } },
+    );
+  if (task.lease_expires_at !== null && Date.parse(task.lease_expires_at) <= now.getTime())
+    throw new HubError('task.not_claimed', `the lease of ${from} on ${correlationId} ended at ${task.lease_expires_at}; claim it again`, {
+      field: 'event_id',
+    });
+  const request = task.request_event_id ? ls.store.getEvent(task.request_event_id) : undefined;
+  const claim = ls.store.getEvent(task.claim_event_id);
+  return {
+    type: 'claim.renewed',
+    stream: request?.stream ?? claim?.stream,
+    room: request?.room ?? claim?.room,
+    from_agent: from,
+    correlation_id: correlationId,
+    body: '',
+    metadata: {
+      claim_event_id: task.claim_event_id,
+      lease_ms: leaseMs,
+      lease_expires_at: new Date(now.getTime() + leaseMs).toISOString(),
+    },
+  };
+}
+
+/** The `claim.expired` append ending the current claim of a task (by hand, or by the lease sweeper). */
+export function expiryOf(
+  ls: Logstream,
+  raw: { event_id?: unknown; from_agent?: unknown; reason?: unknown },
+  sweeper = false,
+): Parameters<Logstream['appendNow']>[0] {
+  const from = requiredField('from_agent', raw.from_agent);
+  const { correlationId } = taskOfRef(ls, raw.event_id);
+  const task = ls.task(correlationId);
+  if (task.status !== 'claimed' || task.claim_event_id === null)
+    throw new HubError('task.not_claimed', `${correlationId} is not claimed (it is ${task.status ?? 'unknown'}); nothing to release`, {
+      field: 'event_id',
+    });
+  const claim = ls.store.getEvent(task.claim_event_id);
+  const reason = typeof raw.reason === 'string' && raw.reason.trim() ? raw.reason.trim() : sweeper ? 'lease expired' : `released by ${from}`;
+  return {
+    type: 'claim.expired',
+    stream: claim?.stream,
+    room: claim?.room,
+    from_agent: from,
+    to_agent: task.worker,
+    correlation_id: correlationId,
+    body: JSON.stringify({
+      reason,
+      claimed_event_id: task.claim_event_id,
+      worker: task.worker,
+      ...(sweeper && task.lease_expires_at ? { lease_expires_at: task.lease_expires_at } : {}),
+    }),
+  };
+}
+
+// ---- reservations ----
+
+function allOfTypes(ls: Logstream, types: string[], stream: string | null): LogEvent[] {
+  const out: LogEvent[] = [];
+  let since: string | undefined;
+  for (;;) {
+    const page = ls.list({ type: types, ...(stream ? { stream } : {}), since_event_id: since, limit: 500 });
+    out.push(...page.events);
+    if (!page.has_more) return out;
+    since = page.events.at(-1)?.id;
+  }
+}
+
+export interface ReservationFilter {
+  stream?: unknown;
+  agent?: unknown;
+  path?: unknown;
+  correlation_id?: unknown;
+}
+
+/** Reservations in force now: not released, not expired, and their task (if any) not done. */
+export function activeReservations(ls: Logstream, raw: ReservationFilter, now: Date): Reservation[] {
+  const stream = routingField('stream', raw.stream);
+  const agent = routingField('agent', raw.agent);
+  const path = routingField('path', raw.path);
+  const corr = routingField('correlation_id', raw.correlation_id);
+  const events = allOfTypes(ls, ['file.reserved', 'file.released'], stream);
+  const released = new Set(events.filter((e) => e.type === 'file.released').map((e) => jsonBody(e)?.reservation_id));
+  const iso = now.toISOString();
+  const doneTasks = new Map<string, boolean>();
+  const taskDone = (id: string): boolean => {
+    let done = doneTasks.get(id);
+    if (done === undefined) {
+      done = projectTask(id, ls.eventsOf(id)).done;
+      doneTasks.set(id, done);
+    }
+    return done;
+  };
+  const out: Reservation[] = [];
+  for (const e of events) {
+    if (e.type !== 'file.reserved' || released.has(e.id)) continue;
+    const r = reservationOf(e);
+    if (!r || r.expires_at <= iso) continue;
+    if (e.correlation_id && taskDone(e.correlation_id)) continue;
+    if (agent && r.agent !== agent) continue;
+    if (corr && e.correlation_id !== corr) continue;
+    if (path && !r.paths.some((p) => pathMatches(path, p) || globsOverlap(path, p))) continue;
+    out.push({ ...r, correlation_id: e.correlation_id, created_at: e.created_at });
+  }
+  return out;
+}
+
+export interface ReserveInput {
+  paths?: unknown;
+  stream?: unknown;
+  room?: unknown;
+  from_agent?: unknown;
+  exclusive?: unknown;
+  ttl_ms?: unknown;
+  correlation_id?: unknown;
+  force?: unknown;
+}
+
+/** Who already holds what a new reservation asks for, in a way that conflicts (exclusive on either side). */
+export function reservationConflicts(
+  held: readonly Reservation[],
+  agent: string,
+  paths: readonly string[],
+  exclusive: boolean,
+): Array<{ reservation: Reservation; paths: string[] }> {
+  const out: Array<{ reservation: Reservation; paths: string[] }> = [];
+  for (const r of held) {
+    if (r.agent === agent || !(r.exclusive || exclusive)) continue;
+    const overlapping = paths.filter((p) => r.paths.some((q) => globsOverlap(p, q)));
+    if (overlapping.length > 0) out.push({ reservation: r, paths: overlapping });
+  }
+  return out;
+}
+
+export function describeHolder(r: Reservation): string {
+  return `${r.agent} holds ${r.exclusive ? 'exclusive' : 'shared'} ${r.paths.join(', ')}${r.correlation_id ? ` for task ${r.correlation_id}` : ''} until ${r.expires_at} (reservation ${r.reservation_id})`;
+}
+
+/** Validates a reservation and checks conflicts; returns the `file.reserved` append (and forced-over conflicts). */
+export function reservationOfInput(
+  ls: Logstream,
+  raw: ReserveInput,
+  bounds: LeaseBounds,
+  now: Date,
+): { append: Parameters<Logstream['appendNow']>[0]; conflicts: Reservation[] } {
+  const from = requiredField('from_agent', raw.from_agent);
+  const stream = requiredField('stream', raw.stream);
+  const list = typeof raw.paths === 'string' ? [raw.paths] : raw.paths;
+  if (!Array.isArray(list) || list.length === 0) throw invalid('paths', 'paths must list at least one path or glob');
+  if (list.length > MAX_RESERVATION_PATHS) throw invalid('paths', `at most ${MAX_RESERVATION_PATHS} paths per reservation`);
+  const paths = [...new Set(list.map((p) => normalizeGlob(requiredField('paths', p))))];
+  if (paths.some((p) => p === '' || p.split('/').includes('..'))) throw invalid('paths', 'paths must be relative to the repository and stay inside it (no ..)');
+  const ttl = boundedMs('ttl_ms', raw.ttl_ms, bounds);
+  const exclusive = raw.exclusive === true || raw.exclusive === 'true';
+  const corr = routingField('correlation_id', raw.correlation_id);
+  if (corr && ls.eventsOf(corr).length === 0)
+    throw new HubError('log.event_not_found', `no task '${corr}' to reserve for`, { field: 'correlation_id' });
+  const conflicts = reservationConflicts(activeReservations(ls, { stream }, now), from, paths, exclusive);
+  if (conflicts.length > 0 && raw.force !== true)
+    throw new HubError(
+      'reservation.conflict',
+      `cannot reserve ${conflicts.flatMap((c) => c.paths).join(', ')}: ${conflicts.map((c) => describeHolder(c.reservation)).join('; ')}. Coordinate with the holder, wait for it to end, or pass force`,
+      {
+        field: 'paths',
+        data: { conflicts: conflicts.map((c) => ({ ...c.reservation, overlapping: c.paths })) },
+      },
+    );
+  const expiresAt = new Date(now.getTime() + ttl).toISOString();
+  return {
+    append: {
+      type: 'file.reserved',
+      stream,
+      room: raw.room ?? 'reservations',
+      from_agent: from,
+      to_agent: '*',
+      correlation_id: corr,
+      body: JSON.stringify({ paths, exclusive, expires_at: expiresAt, ...(corr ? { correlation_id: corr } : {}) }),
+    },
+    conflicts: conflicts.map((c) => c.reservation),
+  };
+}
+
+/** The `file.released` append for a reservation (by id). */
+export function releaseOf(ls: Logstream, raw: { reservation_id?: unknown; from_agent?: unknown }): Parameters<Logstream['appendNow']>[0] {
+  const from = requiredField('from_agent', raw.from_agent);
+  const id = requiredField('reservation_id', raw.reservation_id);
+  const event = ls.store.getEvent(id);
+  if (!event || event.type !== 'file.reserved')
+    throw new HubError('log.event_not_found', `no reservation '${id}' (a file.reserved event id)`, { field: 'reservation_id' });
+  return {
+    type: 'file.released',
+    stream: event.stream,
+    room: event.room,
+    from_agent: from,
+    to_agent: '*',
+    correlation_id: event.correlation_id,
+    body: JSON.stringify({ reservation_id: id }),
+  };
+}

@@ -1,0 +1,103 @@
+// The hub's lease sweeper: appends `claim.expired` (from the hub's own identity, agent `hub`) when a
+// claim's lease lapses, so the task is open again. Only claims whose event originated on this replica
+// are expired here: exactly one hub expires any claim, whatever the mesh. Clock injected for tests.
+
+import type { Logger } from '../log.js';
+import type { Logstream } from './logstream.js';
+
+/** The agent name the hub writes its own coordination events under. */
+export const HUB_AGENT = 'hub';
+
+export interface LeaseSweeperOptions {
+  now?: () => Date;
+  /** Longest pause between checks (each reads only the events appended since the last). Default 1000. */
+  maxIntervalMs?: number;
+  log?: Logger;
+  /** Don't start the timer (tests call tick() themselves). */
+  manual?: boolean;
+}
+
+export interface LeaseSweeper {
+  /** One pass: reads what changed, expires every lapsed lease this replica owns; returns the expiries. */
+  tick(): string[];
+  stop(): void;
+}
+
+export function startLeaseSweeper(logstream: Logstream, options: LeaseSweeperOptions = {}): LeaseSweeper {
+  const now = options.now ?? ((): Date => logstream.clock());
+  const maxInterval = options.maxIntervalMs ?? 1_000;
+  /** Claimed tasks: correlation id -> lease end (ms) and the claim's origin replica. */
+  const leases = new Map<string, { end: number; origin: string }>();
+  let cursor: string | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  const refresh = (ids: Iterable<string>): void => {
+    for (const id of ids) {
+      const task = logstream.task(id);
+      const claim = task.claim_event_id ? logstream.store.getEvent(task.claim_event_id) : undefined;
+      if (task.status === 'claimed' && task.lease_expires_at && claim)
+        leases.set(id, { end: Date.parse(task.lease_expires_at), origin: claim.origin_replica });
+      else leases.delete(id);
+    }
+  };
+
+  const readNew = (): void => {
+    const touched = new Set<string>();
+    for (;;) {
+      const page = logstream.list({ since_event_id: cursor, limit: 500 });
+      // Only a claim or a renewal makes a task claimed; any event may end a claim we track.
+      for (const e of page.events)
+        if (e.correlation_id && ((e.type === 'event.ack' && e.status === 'claimed') || e.type === 'claim.renewed' || leases.has(e.correlation_id)))
+          touched.add(e.correlation_id);
+      cursor = page.cursor ?? cursor;
+      if (!page.has_more) break;
+    }
+    refresh(touched);
+  };
+
+  const tick = (): string[] => {
+    readNew();
+    const expired: string[] = [];
+    const at = now().getTime();
+    for (const [id, lease] of leases) {
+      if (lease.end > at || lease.origin !== logstream.replicaId) continue;
+      try {
+        logstream.expireClaim(id, HUB_AGENT);
+        expired.push(id);
+      } catch (err) {
+        options.log?.warn(`could not expire the lease on ${id}`, { error: (err as Error).message });
+      }
+    }
+    if (expired.length > 0) refresh(expired);
+    return expired;
+  };
+
+  const schedule = (): void => {
+    if (stopped || options.manual) return;
+    const at = now().getTime();
+    let next = maxInterval;
+    for (const lease of leases.values()) if (lease.origin === logstream.replicaId) next = Math.min(next, Math.max(0, lease.end - at + 5));
+    clearTimeout(timer);
+    timer = setTimeout(run, next);
+    timer.unref();
+  };
+
+  function run(): void {
+    if (stopped) return;
+    try {
+      tick();
+    } catch (err) {
+      options.log?.warn('lease sweep failed', { error: (err as Error).message });
+    }
+    schedule();
+  }
+
+  const stop = (): void => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+  logstream.onClose(stop);
+  if (!options.manual) setImmediate(run);
+  return { tick, stop };
+}

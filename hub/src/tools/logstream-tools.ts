@@ -12,7 +12,7 @@ import { defineTool } from './tool.js';
 const oneOrMany = (what: string) =>
   oneOrManyOf(z.string(), LIMITS.filterValues)
     .optional()
-    .describe(`${what}; a list (at most ${LIMITS.filterValues}) means any of them`);
+    .describe(`${what}; a list (max ${LIMITS.filterValues}) means any`);
 
 const filterShape = {
   to_agent: oneOrMany('Only events addressed to this agent (broadcasts to "*" always match)'),
@@ -21,7 +21,7 @@ const filterShape = {
   type: oneOrMany('Only these event types, e.g. task.request'),
   status: oneOrManyOf(z.enum(EVENT_STATUSES), LIMITS.filterValues)
     .optional()
-    .describe('Only events carrying this status; a list means any of them'),
+    .describe('Only events with this status; a list means any'),
   correlation_id: oneOrMany('Only events of this task'),
   stream: oneOrMany('Only this stream, e.g. project/<name>'),
   room: oneOrMany('Only this room'),
@@ -38,30 +38,30 @@ const filterShape = {
 };
 
 const appendShape = {
-  type: z.string().describe('Event kind: task.request, task.reply, patch.ready, status, or your own lowercase dotted type'),
+  type: z.string().describe('task.request, task.reply, patch.ready, status, or your own dotted type'),
   stream: z.string().describe('Broad channel: project/<name> or a shared channel name'),
   room: z.string().describe('Sub-channel: delegation, patches, reviews, status, ...'),
   from_agent: z.string().describe('Your own stable agent name, <machine>-<harness>'),
   to_agent: z.string().optional().describe('The one agent this is for, or "*" for everyone'),
-  correlation_id: z.string().optional().describe('One id per task, carried through every event of the exchange (task_...)'),
-  status: z.enum(EVENT_STATUSES).optional().describe('open, claimed, ready, applied, blocked, failed or superseded'),
+  correlation_id: z.string().optional().describe('One id per task (task_...), on each of its events'),
+  status: z.enum(EVENT_STATUSES).optional().describe('Task status'),
   branch: z.string().optional().describe('Git branch the task is on'),
   base_commit: z.string().optional().describe('Git commit the work starts from'),
   body: z.string().optional().describe('Verbatim payload (max 256 KiB); for a task.request, the full work order'),
   metadata: z.record(z.string(), z.unknown()).optional().describe('Small JSON object (max 64 KiB), e.g. {"supersedes": "<event id>"}'),
   artifact_ids: listOf(z.string(), LIMITS.artifactIds)
     .optional()
-    .describe(`Ids of artifacts stored with palace_artifact_put (at most ${LIMITS.artifactIds})`),
+    .describe(`Ids from palace_artifact_put (at most ${LIMITS.artifactIds})`),
   depends_on: listOf(z.string(), 64)
     .optional()
-    .describe('task.request only: correlation ids of tasks that must be applied first (palace_task_ready waits for them); a cycle is refused'),
+    .describe('task.request: tasks to apply first'),
 };
 
 export const eventAppendTool = defineTool({
   name: 'palace_event_append',
   title: 'Append a logstream event',
   description:
-    'Append an immutable event to the coordination log. Use it to delegate (type task.request, status open, to_agent, correlation_id task_<slug>, body = goal, branch, base commit and definition of done), to report blocked/failed work (type task.reply), to announce a watch (type status, to_agent "*"), or to correct an earlier event (a new event with status superseded). Returns the stored event with its id and seq.',
+    'Append an immutable event to the coordination log: delegate (type task.request, status open, to_agent, correlation_id task_<slug>, body = goal, branch, base commit, definition of done), report blocked/failed work (type task.reply), announce a watch (type status, to_agent "*"), or correct an earlier event (a new event with status superseded). Returns the stored event (id, seq).',
   input: appendShape,
   mutating: true,
   lockFree: true,
@@ -113,16 +113,13 @@ export const eventAckTool = defineTool({
   name: 'palace_event_ack',
   title: 'Acknowledge an event',
   description:
-    'Append an event.ack for an event, addressed back to its writer and carrying its correlation_id; the original event never changes. Status claimed = you take the task (do it before working, to prevent duplicate work; the first claim in log order wins and the result\'s claim.won says whether you hold it; the claim has a lease, renew it with palace_task_renew); applied = you verified the sha256, applied the patch and ran the stated tests; failed = the patch or tests failed (say why in body); blocked = you cannot proceed.',
+    'Append an event.ack for an event, addressed back to its writer and carrying its correlation_id; the original event never changes. Status claimed = you take the task (before working; first claim wins: see claim.won; renew: palace_task_renew); applied = you verified the sha256, applied the patch and ran the stated tests; failed = the patch or tests failed (say why in body); blocked = you cannot proceed.',
   input: {
     event_id: z.string().describe('The event being acknowledged'),
     from_agent: z.string().describe('Your own agent name'),
     status: z.enum(ACK_STATUSES).optional().describe('claimed, applied, failed or blocked'),
     body: z.string().optional().describe('Notes, verbatim (test output, reasons)'),
-    lease_ms: z
-      .union([z.number().int().min(1), z.string()])
-      .optional()
-      .describe('claimed only: your lease (ms or 30m, default 30 min); renew it with palace_task_renew or the hub expires it'),
+    lease_ms: z.number().optional().describe('claimed: lease ms (default 30 min)'),
   },
   mutating: true,
   lockFree: true,

@@ -179,6 +179,25 @@ describe('the ready queue and dependencies', () => {
   });
 });
 
+describe('dependency cycles inside one group commit', () => {
+  it('refuses the request that closes a cycle with another appended in the same turn', async () => {
+    const d = dirs();
+    const log = Logstream.open(d.palace);
+    logs.push(log);
+    const results = await Promise.allSettled([
+      log.append(request('task_x', { depends_on: ['task_y'] })),
+      log.append(request('task_y', { depends_on: ['task_x'] })),
+      log.append(request('task_w', { depends_on: ['task_x'] })),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const reason = (results[1] as PromiseRejectedResult).reason as { code: string; message: string };
+    expect(reason.code).toBe('task.dependency_cycle');
+    expect(reason.message).toContain('task_y -> task_x -> task_y');
+    expect(log.eventsOf('task_y')).toEqual([]);
+    expect(log.task('task_w').blocked_by).toEqual(['task_x']);
+  });
+});
+
 describe('file reservations', () => {
   it('refuses an overlapping reservation naming holder and task, allows shared ones, lists and releases', async () => {
     const { hub: h } = await hub();

@@ -8,6 +8,8 @@ import type { Logstream } from './logstream.js';
 /** The agent name the hub writes its own coordination events under. */
 export const HUB_AGENT = 'hub';
 
+const PAGES_PER_PASS = 10;
+
 export interface LeaseSweeperOptions {
   now?: () => Date;
   /** Longest pause between checks (each reads only the events appended since the last). Default 1000. */
@@ -42,9 +44,16 @@ export function startLeaseSweeper(logstream: Logstream, options: LeaseSweeperOpt
     }
   };
 
+  /** Events still unread after the last pass (a big log is read a few pages per pass, not at once). */
+  let behind = false;
   const readNew = (): void => {
     const touched = new Set<string>();
-    for (;;) {
+    behind = false;
+    for (let pages = 0; ; pages++) {
+      if (pages === PAGES_PER_PASS) {
+        behind = true;
+        break;
+      }
       const page = logstream.list({ since_event_id: cursor, limit: 500 });
       // Only a claim or a renewal makes a task claimed; any event may end a claim we track.
       for (const e of page.events)
@@ -76,7 +85,7 @@ export function startLeaseSweeper(logstream: Logstream, options: LeaseSweeperOpt
   const schedule = (): void => {
     if (stopped || options.manual) return;
     const at = now().getTime();
-    let next = maxInterval;
+    let next = behind ? 0 : maxInterval;
     for (const lease of leases.values()) if (lease.origin === logstream.replicaId) next = Math.min(next, Math.max(0, lease.end - at + 5));
     clearTimeout(timer);
     timer = setTimeout(run, next);

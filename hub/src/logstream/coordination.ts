@@ -359,7 +359,7 @@ export function reservationOfInput(
       stream,
       room: raw.room ?? 'reservations',
       from_agent: from,
-      to_agent: '*',
+      to_agent: null,
       correlation_id: corr,
       body: JSON.stringify({ paths, exclusive, expires_at: expiresAt, ...(corr ? { correlation_id: corr } : {}) }),
     },
@@ -379,7 +379,7 @@ export function releaseOf(ls: Logstream, raw: { reservation_id?: unknown; from_a
     stream: event.stream,
     room: event.room,
     from_agent: from,
-    to_agent: '*',
+    to_agent: null,
     correlation_id: event.correlation_id,
     body: JSON.stringify({ reservation_id: id }),
   };

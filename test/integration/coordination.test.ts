@@ -94,6 +94,40 @@ describe('claim leases across two synced hubs', () => {
   });
 });
 
+describe('claim renewals across two synced hubs', () => {
+  it('a renewal written on the other hub extends the lease the origin hub expires by', async () => {
+    const a = await hub();
+    const b = await hub();
+    writePeers(a.dirs.palace, [{ name: 'b', url: b.hub.url }]);
+    writePeers(b.dirs.palace, [{ name: 'a', url: a.hub.url }]);
+    const la = a.hub.services.logstream;
+    const lb = b.hub.services.logstream;
+    const client = await connectHttpClient(a.hub.url);
+    const clientB = await connectHttpClient(b.hub.url);
+    const req = await callJson<{ id: string }>(client, 'palace_event_append', request('task_renew_mesh'));
+    await callJson(client, 'palace_event_ack', { event_id: req.id, from_agent: 'desk-codex', status: 'claimed', lease_ms: 10_000 });
+    await waitUntil(() => lb.eventsOf('task_renew_mesh').length === 2 || undefined, 'B to see the claim', 15_000);
+
+    const renewed = await callJson<{ lease_expires_at: string }>(clientB, 'palace_task_renew', {
+      event_id: 'task_renew_mesh',
+      from_agent: 'desk-codex',
+      lease_ms: '10m',
+    });
+    await waitUntil(() => la.task('task_renew_mesh').lease_expires_at === renewed.lease_expires_at || undefined, 'A to see the renewal', 15_000);
+
+    const at = (ms: number) => startLeaseSweeper(la, { manual: true, now: () => new Date(Date.now() + ms) });
+    const early = at(60_000); // past the first lease, inside the renewed one
+    expect(early.tick()).toEqual([]);
+    early.stop();
+    const late = at(20 * 60_000);
+    expect(late.tick()).toEqual(['task_renew_mesh']);
+    late.stop();
+    await waitUntil(() => lb.task('task_renew_mesh').status === 'open' || undefined, 'the expiry to reach B', 15_000);
+    await client.close();
+    await clientB.close();
+  });
+});
+
 describe('claim leases with an injected clock', () => {
   it('renewal keeps the claim, lapse expires it, a reclaim takes it, and the old claimer\'s patch is flagged late', () => {
     const d = dirs();

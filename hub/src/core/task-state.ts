@@ -298,6 +298,16 @@ export function projectTask(correlationId: string, events: readonly LogEvent[]):
   return state;
 }
 
+/** Dependencies of a task not yet `applied`, given the status of other tasks (read time; the dashboard uses it too). */
+export function blockedBy(task: Pick<TaskState, 'depends_on'>, statusOf: (correlationId: string) => TaskStatus | null | undefined): string[] {
+  return task.depends_on.filter((id) => statusOf(id) !== 'applied');
+}
+
+/** Ms until the task's claim lease ends at `now` (negative once lapsed), or null without a lease. */
+export function leaseLeftMs(task: Pick<TaskState, 'lease_expires_at'>, now: Date): number | null {
+  return task.lease_expires_at === null ? null : Date.parse(task.lease_expires_at) - now.getTime();
+}
+
 /** Groups events by correlation id (keeping append order) and projects each task. */
 export function projectTasks(events: readonly LogEvent[]): TaskState[] {
   const groups = new Map<string, LogEvent[]>();

@@ -4,7 +4,17 @@
 
 import { HubError, invalid } from '../errors.js';
 import { globsOverlap, normalizeGlob, pathMatches } from '../core/globs.js';
-import { dependsOnOf, jsonBody, projectTask, reservationOf, type TaskReservation, type TaskState } from '../core/task-state.js';
+import {
+  blockedBy,
+  dependsOnOf,
+  jsonBody,
+  leaseLeftMs,
+  projectTask,
+  reservationOf,
+  type TaskReservation,
+  type TaskState,
+  type TaskStatus,
+} from '../core/task-state.js';
 import type { LogEvent, NewEvent } from '../core/types.js';
 import { requiredField, routingField } from '../core/validate.js';
 import type { Logstream } from './logstream.js';
@@ -110,7 +120,7 @@ export function checkDependencies(ls: Logstream, event: NewEvent, pending: Reado
 /** Adds read-time fields: blocked_by (dependencies not applied), lease_left_ms, live reservations only. */
 export function enrichTasks(ls: Logstream, tasks: readonly TaskState[], now: Date): TaskView[] {
   const known = new Map(tasks.map((t) => [t.correlation_id, t]));
-  const statusOf = (id: string): string | null => {
+  const statusOf = (id: string): TaskStatus | null => {
     const cached = known.get(id);
     if (cached) return cached.status;
     const events = ls.eventsOf(id);
@@ -122,8 +132,8 @@ export function enrichTasks(ls: Logstream, tasks: readonly TaskState[], now: Dat
   return tasks.map((t) => ({
     ...t,
     reservations: t.reservations.filter((r) => r.expires_at > iso),
-    blocked_by: t.depends_on.filter((id) => statusOf(id) !== 'applied'),
-    lease_left_ms: t.lease_expires_at === null ? null : Date.parse(t.lease_expires_at) - now.getTime(),
+    blocked_by: blockedBy(t, statusOf),
+    lease_left_ms: leaseLeftMs(t, now),
   }));
 }
 

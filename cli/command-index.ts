@@ -29,6 +29,7 @@ export const COMMAND_MODULES = {
   palace: async (): Promise<Register> => (await import('./commands/palace.js')).registerPalace,
   curate: async (): Promise<Register> => (await import('./commands/curate.js')).registerCurate,
   navigate: async (): Promise<Register> => (await import('./commands/navigate.js')).registerNavigate,
+  patch: async (): Promise<Register> => (await import('./commands/patch.js')).registerPatch as Register,
 } as const;
 
 export type CommandModule = keyof typeof COMMAND_MODULES;
@@ -87,6 +88,7 @@ export const COMMAND_INDEX: Readonly<Record<string, readonly CommandModule[]>> =
   why: ['navigate'],
   aaak: ['navigate'],
   compress: ['navigate'],
+  patch: ['patch'],
 };
 
 /** Global options that take a value (their value is not the command name). */

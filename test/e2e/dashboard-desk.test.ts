@@ -258,8 +258,8 @@ run('the desk on a read-only hub (Chromium)', { timeout: 60_000 }, () => {
     await page.locator('[data-testid="task-row"][data-task-id="task_read_only"]').click();
     await page.getByTestId('patch-approve').click();
     await expect.poll(() => page.getByTestId('desk-error').innerText()).toMatch(/read-only/);
-    await screenshot(page, 'desk-04-read-only');
-    copyFileSync(join(process.cwd(), 'test-results', 'screenshots', 'desk-04-read-only.png'), join(SHOTS, 'desk-04-read-only.png'));
+    mkdirSync(SHOTS, { recursive: true });
+    copyFileSync(await screenshot(page, 'desk-04-read-only'), join(SHOTS, 'desk-04-read-only.png'));
     await page.getByTestId('new-task').click();
     await page.getByTestId('new-task-title').fill('Anything');
     await page.getByTestId('new-task-to').fill(WORKER);

@@ -32,7 +32,7 @@ export function TaskActions({ task, request, now }: Props): ReactElement {
 
   const own = events.filter((e) => e.correlation_id === task.correlation_id);
   const patch = [...own].reverse().find((e) => e.type === 'patch.ready');
-  const reservations = activeReservations(events, task.correlation_id, now);
+  const reservations = task.done ? [] : activeReservations(events, task.correlation_id, now); // released with the task
   const replyTo = task.requester === agent ? (task.worker ?? request?.to_agent ?? '*') : (task.requester ?? '*');
 
   const run = async (what: string, fn: () => Promise<unknown>, after?: () => void): Promise<void> => {

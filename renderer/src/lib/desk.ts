@@ -7,11 +7,18 @@ export const DEFAULT_DESK_AGENT = 'human';
 const AGENT_KEY = 'palace.desk.agent';
 const NOTIFY_KEY = 'palace.desk.notify';
 
-type Store = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> | undefined;
+/** The part of `Storage` the settings use (the page passes localStorage; tests a map). */
+export interface KeyValueStore {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+
+type Store = KeyValueStore | undefined;
 
 function local(): Store {
   try {
-    return globalThis.localStorage;
+    return (globalThis as { localStorage?: KeyValueStore }).localStorage;
   } catch {
     return undefined;
   }

@@ -65,7 +65,7 @@ export function decidePatch(
 
 /** Releases a (stale) claim: `palace_task_release`, which appends `claim.expired`. */
 export function releaseClaim(client: HubClient, agent: string, correlationId: string, reason: string): Promise<unknown> {
-  return client.callTool('palace_task_release', { correlation_id: correlationId, from_agent: agent, reason });
+  return client.callTool('palace_task_release', { event_id: correlationId, from_agent: agent, reason });
 }
 
 /** Cancels a file reservation: `palace_release`, which appends `file.released`. */

@@ -165,17 +165,19 @@ run('the human at the desk (Chromium)', { timeout: 120_000 }, () => {
     expect(reply?.body).toBe('Looks fine; ship it.');
   });
 
-  it('releases a claim and cancels a reservation through palace_task_release / palace_release', async () => {
-    const request = await callJson<LogEvent>(mcp, 'palace_event_append', {
-      type: 'task.request',
-      stream: STREAM,
-      room: 'delegation',
-      from_agent: DESK,
-      to_agent: WORKER,
-      correlation_id: 'task_stale_claim',
-      status: 'open',
-      body: 'A task whose worker went away.',
-    });
+  it('files a task with a dependency, then releases its claim and cancels its reservation', async () => {
+    await page.getByTestId('new-task').click();
+    await page.getByTestId('new-task-title').fill('Stale claim');
+    await page.getByTestId('new-task-cid').fill('task_stale_claim');
+    await page.getByTestId('new-task-to').fill(WORKER);
+    await page.getByTestId('new-task-stream').fill(STREAM);
+    await page.getByTestId('new-task-deps').fill('task_review_wording');
+    await page.getByTestId('new-task-body').fill('A task whose worker went away.');
+    await page.getByTestId('new-task-submit').click();
+    await taskRow('task_stale_claim').waitFor();
+    const [request] = await list({ type: 'task.request', correlation_id: 'task_stale_claim' });
+    if (!request) throw new Error('the dialog filed no request');
+    expect(request.metadata.depends_on).toEqual(['task_review_wording']);
     await callJson(mcp, 'palace_event_ack', { event_id: request.id, from_agent: WORKER, status: 'claimed' });
     const reservation = await callJson<LogEvent>(mcp, 'palace_event_append', {
       type: 'file.reserved',
@@ -193,6 +195,11 @@ run('the human at the desk (Chromium)', { timeout: 120_000 }, () => {
     await expect.poll(() => taskRow('task_stale_claim').getAttribute('data-status')).toBe('claimed');
     await openTask('task_stale_claim');
     await page.locator(`[data-reservation-id="${reservation.id}"]`).waitFor();
+    if (tools.includes('palace_task_ready')) {
+      // With the leases and dependencies of the projection (helper coord): lease time left, blocked-by.
+      await expect.poll(() => page.getByTestId('task-lease').innerText()).toMatch(/left/);
+      await expect.poll(() => page.getByTestId('task-deps').innerText()).toContain('task_review_wording');
+    }
     await shot('desk-03-claim-and-reservation');
 
     await page.getByTestId('claim-release').click();

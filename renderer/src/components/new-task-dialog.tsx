@@ -28,6 +28,7 @@ export function NewTaskDialog({ streams, onClose, onCreated }: Props): ReactElem
   const [branch, setBranch] = useState('');
   const [base, setBase] = useState('');
   const [details, setDetails] = useState('');
+  const [deps, setDeps] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const correlation = cid ?? correlationFromTitle(title);
@@ -43,6 +44,7 @@ export function NewTaskDialog({ streams, onClose, onCreated }: Props): ReactElem
         correlation_id: correlation,
         branch,
         base_commit: base,
+        depends_on: deps.split(/[\s,]+/).filter(Boolean),
         body: details.trim() ? `${title.trim()}\n\n${details.trim()}` : title.trim(),
       });
       toast.show(`Task ${correlation} filed for ${to}`);
@@ -106,6 +108,10 @@ export function NewTaskDialog({ streams, onClose, onCreated }: Props): ReactElem
               <input className="input" value={branch} onChange={(e) => setBranch(e.target.value)} placeholder="main" data-testid="new-task-branch" />
               <input className="input mono" value={base} onChange={(e) => setBase(e.target.value)} placeholder="3f2a9c1" data-testid="new-task-base" />
             </div>
+          </label>
+          <label className="form-field form-wide">
+            <span>Depends on (correlation ids; it waits until they are applied)</span>
+            <input className="input mono" value={deps} onChange={(e) => setDeps(e.target.value)} placeholder="task_schema_migration, task_api_client" data-testid="new-task-deps" />
           </label>
           <label className="form-field form-wide">
             <span>Work order</span>

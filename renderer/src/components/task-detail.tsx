@@ -12,6 +12,7 @@ import { IconAlert } from './icons.js';
 import { KeyValues } from './key-values.js';
 import { StatusBadge } from './status-badge.js';
 import { TaskActions } from './task-actions.js';
+import { TaskCoordination } from './task-coordination.js';
 
 interface Props {
   task: TaskRow;
@@ -53,6 +54,7 @@ export function TaskDetail({ task, request, now, onClose, onShowEvents }: Props)
           ...(request?.base_commit ? [{ label: 'Base commit', value: request.base_commit, mono: true }] : []),
         ]}
       />
+      <TaskCoordination task={task} now={now} />
       <TaskActions task={task} request={request} now={now} />
       <section className="section">
         <h3 className="section-title">History</h3>

@@ -11,6 +11,8 @@ export interface NewTask {
   correlation_id: string;
   branch?: string;
   base_commit?: string;
+  /** Correlation ids this task waits for (request metadata `depends_on`). */
+  depends_on?: string[];
   body: string;
 }
 
@@ -31,6 +33,7 @@ export function createTask(client: HubClient, agent: string, task: NewTask): Pro
     correlation_id: task.correlation_id.trim(),
     body: task.body,
     ...optional({ branch: task.branch, base_commit: task.base_commit }),
+    ...(task.depends_on && task.depends_on.length > 0 ? { metadata: { depends_on: task.depends_on } } : {}),
   });
 }
 

@@ -3,7 +3,7 @@
 
 import { useMemo, useState, type ReactElement } from 'react';
 
-import { useDashboard } from '../hooks/useDashboard.js';
+import { useDashboard, useStore } from '../hooks/useDashboard.js';
 import { desk, useDesk } from '../hooks/useDesk.js';
 import { NewTaskDialog } from './new-task-dialog.js';
 
@@ -15,6 +15,7 @@ const canNotify = (): boolean => typeof Notification !== 'undefined';
 
 export function DeskBar({ onCreated }: Props): ReactElement {
   const { events } = useDashboard();
+  const inTray = useStore().bridge !== undefined; // the tray notifies by itself (PALACE_TRAY_AGENTS)
   const { agent, notify } = useDesk();
   const [name, setName] = useState(agent);
   const [open, setOpen] = useState(false);
@@ -46,7 +47,7 @@ export function DeskBar({ onCreated }: Props): ReactElement {
           data-testid="desk-agent"
         />
       </label>
-      {canNotify() ? (
+      {canNotify() && !inTray ? (
         <label className="desk-notify small" title="A notification when a task is addressed to you or a patch lands on a task you opened">
           <input type="checkbox" checked={notify} onChange={(e) => void toggleNotify(e.target.checked)} data-testid="desk-notify" />
           Notify me

@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 
 import { HubError } from '../hub/src/errors.js';
+import { childEnv } from './config.js';
 
 export interface GitResult {
   code: number;
@@ -12,11 +13,18 @@ export interface GitResult {
 }
 
 /** A git runner; injected so the patch commands can be driven against any repository. */
-export type Git = (args: readonly string[], options: { cwd: string; input?: string }) => Promise<GitResult>;
+export type Git = (args: readonly string[], options: GitOptions) => Promise<GitResult>;
 
-export const runGit: Git = (args, { cwd, input }) =>
+export interface GitOptions {
+  cwd: string;
+  input?: string;
+  /** Extra environment for git (e.g. GIT_INDEX_FILE). */
+  env?: Record<string, string>;
+}
+
+export const runGit: Git = (args, { cwd, input, env }) =>
   new Promise((resolve, reject) => {
-    const child = spawn('git', [...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('git', [...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: childEnv(env) });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => out.push(c));
@@ -36,7 +44,7 @@ export const runGit: Git = (args, { cwd, input }) =>
   });
 
 /** Runs git and returns stdout; a non-zero exit becomes `git.failed` with git's own message. */
-export async function gitOk(git: Git, args: readonly string[], options: { cwd: string; input?: string }): Promise<string> {
+export async function gitOk(git: Git, args: readonly string[], options: GitOptions): Promise<string> {
   const r = await git(args, options);
   if (r.code !== 0)
     throw new HubError('git.failed', `git ${args[0] ?? ''} failed: ${(r.stderr || r.stdout).trim()}`);

@@ -59,6 +59,22 @@ export async function checkAppliesAt(git: Git, repo: string, base: string, patch
   }
 }
 
+/**
+ * The working tree's changes against HEAD, new untracked files included (ignored ones not), as one
+ * diff. Staged through a throwaway index file, so the repository's own index is never touched.
+ */
+export async function workingTreeDiff(git: Git, repo: string): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'palace-patch-index-'));
+  const env = { GIT_INDEX_FILE: join(dir, 'index') };
+  try {
+    await gitOk(git, ['read-tree', 'HEAD'], { cwd: repo, env });
+    await gitOk(git, ['add', '--all', '--', '.'], { cwd: repo, env });
+    return await gitOk(git, ['diff', '--cached', '--binary', '--no-color', '--no-ext-diff', 'HEAD'], { cwd: repo, env });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** The patch.ready event a reference names: the event itself, or the latest one of a correlation id. */
 function patchEventOf(ls: Logstream, ref: string): LogEvent {
   if (isEventId(ref)) {
@@ -79,9 +95,9 @@ export function registerPatch(program: Command, git: Git = runGit): void {
 
   patch
     .command('submit')
-    .description("file `git diff HEAD` (or --file) for a task after checking it applies to the request's base commit")
+    .description("file the working tree's changes against HEAD, new files included (or --file), after checking they apply to the request's base commit")
     .requiredOption('--task <correlation_id>', 'the task this patch answers')
-    .option('--file <path>', 'the patch to file instead of `git diff HEAD` (- = stdin)')
+    .option('--file <path>', 'the patch to file instead of the working-tree diff (- = stdin)')
     .option('--agent <agent>', 'your agent name (default: PALACE_AGENT_NAME)')
     .option('--repo <dir>', 'the git repository (default: the current folder)')
     .option('--body <text>', 'a note for the requester, verbatim')
@@ -96,7 +112,7 @@ export function registerPatch(program: Command, git: Git = runGit): void {
         const content =
           str(o.file) !== undefined
             ? readText(String(o.file), '--file')
-            : await gitOk(git, ['diff', '--binary', '--no-color', '--no-ext-diff', 'HEAD'], { cwd: repo });
+            : await workingTreeDiff(git, repo);
         if (content.trim() === '')
           throw invalid(o.file ? '--file' : 'diff', o.file ? `${String(o.file)} is empty; nothing was filed` : `the working tree at ${repo} has no changes against HEAD; nothing was filed`);
         const base = request.base_commit ?? (await gitOk(git, ['rev-parse', 'HEAD'], { cwd: repo })).trim();

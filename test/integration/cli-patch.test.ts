@@ -4,7 +4,7 @@
 // nothing; a requester tree that moved on acks failed with git's error as the body.
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import Database from 'better-sqlite3';
@@ -93,6 +93,23 @@ describe('palace patch submit', () => {
     expect(applied.ack.body).toBe('tests pass');
     expect(readFileSync(join(requesterRepo, 'greet.ts'), 'utf8')).toContain('"Hello "');
     expect(await taskStatus()).toBe('applied');
+  });
+
+  it('includes new untracked files (not ignored ones) without touching the repository index', async () => {
+    writeFileSync(join(workerRepo, '.gitignore'), 'build/\n');
+    mkdirSync(join(workerRepo, 'build'));
+    writeFileSync(join(workerRepo, 'build', 'out.js'), 'generated\n');
+    writeFileSync(join(workerRepo, 'farewell.ts'), 'export const bye = "bye";\n');
+    writeFileSync(join(workerRepo, 'greet.ts'), ORIGINAL.replace('"hello "', '"Hello "'));
+    const before = git(workerRepo, 'status', '--porcelain');
+    const r = await submit();
+    expect(r.code, r.stderr).toBe(0);
+    expect(git(workerRepo, 'status', '--porcelain')).toBe(before); // untracked stays untracked
+    const a = await apply(TASK);
+    expect(a.code, a.stderr).toBe(0);
+    expect(readFileSync(join(requesterRepo, 'farewell.ts'), 'utf8')).toBe('export const bye = "bye";\n');
+    expect(readFileSync(join(requesterRepo, '.gitignore'), 'utf8')).toBe('build/\n');
+    expect(existsSync(join(requesterRepo, 'build'))).toBe(false);
   });
 
   it('refuses a diff that does not apply to the base commit, with git\'s message, and files nothing', async () => {

@@ -12,7 +12,13 @@ import type { Logstream } from '../hub/src/logstream/logstream.js';
 import { defaultStatePath, readState, writeState } from './watch-state.js';
 
 /** The event types an inbox reports. */
-export const INBOX_TYPES = ['task.request', 'task.reply', 'patch.ready', 'event.ack', 'claim.expired'] as const;
+export const INBOX_TYPES = [
+  'task.request',
+  'task.reply',
+  'patch.ready',
+  'event.ack',
+  'claim.expired',
+] as const;
 /** At most this many items are spelled out; the rest are counted. */
 const MAX_ITEMS = 20;
 /** At most this many events are examined per run (the cursor stops there; the next run goes on). */
@@ -27,7 +33,11 @@ export interface InboxResult {
 }
 
 function oneLine(text: string, max: number): string {
-  const line = text.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+  const line =
+    text
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? '';
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
@@ -82,12 +92,19 @@ export function collectInbox(ls: Logstream, agent: string, statePath: string): I
   const firstLook = state.kind === 'absent' || state.kind === 'corrupt'; // never flood a prompt with the whole log
   if (firstLook) {
     cursor = ls.tipId();
-    const requests = ls.list({ type: 'task.request', to_agent: agent, exclude_from_agent: agent, order: 'desc', limit: 50 }).events;
+    const requests = ls.list({
+      type: 'task.request',
+      to_agent: agent,
+      exclude_from_agent: agent,
+      order: 'desc',
+      limit: 50,
+    }).events;
     for (const request of requests.reverse()) {
       const cid = request.correlation_id;
       if (!cid) continue;
       const task = ls.task(cid);
-      if (task.status === 'open' || (task.status === 'claimed' && task.worker === agent)) push(itemLine(request, agent, task.status));
+      if (task.status === 'open' || (task.status === 'claimed' && task.worker === agent))
+        push(itemLine(request, agent, task.status));
     }
   } else {
     cursor = state.kind === 'ok' && ls.store.getEvent(state.cursor) ? state.cursor : null;
@@ -102,21 +119,35 @@ export function collectInbox(ls: Logstream, agent: string, statePath: string): I
       return v;
     };
     for (let scanned = 0; scanned < MAX_SCANNED; scanned += PAGE) {
-      const page = ls.list({ type: [...INBOX_TYPES], exclude_from_agent: agent, since_event_id: cursor ?? undefined, limit: PAGE });
+      const page = ls.list({
+        type: [...INBOX_TYPES],
+        exclude_from_agent: agent,
+        since_event_id: cursor ?? undefined,
+        limit: PAGE,
+      });
       for (const e of page.events) {
         const addressed = e.to_agent === agent || (e.to_agent === '*' && e.type === 'task.request');
         const worker = e.type === 'claim.expired' ? bodyField(e.body, 'worker') : undefined;
-        if (addressed || worker === agent || (e.correlation_id !== null && e.type !== 'task.request' && isMine(e.correlation_id))) push(itemLine(e, agent));
+        if (
+          addressed ||
+          worker === agent ||
+          (e.correlation_id !== null && e.type !== 'task.request' && isMine(e.correlation_id))
+        )
+          push(itemLine(e, agent));
       }
       cursor = page.events.at(-1)?.id ?? cursor;
       if (!page.has_more) break;
     }
   }
-  if (items > lines.length) lines.push(`- … and ${items - lines.length} more: palace logstream list --to-agent ${agent} --json`);
+  if (items > lines.length)
+    lines.push(`- … and ${items - lines.length} more: palace logstream list --to-agent ${agent} --json`);
   const text =
     items === 0
       ? ''
-      : [`palace inbox for ${agent} (${items} new${firstLook ? ', first look: your open tasks' : ''}):`, ...lines].join('\n');
+      : [
+          `palace inbox for ${agent} (${items} new${firstLook ? ', first look: your open tasks' : ''}):`,
+          ...lines,
+        ].join('\n');
   writeState(statePath, cursor, agent);
   return { text, items, cursor };
 }

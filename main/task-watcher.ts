@@ -86,7 +86,12 @@ export class TaskWatcher {
         this.notified.add(e.id);
         this.options.onRequest(e);
       }
-      if (e.type === 'patch.ready' && this.options.onPatch && !this.notified.has(e.id) && this.requestedLocally(e.correlation_id)) {
+      if (
+        e.type === 'patch.ready' &&
+        this.options.onPatch &&
+        !this.notified.has(e.id) &&
+        this.requestedLocally(e.correlation_id)
+      ) {
         this.notified.add(e.id);
         this.options.onPatch(e);
       }
@@ -100,7 +105,8 @@ export class TaskWatcher {
   private requestedLocally(correlationId: string | null): boolean {
     if (!correlationId) return false;
     for (const e of this.events.values())
-      if (e.type === 'task.request' && e.correlation_id === correlationId) return this.options.isLocalAgent(e.from_agent);
+      if (e.type === 'task.request' && e.correlation_id === correlationId)
+        return this.options.isLocalAgent(e.from_agent);
     return false;
   }
 

@@ -115,16 +115,26 @@ run('the human at the desk (Chromium)', { timeout: 120_000 }, () => {
       correlation_id: 'task_capitalise_the_greeting',
       body: 'first try',
     });
-    await expect.poll(() => taskRow('task_capitalise_the_greeting').getAttribute('data-status')).toBe('ready');
-    await expect.poll(async () => (await notices()).map((n) => n.title)).toContain('Patch ready on task_capitalise_the_greeting');
+    await expect
+      .poll(() => taskRow('task_capitalise_the_greeting').getAttribute('data-status'))
+      .toBe('ready');
+    await expect
+      .poll(async () => (await notices()).map((n) => n.title))
+      .toContain('Patch ready on task_capitalise_the_greeting');
 
     await openTask('task_capitalise_the_greeting');
     await page.getByTestId('patch-decision').waitFor();
     await shot('desk-02-patch-decision');
     await page.getByTestId('patch-note').fill('the test for greet() fails');
     await page.getByTestId('patch-reject').click();
-    await expect.poll(() => taskRow('task_capitalise_the_greeting').getAttribute('data-status')).toBe('failed');
-    const [rejected] = await list({ type: 'event.ack', correlation_id: 'task_capitalise_the_greeting', status: 'failed' });
+    await expect
+      .poll(() => taskRow('task_capitalise_the_greeting').getAttribute('data-status'))
+      .toBe('failed');
+    const [rejected] = await list({
+      type: 'event.ack',
+      correlation_id: 'task_capitalise_the_greeting',
+      status: 'failed',
+    });
     expect(rejected?.from_agent).toBe(DESK);
     expect(rejected?.body).toBe('the test for greet() fails');
     expect(rejected?.metadata.ack_of).toBe(first.event.id);
@@ -135,10 +145,18 @@ run('the human at the desk (Chromium)', { timeout: 120_000 }, () => {
       correlation_id: 'task_capitalise_the_greeting',
       body: 'second try',
     });
-    await expect.poll(() => taskRow('task_capitalise_the_greeting').getAttribute('data-status')).toBe('ready');
+    await expect
+      .poll(() => taskRow('task_capitalise_the_greeting').getAttribute('data-status'))
+      .toBe('ready');
     await page.getByTestId('patch-approve').click();
-    await expect.poll(() => taskRow('task_capitalise_the_greeting').getAttribute('data-status')).toBe('applied');
-    const [applied] = await list({ type: 'event.ack', correlation_id: 'task_capitalise_the_greeting', status: 'applied' });
+    await expect
+      .poll(() => taskRow('task_capitalise_the_greeting').getAttribute('data-status'))
+      .toBe('applied');
+    const [applied] = await list({
+      type: 'event.ack',
+      correlation_id: 'task_capitalise_the_greeting',
+      status: 'applied',
+    });
     expect(applied?.from_agent).toBe(DESK);
     expect(applied?.metadata.ack_of).toBe(second.event.id);
   });
@@ -154,11 +172,15 @@ run('the human at the desk (Chromium)', { timeout: 120_000 }, () => {
       status: 'open',
       body: 'Please review the wording of the login error.',
     });
-    await expect.poll(async () => (await notices()).map((n) => n.title)).toContain(`Task for you from ${WORKER}`);
+    await expect
+      .poll(async () => (await notices()).map((n) => n.title))
+      .toContain(`Task for you from ${WORKER}`);
     await openTask('task_review_wording');
     await page.getByTestId('task-reply').fill('Looks fine; ship it.');
     await page.getByTestId('task-reply-send').click();
-    await expect.poll(async () => (await list({ type: 'task.reply', correlation_id: 'task_review_wording' })).length).toBe(1);
+    await expect
+      .poll(async () => (await list({ type: 'task.reply', correlation_id: 'task_review_wording' })).length)
+      .toBe(1);
     const [reply] = await list({ type: 'task.reply', correlation_id: 'task_review_wording' });
     expect(reply?.from_agent).toBe(DESK);
     expect(reply?.to_agent).toBe(WORKER);

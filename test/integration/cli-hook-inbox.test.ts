@@ -26,7 +26,14 @@ const inbox = (agent: string, ...extra: string[]) =>
   palace.run(['hook', 'inbox', '--agent', agent, '--format', 'text', ...extra]);
 
 const request = (cid: string, to: string, body = `Goal: ${cid}`) =>
-  appendEvent(palace, { type: 'task.request', from: REQUESTER, to, correlationId: cid, status: 'open', body });
+  appendEvent(palace, {
+    type: 'task.request',
+    from: REQUESTER,
+    to,
+    correlationId: cid,
+    status: 'open',
+    body,
+  });
 
 describe('palace hook inbox', () => {
   it('prints nothing and creates no palace when there is no log', async () => {
@@ -52,7 +59,16 @@ describe('palace hook inbox', () => {
 
     // The worker claims and delivers; the requester's inbox gets both, once.
     expect((await inbox(REQUESTER)).stdout).toBe(''); // first look: no open task is addressed to the requester
-    const claim = await palace.run(['logstream', 'ack', open.id, '--from-agent', WORKER, '--status', 'claimed', '--json']);
+    const claim = await palace.run([
+      'logstream',
+      'ack',
+      open.id,
+      '--from-agent',
+      WORKER,
+      '--status',
+      'claimed',
+      '--json',
+    ]);
     expect(claim.code).toBe(0);
     await appendEvent(palace, {
       type: 'patch.ready',
@@ -92,7 +108,9 @@ describe('palace hook inbox', () => {
       stdin: JSON.stringify({ hook_event_name: 'SessionStart', session_id: 's1', cwd: '/tmp' }),
     });
     expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+    const out = JSON.parse(r.stdout) as {
+      hookSpecificOutput: { hookEventName: string; additionalContext: string };
+    };
     expect(out.hookSpecificOutput.hookEventName).toBe('SessionStart');
     expect(out.hookSpecificOutput.additionalContext).toContain('task_json');
   });
@@ -101,11 +119,15 @@ describe('palace hook inbox', () => {
     await request('task_stdin', WORKER);
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PALACE_')) env[k] = v;
-    const child = spawn(process.execPath, [PALACE_BIN, '--palace', palace.dir, 'hook', 'inbox', '--agent', WORKER], {
-      cwd: REPO_ROOT,
-      env: { ...env, HOME: palace.home },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [PALACE_BIN, '--palace', palace.dir, 'hook', 'inbox', '--agent', WORKER],
+      {
+        cwd: REPO_ROOT,
+        env: { ...env, HOME: palace.home },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
     const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
@@ -122,10 +144,14 @@ describe('palace instructions hooks', () => {
     const r = await palace.run(['instructions', 'hooks', '--agent', 'box-claude']);
     expect(r.code).toBe(0);
     const blocks = r.stdout.split('\n# ').filter((b) => b.includes('{'));
-    const parsed = blocks.map((b) => JSON.parse(b.slice(b.indexOf('{'))) as { hooks: Record<string, unknown[]> });
+    const parsed = blocks.map(
+      (b) => JSON.parse(b.slice(b.indexOf('{'))) as { hooks: Record<string, unknown[]> },
+    );
     expect(parsed).toHaveLength(2);
     for (const settings of parsed) {
-      expect(JSON.stringify(settings.hooks.SessionStart)).toContain('palace hook inbox --agent box-claude --event SessionStart');
+      expect(JSON.stringify(settings.hooks.SessionStart)).toContain(
+        'palace hook inbox --agent box-claude --event SessionStart',
+      );
       expect(JSON.stringify(settings.hooks.UserPromptSubmit)).toContain('--event UserPromptSubmit');
     }
     expect(existsSync(join(palace.dir, 'logstream.sqlite3'))).toBe(false);

@@ -10,7 +10,14 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { appendEvent, makeTempPalace, parseJson, type ErrorJson, type EventJson, type TempPalace } from '../helpers/cli.js';
+import {
+  appendEvent,
+  makeTempPalace,
+  parseJson,
+  type ErrorJson,
+  type EventJson,
+  type TempPalace,
+} from '../helpers/cli.js';
 
 let palace: TempPalace;
 let requesterRepo: string;
@@ -20,7 +27,9 @@ let base: string;
 const REQUESTER = 'laptop-claude';
 const WORKER = 'laptop-codex';
 const TASK = 'task_fix_greeting';
-const ORIGINAL = ['export function greet(name: string): string {', '  return "hello " + name;', '}', ''].join('\n');
+const ORIGINAL = ['export function greet(name: string): string {', '  return "hello " + name;', '}', ''].join(
+  '\n',
+);
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], {
@@ -57,7 +66,18 @@ afterEach(async () => {
 });
 
 const submit = (...extra: string[]) =>
-  palace.run(['patch', 'submit', '--task', TASK, '--agent', WORKER, '--repo', workerRepo, '--json', ...extra]);
+  palace.run([
+    'patch',
+    'submit',
+    '--task',
+    TASK,
+    '--agent',
+    WORKER,
+    '--repo',
+    workerRepo,
+    '--json',
+    ...extra,
+  ]);
 const apply = (ref: string, ...extra: string[]) =>
   palace.run(['patch', 'apply', ref, '--repo', requesterRepo, '--agent', REQUESTER, '--json', ...extra]);
 
@@ -71,7 +91,9 @@ async function taskStatus(): Promise<string> {
 }
 
 function worktrees(repo: string): number {
-  return git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).length;
+  return git(repo, 'worktree', 'list', '--porcelain')
+    .split('\n')
+    .filter((l) => l.startsWith('worktree ')).length;
 }
 
 describe('palace patch submit', () => {
@@ -112,7 +134,7 @@ describe('palace patch submit', () => {
     expect(existsSync(join(requesterRepo, 'build'))).toBe(false);
   });
 
-  it('refuses a diff that does not apply to the base commit, with git\'s message, and files nothing', async () => {
+  it("refuses a diff that does not apply to the base commit, with git's message, and files nothing", async () => {
     // The worker built on a commit the requester never had: the line the diff touches differs at base.
     writeFileSync(join(workerRepo, 'greet.ts'), ORIGINAL.replace('"hello "', '"hi "'));
     git(workerRepo, 'commit', '--quiet', '-am', 'local change');
@@ -143,7 +165,17 @@ describe('palace patch submit', () => {
     git(other, 'add', '.');
     git(other, 'commit', '--quiet', '-m', 'unrelated');
     writeFileSync(join(other, 'greet.ts'), 'y\n');
-    const unknown = await palace.run(['patch', 'submit', '--task', TASK, '--agent', WORKER, '--repo', other, '--json']);
+    const unknown = await palace.run([
+      'patch',
+      'submit',
+      '--task',
+      TASK,
+      '--agent',
+      WORKER,
+      '--repo',
+      other,
+      '--json',
+    ]);
     expect(unknown.code).toBe(2);
     expect(parseJson<ErrorJson>(unknown).error.message).toContain(base);
     expect(await events('patch.ready')).toEqual([]);

@@ -210,7 +210,9 @@ describe('tray app wiring (mocked electron, real hub)', { timeout: 60_000 }, () 
       () => fakeState.notifications.find((n) => n.options.title === 'Patch ready on task_review_copy'),
       'the patch notification',
     );
-    const patchNote = fakeState.notifications.find((n) => n.options.title === 'Patch ready on task_review_copy');
+    const patchNote = fakeState.notifications.find(
+      (n) => n.options.title === 'Patch ready on task_review_copy',
+    );
     expect(patchNote?.shown).toBe(true);
     expect(patchNote?.options.body).toContain('reworded the intro');
   });

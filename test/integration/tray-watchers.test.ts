@@ -136,8 +136,20 @@ describe('TaskWatcher', () => {
     cleanups.push(() => hub.close());
     const log = hub.services.logstream;
     const request = (from: string, id: string): Promise<LogEvent> =>
-      log.append({ type: 'task.request', stream: 'project/x', room: 'delegation', from_agent: from, to_agent: 'box-codex', correlation_id: id });
-    const patch = (id: string) => log.submitPatch({ correlation_id: id, from_agent: 'box-codex', content: '--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n' });
+      log.append({
+        type: 'task.request',
+        stream: 'project/x',
+        room: 'delegation',
+        from_agent: from,
+        to_agent: 'box-codex',
+        correlation_id: id,
+      });
+    const patch = (id: string) =>
+      log.submitPatch({
+        correlation_id: id,
+        from_agent: 'box-codex',
+        content: '--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n',
+      });
     await request('human', 'task_mine_old');
     patch('task_mine_old'); // history: never notified
 

@@ -48,12 +48,25 @@ export function DeskBar({ onCreated }: Props): ReactElement {
         />
       </label>
       {canNotify() && !inTray ? (
-        <label className="desk-notify small" title="A notification when a task is addressed to you or a patch lands on a task you opened">
-          <input type="checkbox" checked={notify} onChange={(e) => void toggleNotify(e.target.checked)} data-testid="desk-notify" />
+        <label
+          className="desk-notify small"
+          title="A notification when a task is addressed to you or a patch lands on a task you opened"
+        >
+          <input
+            type="checkbox"
+            checked={notify}
+            onChange={(e) => void toggleNotify(e.target.checked)}
+            data-testid="desk-notify"
+          />
           Notify me
         </label>
       ) : null}
-      <button type="button" className="btn btn-primary btn-sm" onClick={() => setOpen(true)} data-testid="new-task">
+      <button
+        type="button"
+        className="btn btn-primary btn-sm"
+        onClick={() => setOpen(true)}
+        data-testid="new-task"
+      >
         New task
       </button>
       {open ? (

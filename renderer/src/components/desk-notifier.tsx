@@ -24,8 +24,19 @@ export function DeskNotifier({ onOpenTask }: { onOpenTask(correlationId: string)
     const known = seen.current;
     const fresh = events.filter((e) => !known.has(e.id));
     for (const e of fresh) known.add(e.id);
-    if (inTray || !notify || fresh.length === 0 || typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
-    const requested = new Set(events.filter((e) => e.type === 'task.request' && e.from_agent === agent && e.correlation_id).map((e) => e.correlation_id as string));
+    if (
+      inTray ||
+      !notify ||
+      fresh.length === 0 ||
+      typeof Notification === 'undefined' ||
+      Notification.permission !== 'granted'
+    )
+      return;
+    const requested = new Set(
+      events
+        .filter((e) => e.type === 'task.request' && e.from_agent === agent && e.correlation_id)
+        .map((e) => e.correlation_id as string),
+    );
     for (const n of deskNotices(fresh, agent, requested)) {
       const shown = new Notification(n.title, { body: n.body, tag: n.event_id });
       shown.onclick = () => {

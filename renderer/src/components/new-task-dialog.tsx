@@ -83,15 +83,35 @@ export function NewTaskDialog({ streams, onClose, onCreated }: Props): ReactElem
         <div className="form-grid">
           <label className="form-field form-wide">
             <span>Goal</span>
-            <input className="input" autoFocus value={title} onChange={(e) => setTitle(e.target.value)} placeholder="Fix the login redirect loop" data-testid="new-task-title" />
+            <input
+              className="input"
+              autoFocus
+              value={title}
+              onChange={(e) => setTitle(e.target.value)}
+              placeholder="Fix the login redirect loop"
+              data-testid="new-task-title"
+            />
           </label>
           <label className="form-field">
             <span>For agent</span>
-            <input className="input" value={to} onChange={(e) => setTo(e.target.value)} placeholder="laptop-codex, or * for anyone" data-testid="new-task-to" />
+            <input
+              className="input"
+              value={to}
+              onChange={(e) => setTo(e.target.value)}
+              placeholder="laptop-codex, or * for anyone"
+              data-testid="new-task-to"
+            />
           </label>
           <label className="form-field">
             <span>Stream</span>
-            <input className="input" list="desk-streams" value={stream} onChange={(e) => setStream(e.target.value)} placeholder="project/webapp" data-testid="new-task-stream" />
+            <input
+              className="input"
+              list="desk-streams"
+              value={stream}
+              onChange={(e) => setStream(e.target.value)}
+              placeholder="project/webapp"
+              data-testid="new-task-stream"
+            />
             <datalist id="desk-streams">
               {streams.map((s) => (
                 <option key={s} value={s} />
@@ -100,22 +120,53 @@ export function NewTaskDialog({ streams, onClose, onCreated }: Props): ReactElem
           </label>
           <label className="form-field">
             <span>Correlation id</span>
-            <input className="input mono" value={correlation} onChange={(e) => setCid(e.target.value)} placeholder="task_…" data-testid="new-task-cid" />
+            <input
+              className="input mono"
+              value={correlation}
+              onChange={(e) => setCid(e.target.value)}
+              placeholder="task_…"
+              data-testid="new-task-cid"
+            />
           </label>
           <label className="form-field">
             <span>Branch · base commit</span>
             <div className="field-row">
-              <input className="input" value={branch} onChange={(e) => setBranch(e.target.value)} placeholder="main" data-testid="new-task-branch" />
-              <input className="input mono" value={base} onChange={(e) => setBase(e.target.value)} placeholder="3f2a9c1" data-testid="new-task-base" />
+              <input
+                className="input"
+                value={branch}
+                onChange={(e) => setBranch(e.target.value)}
+                placeholder="main"
+                data-testid="new-task-branch"
+              />
+              <input
+                className="input mono"
+                value={base}
+                onChange={(e) => setBase(e.target.value)}
+                placeholder="3f2a9c1"
+                data-testid="new-task-base"
+              />
             </div>
           </label>
           <label className="form-field form-wide">
             <span>Depends on (correlation ids; it waits until they are applied)</span>
-            <input className="input mono" value={deps} onChange={(e) => setDeps(e.target.value)} placeholder="task_schema_migration, task_api_client" data-testid="new-task-deps" />
+            <input
+              className="input mono"
+              value={deps}
+              onChange={(e) => setDeps(e.target.value)}
+              placeholder="task_schema_migration, task_api_client"
+              data-testid="new-task-deps"
+            />
           </label>
           <label className="form-field form-wide">
             <span>Work order</span>
-            <textarea className="input desk-textarea" rows={5} value={details} onChange={(e) => setDetails(e.target.value)} placeholder="Definition of done, tests to run, files involved…" data-testid="new-task-body" />
+            <textarea
+              className="input desk-textarea"
+              rows={5}
+              value={details}
+              onChange={(e) => setDetails(e.target.value)}
+              placeholder="Definition of done, tests to run, files involved…"
+              data-testid="new-task-body"
+            />
           </label>
         </div>
         {error ? (
@@ -127,7 +178,12 @@ export function NewTaskDialog({ streams, onClose, onCreated }: Props): ReactElem
           <button type="button" className="btn btn-ghost btn-sm" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" className="btn btn-primary btn-sm" disabled={busy || !ready} data-testid="new-task-submit">
+          <button
+            type="submit"
+            className="btn btn-primary btn-sm"
+            disabled={busy || !ready}
+            data-testid="new-task-submit"
+          >
             File task.request
           </button>
         </footer>

@@ -33,7 +33,8 @@ export function TaskActions({ task, request, now }: Props): ReactElement {
   const own = events.filter((e) => e.correlation_id === task.correlation_id);
   const patch = [...own].reverse().find((e) => e.type === 'patch.ready');
   const reservations = task.done ? [] : activeReservations(events, task.correlation_id, now); // released with the task
-  const replyTo = task.requester === agent ? (task.worker ?? request?.to_agent ?? '*') : (task.requester ?? '*');
+  const replyTo =
+    task.requester === agent ? (task.worker ?? request?.to_agent ?? '*') : (task.requester ?? '*');
 
   const run = async (what: string, fn: () => Promise<unknown>, after?: () => void): Promise<void> => {
     setBusy(true);
@@ -81,7 +82,13 @@ export function TaskActions({ task, request, now }: Props): ReactElement {
               className="btn btn-primary btn-sm"
               disabled={busy}
               data-testid="patch-approve"
-              onClick={() => void run('Patch approved (applied)', () => decidePatch(store.client, agent, patch.id, 'applied', note), () => setNote(''))}
+              onClick={() =>
+                void run(
+                  'Patch approved (applied)',
+                  () => decidePatch(store.client, agent, patch.id, 'applied', note),
+                  () => setNote(''),
+                )
+              }
             >
               Approve (applied)
             </button>
@@ -90,7 +97,13 @@ export function TaskActions({ task, request, now }: Props): ReactElement {
               className="btn btn-secondary btn-sm"
               disabled={busy}
               data-testid="patch-reject"
-              onClick={() => void run('Patch rejected (failed)', () => decidePatch(store.client, agent, patch.id, 'failed', note), () => setNote(''))}
+              onClick={() =>
+                void run(
+                  'Patch rejected (failed)',
+                  () => decidePatch(store.client, agent, patch.id, 'failed', note),
+                  () => setNote(''),
+                )
+              }
             >
               Reject (failed)
             </button>
@@ -100,7 +113,8 @@ export function TaskActions({ task, request, now }: Props): ReactElement {
       {task.status === 'claimed' ? (
         <div className="desk-block">
           <div className="muted small">
-            Claimed by <span className="agent">{task.worker ?? 'a worker'}</span>. Releasing the claim opens the task again.
+            Claimed by <span className="agent">{task.worker ?? 'a worker'}</span>. Releasing the claim opens
+            the task again.
           </div>
           <div className="desk-buttons">
             <button
@@ -108,7 +122,16 @@ export function TaskActions({ task, request, now }: Props): ReactElement {
               className={`btn btn-sm ${task.stalled ? 'btn-primary' : 'btn-secondary'}`}
               disabled={busy}
               data-testid="claim-release"
-              onClick={() => void run('Claim released', () => releaseClaim(store.client, agent, task.correlation_id, `released from the dashboard by ${agent}`))}
+              onClick={() =>
+                void run('Claim released', () =>
+                  releaseClaim(
+                    store.client,
+                    agent,
+                    task.correlation_id,
+                    `released from the dashboard by ${agent}`,
+                  ),
+                )
+              }
             >
               Release claim
             </button>
@@ -132,7 +155,9 @@ export function TaskActions({ task, request, now }: Props): ReactElement {
                 className="btn btn-ghost btn-sm"
                 disabled={busy}
                 data-testid="reservation-cancel"
-                onClick={() => void run('Reservation cancelled', () => cancelReservation(store.client, agent, r.event.id))}
+                onClick={() =>
+                  void run('Reservation cancelled', () => cancelReservation(store.client, agent, r.event.id))
+                }
               >
                 Cancel
               </button>
@@ -145,7 +170,12 @@ export function TaskActions({ task, request, now }: Props): ReactElement {
           className="desk-block"
           onSubmit={(e) => {
             e.preventDefault();
-            if (reply.trim()) void run(`Reply sent to ${replyTo}`, () => replyOnTask(store.client, agent, request, replyTo, reply), () => setReply(''));
+            if (reply.trim())
+              void run(
+                `Reply sent to ${replyTo}`,
+                () => replyOnTask(store.client, agent, request, replyTo, reply),
+                () => setReply(''),
+              );
           }}
         >
           <textarea
@@ -158,7 +188,12 @@ export function TaskActions({ task, request, now }: Props): ReactElement {
             data-testid="task-reply"
           />
           <div className="desk-buttons">
-            <button type="submit" className="btn btn-secondary btn-sm" disabled={busy || !reply.trim()} data-testid="task-reply-send">
+            <button
+              type="submit"
+              className="btn btn-secondary btn-sm"
+              disabled={busy || !reply.trim()}
+              data-testid="task-reply-send"
+            >
               Reply to {replyTo}
             </button>
           </div>

@@ -41,16 +41,25 @@ export function TaskCoordination({ task, now }: { task: TaskRow; now: number }):
             label: 'Lease',
             value: (
               <span data-testid="task-lease" className={leaseLeft <= 0 ? 'stalled-note' : undefined}>
-                {leaseLeft > 0 ? `${formatDuration(leaseLeft)} left` : `ended ${formatDuration(-leaseLeft)} ago`} (until{' '}
-                {new Date(c.lease_expires_at as string).toLocaleTimeString()})
+                {leaseLeft > 0
+                  ? `${formatDuration(leaseLeft)} left`
+                  : `ended ${formatDuration(-leaseLeft)} ago`}{' '}
+                (until {new Date(c.lease_expires_at as string).toLocaleTimeString()})
               </span>
             ),
           },
         ]
       : []),
-    ...(c.lease_expired ? [{ label: 'Last claim', value: <span className="tag tag-warn">expired; open again</span> }] : []),
+    ...(c.lease_expired
+      ? [{ label: 'Last claim', value: <span className="tag tag-warn">expired; open again</span> }]
+      : []),
     ...(c.late_patch
-      ? [{ label: 'Patch', value: <span className="tag tag-warn">arrived after its claimer's lease ended</span> }]
+      ? [
+          {
+            label: 'Patch',
+            value: <span className="tag tag-warn">arrived after its claimer's lease ended</span>,
+          },
+        ]
       : []),
     ...(deps.length > 0
       ? [
@@ -60,7 +69,12 @@ export function TaskCoordination({ task, now }: { task: TaskRow; now: number }):
               <span data-testid="task-deps" className="deps">
                 {(blockedBy.length > 0 ? blockedBy : depStatus).map((d) => (
                   <span key={d.id} className="dep">
-                    <span className="mono">{d.id}</span> {d.status ? <StatusBadge status={d.status} /> : <span className="muted small">not seen</span>}
+                    <span className="mono">{d.id}</span>{' '}
+                    {d.status ? (
+                      <StatusBadge status={d.status} />
+                    ) : (
+                      <span className="muted small">not seen</span>
+                    )}
                   </span>
                 ))}
               </span>

@@ -56,15 +56,34 @@ export interface DeskNotice {
  * What among `fresh` events is worth a notification for `agent`: a task addressed to it, or a
  * patch landing on a task it opened (`requested` = correlation ids whose request it wrote).
  */
-export function deskNotices(fresh: readonly LogEvent[], agent: string, requested: ReadonlySet<string>): DeskNotice[] {
+export function deskNotices(
+  fresh: readonly LogEvent[],
+  agent: string,
+  requested: ReadonlySet<string>,
+): DeskNotice[] {
   const out: DeskNotice[] = [];
   for (const e of fresh) {
     if (e.from_agent === agent) continue;
-    const line = e.body.split('\n').find((l) => l.trim() !== '')?.trim().slice(0, 140) ?? '';
+    const line =
+      e.body
+        .split('\n')
+        .find((l) => l.trim() !== '')
+        ?.trim()
+        .slice(0, 140) ?? '';
     if (e.type === 'task.request' && e.to_agent === agent)
-      out.push({ event_id: e.id, correlation_id: e.correlation_id, title: `Task for you from ${e.from_agent}`, body: `${e.correlation_id ?? e.id}${line ? `: ${line}` : ''}` });
+      out.push({
+        event_id: e.id,
+        correlation_id: e.correlation_id,
+        title: `Task for you from ${e.from_agent}`,
+        body: `${e.correlation_id ?? e.id}${line ? `: ${line}` : ''}`,
+      });
     else if (e.type === 'patch.ready' && e.correlation_id && requested.has(e.correlation_id))
-      out.push({ event_id: e.id, correlation_id: e.correlation_id, title: `Patch ready on ${e.correlation_id}`, body: `from ${e.from_agent}${line ? `: ${line}` : ''}` });
+      out.push({
+        event_id: e.id,
+        correlation_id: e.correlation_id,
+        title: `Patch ready on ${e.correlation_id}`,
+        body: `from ${e.from_agent}${line ? `: ${line}` : ''}`,
+      });
   }
   return out;
 }
@@ -76,7 +95,12 @@ export interface Reservation {
   expires_at: string | null;
 }
 
-function reservedBody(e: LogEvent): { paths?: unknown; exclusive?: unknown; expires_at?: unknown; correlation_id?: unknown } {
+function reservedBody(e: LogEvent): {
+  paths?: unknown;
+  exclusive?: unknown;
+  expires_at?: unknown;
+  correlation_id?: unknown;
+} {
   try {
     const v: unknown = JSON.parse(e.body);
     return v && typeof v === 'object' ? (v as Record<string, unknown>) : {};
@@ -86,7 +110,11 @@ function reservedBody(e: LogEvent): { paths?: unknown; exclusive?: unknown; expi
 }
 
 /** The `file.reserved` events of a task not yet released (by `file.released`) nor expired at `now`. */
-export function activeReservations(events: readonly LogEvent[], correlationId: string, now: number): Reservation[] {
+export function activeReservations(
+  events: readonly LogEvent[],
+  correlationId: string,
+  now: number,
+): Reservation[] {
   const released = new Set<string>();
   for (const e of events)
     if (e.type === 'file.released') {

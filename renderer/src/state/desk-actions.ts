@@ -38,7 +38,13 @@ export function createTask(client: HubClient, agent: string, task: NewTask): Pro
 }
 
 /** A `task.reply` on a task (no status: it does not move the task), addressed to `to`. */
-export function replyOnTask(client: HubClient, agent: string, request: LogEvent, to: string, body: string): Promise<LogEvent> {
+export function replyOnTask(
+  client: HubClient,
+  agent: string,
+  request: LogEvent,
+  to: string,
+  body: string,
+): Promise<LogEvent> {
   return client.callTool<LogEvent>('palace_event_append', {
     type: 'task.reply',
     from_agent: agent,
@@ -67,7 +73,12 @@ export function decidePatch(
 }
 
 /** Releases a (stale) claim: `palace_task_release`, which appends `claim.expired`. */
-export function releaseClaim(client: HubClient, agent: string, correlationId: string, reason: string): Promise<unknown> {
+export function releaseClaim(
+  client: HubClient,
+  agent: string,
+  correlationId: string,
+  reason: string,
+): Promise<unknown> {
   return client.callTool('palace_task_release', { event_id: correlationId, from_agent: agent, reason });
 }
 

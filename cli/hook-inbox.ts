@@ -92,6 +92,8 @@ export function collectInbox(ls: Logstream, agent: string, statePath: string): I
   const firstLook = state.kind === 'absent' || state.kind === 'corrupt'; // never flood a prompt with the whole log
   if (firstLook) {
     cursor = ls.tipId();
+    // Only requests up to the tip the cursor starts at: a later one is reported by the next run.
+    const tipSeq = cursor ? (ls.store.getEvent(cursor)?.seq ?? 0) : 0;
     const requests = ls.list({
       type: 'task.request',
       to_agent: agent,
@@ -100,6 +102,7 @@ export function collectInbox(ls: Logstream, agent: string, statePath: string): I
       limit: 50,
     }).events;
     for (const request of requests.reverse()) {
+      if (request.seq > tipSeq) continue;
       const cid = request.correlation_id;
       if (!cid) continue;
       const task = ls.task(cid);

@@ -153,14 +153,18 @@ export function registerHook(program: Command): void {
   hook
     .command('inbox')
     .description("print what is new for an agent since its last look (tasks for it, acks and patches on its tasks, expired claims) as hook additional context; nothing when nothing is new")
-    .requiredOption('--agent <agent>', 'the agent whose inbox this is (<machine>-<harness>)')
+    .option('--agent <agent>', 'the agent whose inbox this is (<machine>-<harness>; default PALACE_AGENT_NAME)')
     .option('--event <name>', 'the hook event to answer (default: hook_event_name from the payload on stdin, else UserPromptSubmit)')
     .option('--format <format>', 'json (hookSpecificOutput.additionalContext, for Claude Code and Codex) or text', 'json')
     .option('--state-file <path>', 'keep the cursor here (default ~/.palace/inbox/<agent>.json)')
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const agent = String(o.agent);
+        const agent = typeof o.agent === 'string' && o.agent !== '' ? o.agent : ctx.config.agentName;
+        if (!agent) {
+          hookLog(ctx.config, 'inbox: no --agent and no PALACE_AGENT_NAME; nothing to report');
+          return 0;
+        }
         const watchdog = setTimeout(() => {
           hookLog(ctx.config, `inbox ${agent}: gave up after ${INBOX_BUDGET_MS} ms`);
           process.exit(0); // a hook never holds up the prompt

@@ -106,7 +106,7 @@ run('the human at the desk (Chromium)', { timeout: 120_000 }, () => {
     expect(request?.body).toBe('Capitalise the greeting\n\nDone when README says Hello.');
   });
 
-  it('notifies (opted in) when a patch lands on a task the desk opened, then rejects and approves it', async () => {
+  it('notifies (opted in) when a patch lands on a task the desk opened, then rejects it; approves another', async () => {
     const [request] = await list({ type: 'task.request', correlation_id: 'task_capitalise_the_greeting' });
     await callJson(mcp, 'palace_event_ack', { event_id: request?.id, from_agent: WORKER, status: 'claimed' });
     const first = await callJson<{ event: LogEvent }>(mcp, 'palace_patch_submit', {
@@ -139,22 +139,31 @@ run('the human at the desk (Chromium)', { timeout: 120_000 }, () => {
     expect(rejected?.body).toBe('the test for greet() fails');
     expect(rejected?.metadata.ack_of).toBe(first.event.id);
 
+    // A fresh task for the approval (a failed task is terminal).
+    const again = await callJson<LogEvent>(mcp, 'palace_event_append', {
+      type: 'task.request',
+      stream: STREAM,
+      room: 'delegation',
+      from_agent: DESK,
+      to_agent: WORKER,
+      correlation_id: 'task_capitalise_again',
+      status: 'open',
+      body: 'Capitalise the greeting, with the test fixed',
+    });
+    await callJson(mcp, 'palace_event_ack', { event_id: again.id, from_agent: WORKER, status: 'claimed' });
     const second = await callJson<{ event: LogEvent }>(mcp, 'palace_patch_submit', {
       content: PATCH,
       from_agent: WORKER,
-      correlation_id: 'task_capitalise_the_greeting',
+      correlation_id: 'task_capitalise_again',
       body: 'second try',
     });
-    await expect
-      .poll(() => taskRow('task_capitalise_the_greeting').getAttribute('data-status'))
-      .toBe('ready');
+    await expect.poll(() => taskRow('task_capitalise_again').getAttribute('data-status')).toBe('ready');
+    await openTask('task_capitalise_again');
     await page.getByTestId('patch-approve').click();
-    await expect
-      .poll(() => taskRow('task_capitalise_the_greeting').getAttribute('data-status'))
-      .toBe('applied');
+    await expect.poll(() => taskRow('task_capitalise_again').getAttribute('data-status')).toBe('applied');
     const [applied] = await list({
       type: 'event.ack',
-      correlation_id: 'task_capitalise_the_greeting',
+      correlation_id: 'task_capitalise_again',
       status: 'applied',
     });
     expect(applied?.from_agent).toBe(DESK);

@@ -2,10 +2,8 @@
 // files a task request, replies on a task, rejects then approves a patch, releases a claim and
 // cancels a reservation, each through the hub's MCP tools under the configured desk agent name;
 // a read-only hub refuses the writes and the page shows the refusal; an opted-in notification
-// fires for a task addressed to the desk and for a patch on a task it opened.
-
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+// fires for a task addressed to the desk and for a patch on a task it opened. Screenshots land in
+// test-results/screenshots/desk-*.png.
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Page } from 'playwright-core';
@@ -22,7 +20,6 @@ const DESK = 'desk-ana';
 const WORKER = 'laptop-codex';
 const STREAM = 'project/webapp';
 const PATCH = ['--- a/README.md', '+++ b/README.md', '@@ -1 +1 @@', '-hello', '+Hello', ''].join('\n');
-const SHOTS = '/tmp/shots-coord-ui';
 
 /** Records every Notification the page creates (the browser API, not ours), permission granted. */
 const RECORD_NOTIFICATIONS = `
@@ -50,9 +47,7 @@ run('the human at the desk (Chromium)', { timeout: 120_000 }, () => {
   const notices = (): Promise<{ title: string; body: string }[]> => page.evaluate('window.__notices');
   const shot = async (name: string): Promise<void> => {
     await expect.poll(() => page.locator('.toast').count(), { timeout: 10_000 }).toBe(0);
-    const path = await screenshot(page, name);
-    mkdirSync(SHOTS, { recursive: true });
-    copyFileSync(path, join(SHOTS, `${name}.png`));
+    await screenshot(page, name);
   };
   const openTask = async (id: string): Promise<void> => {
     await taskRow(id).waitFor();
@@ -296,8 +291,7 @@ run('the desk on a read-only hub (Chromium)', { timeout: 60_000 }, () => {
     await page.locator('[data-testid="task-row"][data-task-id="task_read_only"]').click();
     await page.getByTestId('patch-approve').click();
     await expect.poll(() => page.getByTestId('desk-error').innerText()).toMatch(/read-only/);
-    mkdirSync(SHOTS, { recursive: true });
-    copyFileSync(await screenshot(page, 'desk-04-read-only'), join(SHOTS, 'desk-04-read-only.png'));
+    await screenshot(page, 'desk-04-read-only');
     await page.getByTestId('new-task').click();
     await page.getByTestId('new-task-title').fill('Anything');
     await page.getByTestId('new-task-to').fill(WORKER);

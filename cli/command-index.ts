@@ -30,6 +30,7 @@ export const COMMAND_MODULES = {
   curate: async (): Promise<Register> => (await import('./commands/curate.js')).registerCurate,
   navigate: async (): Promise<Register> => (await import('./commands/navigate.js')).registerNavigate,
   reserve: async (): Promise<Register> => (await import('./commands/reserve.js')).registerReserve,
+  patch: async (): Promise<Register> => (await import('./commands/patch.js')).registerPatch as Register,
 } as const;
 
 export type CommandModule = keyof typeof COMMAND_MODULES;
@@ -92,6 +93,7 @@ export const COMMAND_INDEX: Readonly<Record<string, readonly CommandModule[]>> =
   reservations: ['reserve'],
   release: ['reserve'],
   guard: ['reserve'],
+  patch: ['patch'],
 };
 
 /** Global options that take a value (their value is not the command name). */

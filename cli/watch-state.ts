@@ -10,10 +10,10 @@ export type WatchState =
   | { kind: 'empty' }
   | { kind: 'corrupt'; reason: string };
 
-/** `~/.palace/watch/<agent>.json`, with `_` doubled and `:`, `/`, `\` turned into `_`. */
-export function defaultStatePath(home: string, agent: string): string {
+/** `~/.palace/<dir>/<agent>.json` (dir `watch` by default), with `_` doubled and `:`, `/`, `\` turned into `_`. */
+export function defaultStatePath(home: string, agent: string, dir = 'watch'): string {
   const safe = agent.replace(/_/g, '__').replace(/[:/\\]/g, '_');
-  return join(home, 'watch', `${safe}.json`);
+  return join(home, dir, `${safe}.json`);
 }
 
 export function readState(path: string): WatchState {

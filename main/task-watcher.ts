@@ -1,5 +1,6 @@
 // Watches the hub for task.request events addressed to this machine's agents: counts the ones
-// nobody has claimed (the tray shows it) and reports each new one once (the tray notifies). Plain
+// nobody has claimed (the tray shows it) and reports each new one once (the tray notifies), and
+// each new patch.ready on a task one of them requested (the human at the desk, issue #20). Plain
 // Node over the hub's HTTP API; loads history without notifying, then follows the live feed.
 
 import { createEventFeed, type EventFeed, type FeedMode } from '../hub/src/client/event-feed.js';
@@ -15,6 +16,8 @@ export interface TaskWatcherOptions {
   isLocalAgent(name: string | null): boolean;
   /** A new task.request for one of this machine's agents (never called for history). */
   onRequest(event: LogEvent): void;
+  /** A new patch.ready on a task whose request one of this machine's agents wrote (never for history). */
+  onPatch?(event: LogEvent): void;
   /** Open task.requests for this machine's agents that nobody has claimed. */
   onWaiting(count: number): void;
   onMode?(mode: FeedMode): void;
@@ -83,11 +86,28 @@ export class TaskWatcher {
         this.notified.add(e.id);
         this.options.onRequest(e);
       }
+      if (
+        e.type === 'patch.ready' &&
+        this.options.onPatch &&
+        !this.notified.has(e.id) &&
+        this.requestedLocally(e.correlation_id)
+      ) {
+        this.notified.add(e.id);
+        this.options.onPatch(e);
+      }
     }
     if (this.notified.size > NOTIFIED_CAP)
       for (const id of [...this.notified].slice(0, this.notified.size - NOTIFIED_CAP))
         this.notified.delete(id);
     this.recount();
+  }
+
+  private requestedLocally(correlationId: string | null): boolean {
+    if (!correlationId) return false;
+    for (const e of this.events.values())
+      if (e.type === 'task.request' && e.correlation_id === correlationId)
+        return this.options.isLocalAgent(e.from_agent);
+    return false;
   }
 
   private recount(): void {

@@ -173,6 +173,7 @@ export async function createTrayApp(input: TrayAppInput): Promise<TrayApp> {
   const tasks = new TaskWatcher({
     isLocalAgent: (name) => isLocalAgent(config, name),
     onRequest: (event: LogEvent) => notifyRequest(event),
+    onPatch: (event: LogEvent) => notifyPatch(event),
     onWaiting: (count) => {
       waiting = count;
       refresh();
@@ -184,6 +185,15 @@ export async function createTrayApp(input: TrayAppInput): Promise<TrayApp> {
     const note = new Notification({
       title: `New task for ${event.to_agent}`,
       body: `${event.from_agent}${event.correlation_id ? ` · ${event.correlation_id}` : ''}${first ? `\n${first.slice(0, 160)}` : ''}`,
+    });
+    note.on('click', () => openDashboard('tasks'));
+    note.show();
+  };
+  const notifyPatch = (event: LogEvent): void => {
+    if (!Notification.isSupported()) return;
+    const note = new Notification({
+      title: `Patch ready on ${event.correlation_id ?? 'a task'}`,
+      body: `${event.from_agent} → ${event.to_agent ?? '*'}${event.body ? `\n${event.body.split('\n')[0]?.slice(0, 160) ?? ''}` : ''}`,
     });
     note.on('click', () => openDashboard('tasks'));
     note.show();

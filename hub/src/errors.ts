@@ -57,6 +57,8 @@ export const ERROR_CODES = {
   'mine.path_refused': { http: 403, exit: 2 },
   'mine.extractor_missing': { http: 501, exit: 1 },
   'mine.extract_failed': { http: 422, exit: 1 },
+  'patch.does_not_apply': { http: 409, exit: 1 },
+  'git.failed': { http: 500, exit: 1 },
   internal: { http: 500, exit: 1 },
 } as const satisfies Record<string, { http: number; exit: number }>;
 

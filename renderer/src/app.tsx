@@ -1,12 +1,13 @@
 // The dashboard shell: token gate, sidebar, header with liveness, the down banner, the current
 // view, and the keyboard layer (command palette, shortcuts, go-to keys).
 
-import { useEffect, useMemo, useRef, useState, type ReactElement } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactElement } from 'react';
 
 import { clientConfigs } from '../../hub/src/client-config.js';
 import type { ViewId } from '../../main/ipc-contract.js';
 import { CommandPalette } from './components/command-palette.js';
 import { ConnectionPill } from './components/connection-pill.js';
+import { DeskNotifier } from './components/desk-notifier.js';
 import { DownBanner } from './components/down-banner.js';
 import { IconLogo, IconRefresh } from './components/icons.js';
 import { ShortcutsDialog } from './components/shortcuts-dialog.js';
@@ -186,6 +187,7 @@ function Shell(): ReactElement {
   const [revealed, setRevealed] = useState(false);
   const agentRef = useRef<HTMLInputElement>(null);
   const now = useNow(15_000);
+  const openTask = useCallback((id: string) => (go('tasks'), setTaskId(id)), [go]);
 
   useEffect(() => store.bridge?.on('app:navigate', (v) => go(v)), [store, go]);
 
@@ -294,6 +296,7 @@ function Shell(): ReactElement {
           {view === 'status' ? <StatusView /> : null}
         </ViewBoundary>
       </main>
+      <DeskNotifier onOpenTask={openTask} />
       {palette ? <CommandPalette commands={commands} onClose={() => setPalette(false)} /> : null}
       {shortcuts ? <ShortcutsDialog onClose={() => setShortcuts(false)} /> : null}
     </div>

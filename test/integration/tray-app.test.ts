@@ -189,6 +189,32 @@ describe('tray app wiring (mocked electron, real hub)', { timeout: 60_000 }, () 
     expect(
       win.webContents.sent.some(([channel, view]) => channel === 'app:navigate' && view === 'tasks'),
     ).toBe(true);
+
+    // A patch on a task this machine's agent requested (e.g. the human at the desk) notifies too.
+    await callJson(mcp, 'palace_event_append', {
+      type: 'task.request',
+      stream: 'project/demo',
+      room: 'delegation',
+      from_agent: 'box-claude',
+      to_agent: 'desk-cursor',
+      correlation_id: 'task_review_copy',
+      body: 'Goal: review the copy',
+    });
+    await callJson(mcp, 'palace_patch_submit', {
+      correlation_id: 'task_review_copy',
+      from_agent: 'desk-cursor',
+      content: '--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n',
+      body: 'reworded the intro',
+    });
+    await waitUntil(
+      () => fakeState.notifications.find((n) => n.options.title === 'Patch ready on task_review_copy'),
+      'the patch notification',
+    );
+    const patchNote = fakeState.notifications.find(
+      (n) => n.options.title === 'Patch ready on task_review_copy',
+    );
+    expect(patchNote?.shown).toBe(true);
+    expect(patchNote?.options.body).toContain('reworded the intro');
   });
 
   it('restarts the hub over IPC and points the window at its new address', async () => {

@@ -128,6 +128,49 @@ describe('TaskWatcher', () => {
     expect(waiting).toEqual([1, 2, 3, 2]);
     expect(notified.map((e) => e.id)).not.toContain(old.id);
   });
+
+  it('notifies each new patch on a task a local agent (the human at the desk) requested, once', async () => {
+    const dirs = makeHubDirs('palace-taskwatch-patch-');
+    cleanups.push(() => dirs.cleanup());
+    const hub = await startTestHub(dirs);
+    cleanups.push(() => hub.close());
+    const log = hub.services.logstream;
+    const request = (from: string, id: string): Promise<LogEvent> =>
+      log.append({
+        type: 'task.request',
+        stream: 'project/x',
+        room: 'delegation',
+        from_agent: from,
+        to_agent: 'box-codex',
+        correlation_id: id,
+      });
+    const patch = (id: string) =>
+      log.submitPatch({
+        correlation_id: id,
+        from_agent: 'box-codex',
+        content: '--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n',
+      });
+    await request('human', 'task_mine_old');
+    patch('task_mine_old'); // history: never notified
+
+    const patches: LogEvent[] = [];
+    const watcher = new TaskWatcher({
+      isLocalAgent: (name) => isLocalAgent({ agents: ['human'], agentPrefix: 'box-' }, name),
+      onRequest: () => undefined,
+      onPatch: (e) => patches.push(e),
+      onWaiting: () => undefined,
+    });
+    cleanups.push(() => watcher.stop());
+    await watcher.start(createHubClient({ baseUrl: hub.url }));
+    await request('human', 'task_mine');
+    await request('elsewhere-claude', 'task_theirs');
+    patch('task_theirs');
+    const mine = patch('task_mine').event;
+    await waitUntil(() => patches.length === 1, 'the patch notification');
+    const later = patch('task_mine_old').event; // a new patch on an old task of ours
+    await waitUntil(() => patches.length === 2, 'the second patch notification');
+    expect(patches.map((e) => e.id)).toEqual([mine.id, later.id]);
+  });
 });
 
 describe('createRotatingLog', () => {

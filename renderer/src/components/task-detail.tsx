@@ -1,4 +1,5 @@
-// One task: its state, who asked and who works on it, the work order, and every transition.
+// One task: its state, who asked and who works on it, the desk's actions on it (task-actions.tsx),
+// the work order, and every transition.
 
 import type { ReactElement } from 'react';
 
@@ -10,6 +11,8 @@ import { DetailPanel } from './detail-panel.js';
 import { IconAlert } from './icons.js';
 import { KeyValues } from './key-values.js';
 import { StatusBadge } from './status-badge.js';
+import { TaskActions } from './task-actions.js';
+import { TaskCoordination } from './task-coordination.js';
 
 interface Props {
   task: TaskRow;
@@ -51,6 +54,8 @@ export function TaskDetail({ task, request, now, onClose, onShowEvents }: Props)
           ...(request?.base_commit ? [{ label: 'Base commit', value: request.base_commit, mono: true }] : []),
         ]}
       />
+      <TaskCoordination task={task} now={now} />
+      <TaskActions task={task} request={request} now={now} />
       <section className="section">
         <h3 className="section-title">History</h3>
         <ol className="timeline" data-testid="task-history">

@@ -4,6 +4,7 @@
 import { useMemo, useState, type ReactElement } from 'react';
 
 import type { TaskStatus } from '../../../hub/src/core/task-state.js';
+import { DeskBar } from '../components/desk-bar.js';
 import { EmptyState } from '../components/empty-state.js';
 import { IconAlert, IconTasks } from '../components/icons.js';
 import { StatusBadge } from '../components/status-badge.js';
@@ -99,6 +100,7 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
           {counts.stalled ? chip('stalled', 'Stalled', 'chip-warn') : null}
           {STATES.filter((s) => counts[s]).map((s) => chip(s, s))}
           {chip('all', 'All')}
+          <DeskBar onCreated={onSelect} />
         </div>
         <div className="table-wrap">
           {shown.length > 0 ? (

@@ -1,0 +1,222 @@
+// `palace patch submit|apply`: one command on each side of a patch. The worker's diff is checked
+// against the request's base commit in a throwaway git worktree before anything is filed; the
+// requester's apply verifies the sha256, runs `git apply` and acks applied, or failed with git's words.
+
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+import type { Command } from 'commander';
+
+import { isEventId } from '../../hub/src/core/ids.js';
+import type { LogEvent } from '../../hub/src/core/types.js';
+import { HubError, invalid } from '../../hub/src/errors.js';
+import type { Logstream } from '../../hub/src/logstream/logstream.js';
+import { action, withLogstream, type CommandContext } from '../context.js';
+import { eventLine } from '../format.js';
+import { gitOk, runGit, type Git } from '../git.js';
+import { EXIT } from '../output.js';
+import { readText } from '../read-input.js';
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+function agentOf(ctx: CommandContext, fallback?: string | null): string {
+  const agent =
+    str(ctx.opts.agent) ?? ctx.config.agentName ?? (fallback && fallback !== '*' ? fallback : undefined);
+  if (!agent)
+    throw invalid(
+      '--agent',
+      'name the agent you write as: --agent <machine>-<harness> (or set PALACE_AGENT_NAME)',
+    );
+  return agent;
+}
+
+function requestOf(ls: Logstream, correlationId: string): LogEvent {
+  const request = ls.list({ correlation_id: correlationId, type: 'task.request', limit: 1 }).events[0];
+  if (!request)
+    throw new HubError('log.event_not_found', `no task.request with correlation_id '${correlationId}'`, {
+      field: '--task',
+    });
+  return request;
+}
+
+/** `git apply --check` of `patch` against `base` in a temporary detached worktree, removed afterwards. */
+export async function checkAppliesAt(git: Git, repo: string, base: string, patch: string): Promise<void> {
+  const known = await git(['rev-parse', '--verify', '--quiet', `${base}^{commit}`], { cwd: repo });
+  if (known.code !== 0)
+    throw invalid(
+      '--repo',
+      `base commit '${base}' is not in the repository at ${repo}; fetch it, or run from the repository the task is about`,
+    );
+  const dir = mkdtempSync(join(tmpdir(), 'palace-patch-check-'));
+  const tree = join(dir, 'tree');
+  try {
+    await gitOk(git, ['worktree', 'add', '--detach', '--quiet', tree, base], { cwd: repo });
+    const check = await git(['apply', '--check', '-'], { cwd: tree, input: patch });
+    if (check.code !== 0) {
+      const said = (check.stderr || check.stdout).trim();
+      throw new HubError(
+        'patch.does_not_apply',
+        `the patch does not apply to base commit ${base}; nothing was filed.\n${said}`,
+        {
+          data: { base_commit: base, git: said },
+        },
+      );
+    }
+  } finally {
+    await git(['worktree', 'remove', '--force', tree], { cwd: repo }).catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+    await git(['worktree', 'prune'], { cwd: repo }).catch(() => undefined);
+  }
+}
+
+/**
+ * The working tree's changes against HEAD, new untracked files included (ignored ones not), as one
+ * diff. Staged through a throwaway index file, so the repository's own index is never touched.
+ */
+export async function workingTreeDiff(git: Git, repo: string): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'palace-patch-index-'));
+  const env = { GIT_INDEX_FILE: join(dir, 'index') };
+  try {
+    await gitOk(git, ['read-tree', 'HEAD'], { cwd: repo, env });
+    await gitOk(git, ['add', '--all', '--', '.'], { cwd: repo, env });
+    return await gitOk(git, ['diff', '--cached', '--binary', '--no-color', '--no-ext-diff', 'HEAD'], {
+      cwd: repo,
+      env,
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The patch.ready event a reference names: the event itself, or the latest one of a correlation id. */
+function patchEventOf(ls: Logstream, ref: string): LogEvent {
+  if (isEventId(ref)) {
+    const event = ls.store.getEvent(ref);
+    if (!event) throw new HubError('log.event_not_found', `event '${ref}' not found`, { field: 'event' });
+    if (event.type !== 'patch.ready')
+      throw invalid(
+        'event',
+        `event '${ref}' is a ${event.type}, not a patch.ready; pass the patch.ready event or the task's correlation id`,
+      );
+    return event;
+  }
+  const patches = ls.eventsOf(ref).filter((e) => e.type === 'patch.ready');
+  const last = patches.at(-1);
+  if (!last)
+    throw new HubError('log.event_not_found', `no patch.ready with correlation_id '${ref}'`, {
+      field: 'event',
+    });
+  return last;
+}
+
+export function registerPatch(program: Command, git: Git = runGit): void {
+  const patch = program
+    .command('patch')
+    .description('submit a patch for a task (worker) or apply one (requester)');
+
+  patch
+    .command('submit')
+    .description(
+      "file the working tree's changes against HEAD, new files included (or --file), after checking they apply to the request's base commit",
+    )
+    .requiredOption('--task <correlation_id>', 'the task this patch answers')
+    .option('--file <path>', 'the patch to file instead of the working-tree diff (- = stdin)')
+    .option('--agent <agent>', 'your agent name (default: PALACE_AGENT_NAME)')
+    .option('--repo <dir>', 'the git repository (default: the current folder)')
+    .option('--body <text>', 'a note for the requester, verbatim')
+    .option('--json', 'print {artifact, event} as JSON')
+    .action(
+      action(async (ctx) => {
+        const o = ctx.opts;
+        const task = String(o.task);
+        const agent = agentOf(ctx);
+        const repo = resolve(str(o.repo) ?? process.cwd());
+        const request = await withLogstream(ctx, (ls) => requestOf(ls, task));
+        const content =
+          str(o.file) !== undefined ? readText(String(o.file), '--file') : await workingTreeDiff(git, repo);
+        if (content.trim() === '')
+          throw invalid(
+            o.file ? '--file' : 'diff',
+            o.file
+              ? `${String(o.file)} is empty; nothing was filed`
+              : `the working tree at ${repo} has no changes against HEAD; nothing was filed`,
+          );
+        const base = request.base_commit ?? (await gitOk(git, ['rev-parse', 'HEAD'], { cwd: repo })).trim();
+        if (!request.base_commit)
+          ctx.out.note(`The request names no base commit; checked against HEAD (${base.slice(0, 12)}).`);
+        await checkAppliesAt(git, repo, base, content);
+        const filed = await withLogstream(ctx, (ls) =>
+          ls.submitPatch({ correlation_id: task, from_agent: agent, content, body: str(o.body) }),
+        );
+        for (const warning of filed.artifact.warnings ?? []) ctx.out.warn(warning);
+        ctx.out.result(filed, () =>
+          [
+            `Checked against ${base.slice(0, 12)}: applies. Filed ${filed.artifact.id} (sha256 ${filed.artifact.sha256.slice(0, 16)}…, ${filed.artifact.size_bytes} bytes).`,
+            eventLine(filed.event),
+          ].join('\n'),
+        );
+      }),
+    );
+
+  patch
+    .command('apply <event_or_task>')
+    .description(
+      'fetch a patch.ready artifact (by event id, or the latest of a task), verify its sha256, git apply it, ack applied or failed',
+    )
+    .option('--repo <dir>', 'the git repository to apply it to (default: the current folder)')
+    .option('--agent <agent>', "your agent name (default: PALACE_AGENT_NAME, else the patch's recipient)")
+    .option('--note <text>', 'a note added to the applied ack')
+    .option('--json', 'print {status, ack, git_error?} as JSON')
+    .action(
+      action(async (ctx, ref: string) => {
+        const o = ctx.opts;
+        const repo = resolve(str(o.repo) ?? process.cwd());
+        const { event, artifact } = await withLogstream(ctx, (ls) => {
+          const event = patchEventOf(ls, ref);
+          const artifactId = event.artifact_ids[0];
+          if (!artifactId)
+            throw new HubError('artifact.not_found', `patch.ready ${event.id} carries no artifact`, {
+              field: 'event',
+            });
+          return { event, artifact: ls.getArtifact(artifactId) };
+        });
+        const agent = agentOf(ctx, event.to_agent);
+        const hash = createHash('sha256').update(artifact.content, 'utf8').digest('hex');
+        let failure: string | undefined;
+        if (hash !== artifact.sha256)
+          failure = `sha256 mismatch: the artifact records ${artifact.sha256}, its content hashes to ${hash}; not applied`;
+        else {
+          const applied = await git(['apply', '-'], { cwd: repo, input: artifact.content });
+          if (applied.code !== 0)
+            failure = (applied.stderr || applied.stdout).trim() || `git apply exited ${applied.code}`;
+        }
+        const ack = await withLogstream(ctx, (ls) =>
+          ls.ack({
+            event_id: event.id,
+            from_agent: agent,
+            status: failure ? 'failed' : 'applied',
+            body: failure ?? str(o.note),
+          }),
+        );
+        const status = failure ? 'failed' : 'applied';
+        ctx.out.result(
+          {
+            status,
+            patch_event_id: event.id,
+            artifact_id: artifact.id,
+            ack,
+            ...(failure ? { git_error: failure } : {}),
+          },
+          () =>
+            failure
+              ? `Not applied; acked failed:\n${failure}\n${eventLine(ack)}`
+              : `Applied ${artifact.id} (sha256 verified) to ${repo}; acked applied:\n${eventLine(ack)}`,
+        );
+        return failure ? EXIT.error : EXIT.ok;
+      }),
+    );
+}

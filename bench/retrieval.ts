@@ -173,7 +173,7 @@ async function runSet(
       };
       for (const method of FUSION_METHODS) {
         const t0 = performance.now();
-        const fused = fuseScored(lists, (d) => d.id, (d) => d.useful, method).slice(0, K);
+        const fused = fuseScored(lists, (d) => d.id, (d) => d.useful, method, POOL).slice(0, K);
         fuseMs.push(performance.now() - t0);
         methodRanks[method].push(firstRelevant(fused.map((f) => asBenchHit(f.item)), q.relevant));
       }

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 
 import { chunkText, joinChunks } from '../core/chunk.js';
 import { countBy } from '../core/dict.js';
-import { fuseScored } from '../core/fusion.js';
+import { DEFAULT_FUSION, fuseScored } from '../core/fusion.js';
 import { sanitizeQuery } from '../core/sanitize-query.js';
 import { isoSeconds } from '../core/ids.js';
 import { invalid, HubError, toHubError } from '../errors.js';
@@ -515,7 +515,7 @@ export class Memory {
     const lists: Record<string, Array<{ item: StoredDrawer; score: number }>> = {};
     if (mode !== 'text') lists.vector = vectorHits.map((h) => ({ item: h.drawer, score: 1 - h.distance }));
     if (mode !== 'vector') lists.text = textHits.map((h) => ({ item: h.drawer, score: h.score }));
-    const fused = fuseScored(lists, (d) => d.id, (d) => d.useful).slice(0, limit);
+    const fused = fuseScored(lists, (d) => d.id, (d) => d.useful, DEFAULT_FUSION, pool).slice(0, limit);
     const similarity = new Map(vectorHits.map((h) => [h.drawer.id, 1 - h.distance]));
     const results: SearchHit[] = fused.map(({ item, score, components, ranks }) => {
       const { metadata: _m, embedder: _e, ...rest } = view(item);

@@ -8,8 +8,11 @@ import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const SETS_DIR = fileURLToPath(new URL('../../bench/retrieval/', import.meta.url));
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The repository root, from the built bench (dist/bench/) or its source (bench/, as tests run it). */
+export const REPO_ROOT = ['../../', '../']
+  .map((up) => fileURLToPath(new URL(up, import.meta.url)))
+  .find((dir) => existsSync(join(dir, 'bench', 'retrieval', 'code.json'))) ?? fileURLToPath(new URL('../../', import.meta.url));
+export const SETS_DIR = join(REPO_ROOT, 'bench', 'retrieval');
 
 export interface CodeTruth {
   path: string;
@@ -100,11 +103,12 @@ export function snapshot(commit: string, dir: string): void {
   execFileSync('tar', ['-x', '-C', dir], { input: tar });
 }
 
-/** A search result as the bench sees it: `location` when the chunker gives one. */
+/** A search result as the bench sees it: `location` when the chunker gives one, `lines` when a stored drawer's metadata does. */
 export interface BenchHit {
   content: string;
   source_file: string | null;
   location?: { path: string; line_start: number; line_end: number } | null;
+  lines?: [number, number];
 }
 
 /** Line (1-based) of character offset `at` in `text`. */
@@ -121,6 +125,7 @@ function lineOf(text: string, at: number): number {
  */
 export function hitLines(hit: BenchHit, fileText: (path: string) => string | undefined, rel: string): [number, number] | undefined {
   if (hit.location) return [hit.location.line_start, hit.location.line_end];
+  if (hit.lines) return hit.lines;
   const text = fileText(rel);
   if (text === undefined) return undefined;
   let body = hit.content.replace(/\r\n/g, '\n');

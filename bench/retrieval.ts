@@ -137,8 +137,14 @@ interface SetRun {
   fuseMs: number[];
 }
 
+/** A stored drawer as a bench hit: its line range from the miner's metadata when it has one. */
 function asBenchHit(d: StoredDrawer): BenchHit {
-  return { content: d.content, source_file: d.source_file, location: (d as { location?: BenchHit['location'] }).location ?? null };
+  const { line_start: start, line_end: end } = d.metadata;
+  return {
+    content: d.content,
+    source_file: d.source_file,
+    ...(typeof start === 'number' && typeof end === 'number' ? { lines: [start, end] as [number, number] } : {}),
+  };
 }
 
 async function runSet(

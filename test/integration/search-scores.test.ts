@@ -1,12 +1,14 @@
 // Search scores through a real hub (in-process, real HTTP port, bundled embedder, LanceDB) and the
-// official MCP SDK client: in every mode each hit has one fused score that never increases down the
-// list, and its score_components; hits found by full text alone are scored too (issue 19).
+// official MCP SDK client, and through `palace search --json` (a real CLI process): in every mode each
+// hit has one fused score that never increases down the list, and its score_components; hits found by
+// full text alone are scored too (issue 19).
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { SearchHit } from '../../hub/src/memory/memory.js';
 import type { Hub } from '../../hub/src/server.js';
+import { makeTempPalace, type TempPalace } from '../helpers/cli.js';
 import { callJson, connectHttpClient, makeHubDirs, startTestHub, type HubDirs } from '../helpers/hub.js';
 
 const DRAWERS = [
@@ -29,6 +31,20 @@ const QUERIES = [
   'flushQueueToDisk fsync',
   'who is on call and when does it change',
 ];
+
+function expectReadableScores(results: readonly SearchHit[], where: string): void {
+  results.forEach((h, i) => {
+    expect(typeof h.score, `${where} #${i + 1}`).toBe('number');
+    // 0 is a real score: a candidate no better than the pool's floor on every list.
+    expect(h.score).toBeGreaterThanOrEqual(0);
+    expect(h.score).toBeLessThanOrEqual(1.1);
+    if (i === 0) expect(h.score).toBeGreaterThan(0);
+    if (i > 0) expect(h.score, `${where} #${i + 1}`).toBeLessThanOrEqual(results[i - 1]?.score ?? Infinity);
+    expect(Object.keys(h.score_components).sort()).toEqual(['text', 'vector']);
+    expect(h.score_components.vector === null).toBe(!h.matched.includes('vector'));
+    expect(h.score_components.text === null).toBe(!h.matched.includes('text'));
+  });
+}
 
 describe('search scores (real hub, bundled embedder)', () => {
   let dirs: HubDirs;
@@ -54,19 +70,11 @@ describe('search scores (real hub, bundled embedder)', () => {
       for (const query of QUERIES) {
         const { results } = await callJson<{ results: SearchHit[] }>(client, 'palace_search', { query, mode, limit: 10 }, 60_000);
         seen += results.length;
-        results.forEach((h, i) => {
-          expect(typeof h.score, `${mode} '${query}' #${i + 1}`).toBe('number');
-          // 0 is a real score: a candidate no better than the pool's floor on every list.
-          expect(h.score).toBeGreaterThanOrEqual(0);
-          expect(h.score).toBeLessThanOrEqual(1.1);
-          if (i === 0) expect(h.score).toBeGreaterThan(0);
-          if (i > 0) expect(h.score, `${mode} '${query}' #${i + 1}`).toBeLessThanOrEqual(results[i - 1]?.score ?? Infinity);
-          expect(Object.keys(h.score_components).sort()).toEqual(['text', 'vector']);
-          expect(h.score_components.vector === null).toBe(!h.matched.includes('vector'));
-          expect(h.score_components.text === null).toBe(!h.matched.includes('text'));
+        expectReadableScores(results, `${mode} '${query}'`);
+        for (const h of results) {
           if (mode === 'vector') expect(h.score_components.text).toBeNull();
           if (mode === 'text') expect(h.score_components.vector).toBeNull();
-        });
+        }
       }
       expect(seen).toBeGreaterThan(0);
     }, 120_000);
@@ -85,4 +93,30 @@ describe('search scores (real hub, bundled embedder)', () => {
       expect(typeof h.similarity).toBe('number');
     }
   }, 60_000);
+});
+
+describe('palace search --json (a CLI process on the palace)', () => {
+  let palace: TempPalace;
+
+  beforeAll(async () => {
+    palace = makeTempPalace('palace-cli-scores-');
+    for (const content of DRAWERS.slice(0, 3)) {
+      const added = await palace.run(['drawer', 'add', '--wing', 'proj', '--room', 'notes', '--content', content]);
+      expect(added.code, added.stderr).toBe(0);
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    await palace?.cleanup();
+  });
+
+  it('prints each hit with its score and score_components, scores never increasing', async () => {
+    for (const mode of ['hybrid', 'text'] as const) {
+      const out = await palace.run(['search', 'retry the webhook delivery', '--mode', mode, '--limit', '6', '--json']);
+      expect(out.code, out.stderr).toBe(0);
+      const { results } = JSON.parse(out.stdout) as { results: SearchHit[] };
+      expect(results.length).toBeGreaterThan(0);
+      expectReadableScores(results, `cli ${mode}`);
+    }
+  }, 120_000);
 });

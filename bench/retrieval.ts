@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { FUSION_METHODS, fuseScored, type FusionMethod } from '../hub/src/core/fusion.js';
+import { DEFAULT_FUSION, FUSION_METHODS, fuseScored, type FusionMethod } from '../hub/src/core/fusion.js';
 import { sanitizeQuery } from '../hub/src/core/sanitize-query.js';
 import { silentLogger } from '../hub/src/log.js';
 import { createWorkerEmbedder, type WorkerEmbedder } from '../hub/src/embed/worker-embedder.js';
@@ -269,6 +269,7 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
       notes: [
         `Code set: ${codeRun.questions} questions over this repository at commit ${code.commit} (${codeRun.drawers} drawers${codeCorpus.cached ? ', cached palace' : ''}); conversation set: ${convoRun.questions} questions over ${sessionFiles(sessionsDir).length} sessions (${convoRun.drawers} drawers${convoCorpus.cached ? ', cached palace' : ''}). Format and relevance: bench/retrieval/README.md.`,
         `Bundled embedder (${info.model}, ${info.dimensions}-d), embedded LanceDB; top ${K} per search; recall@k = share of questions with a relevant hit in the top k; MRR over the top ${K}.`,
+        `Hybrid search uses \`${DEFAULT_FUSION}\`; why, and the variants tried offline: docs/retrieval.md.`,
         ...FUSION_METHODS.map(
           (m) => `Fusion option \`${m}\` on the same candidates (${POOL} per list): code ${fmt(codeRun.methods[m])}; conversations ${fmt(convoRun.methods[m])}.`,
         ),

@@ -6,11 +6,13 @@ export const DEFAULT_MINE_FILES = 2000;
 
 export interface BenchConfig {
   mineFiles: number;
+  /** PALACE_BENCH_RETRIEVAL_FRESH=1: the retrieval suite re-mines its sets instead of reusing cached palaces. */
+  retrievalFresh: boolean;
 }
 
 export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const raw = env.PALACE_BENCH_MINE_FILES?.trim();
   const mineFiles = raw ? Number(raw) : DEFAULT_MINE_FILES;
   if (!Number.isInteger(mineFiles) || mineFiles < 1) throw new Error(`PALACE_BENCH_MINE_FILES must be a whole number ≥ 1, not '${raw}'`);
-  return { mineFiles };
+  return { mineFiles, retrievalFresh: env.PALACE_BENCH_RETRIEVAL_FRESH?.trim() === '1' };
 }

@@ -186,7 +186,7 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
       notes: [
         ...pool.notes,
         ...ingest.notes,
-        `Search: synthetic 512-d unit vectors and 24-word texts; the query vector is a stored one, so the figure is the hybrid path (vector top-20 + BM25 top-20 + reciprocal rank fusion) without embedding. Below 50k drawers search is flat (exact); past it the store builds an IVF-PQ index in the background, and the 100k figures are taken once it is built (ANN candidates re-ranked by exact distance, refine factor 4).`,
+        `Search: synthetic 512-d unit vectors and 24-word texts; the query vector is a stored one, so the figure is the hybrid path (vector top-20 + BM25 top-20 + score fusion, core/fusion.ts) without embedding. Below 50k drawers search is flat (exact); past it the store builds an IVF-PQ index in the background, and the 100k figures are taken once it is built (ANN candidates re-ranked by exact distance, refine factor 4).`,
         'Embedding, bundled: Universal Sentence Encoder lite (pure JS), 8 batches of 32 texts; one worker process against the bare model in this process, then the pool.',
         'Embedding, onnx: no model can be downloaded here, so the run generates a BERT-shaped export (hidden 384, 128 positions, WordPiece tokenizer.json, six residual 384->1536->384 feed-forward blocks: about the per-token compute of all-MiniLM-L6-v2 without attention) and times the onnx provider (tokenise, pad, session.run, mean pooling, normalise, in one worker process, intra-op threads = cores) against bare session.run on the same pre-tokenised batches (16 batches of 32 texts of 40 tokens).',
         'Ingest: each drawer embedded, checked for a near-duplicate (forced) and stored one call at a time.',

@@ -1,11 +1,11 @@
-// The memory service: verbatim drawers in wings and rooms, hybrid search (vector + BM25 fused by
-// reciprocal rank), duplicate detection, ratings. Owns the embedder and the vector store handles.
+// The memory service: verbatim drawers in wings and rooms, hybrid search (vector + BM25 candidates
+// fused into one score, core/fusion.ts), duplicate detection, ratings. Owns the embedder and the vector store handles.
 
 import { createHash } from 'node:crypto';
 
 import { chunkText, joinChunks } from '../core/chunk.js';
 import { countBy } from '../core/dict.js';
-import { fuse } from '../core/rrf.js';
+import { DEFAULT_FUSION, fuseScored } from '../core/fusion.js';
 import { sanitizeQuery } from '../core/sanitize-query.js';
 import { isoSeconds } from '../core/ids.js';
 import { invalid, HubError, toHubError } from '../errors.js';
@@ -72,8 +72,18 @@ export interface DrawerView {
   embedder: string;
 }
 
+/** What a hit's fused score is made of: each list's normalised score in [0, 1], null when absent from it. */
+export interface ScoreComponents {
+  vector: number | null;
+  text: number | null;
+  [k: string]: number | null;
+}
+
 export interface SearchHit extends Omit<DrawerView, 'metadata' | 'embedder'> {
+  /** One fused score in [0, 1] (x0.5 rated not useful, x1.1 useful); never increases down the list. */
   score: number;
+  score_components: ScoreComponents;
+  /** Cosine similarity to the query when known (any hit of a search that embedded the query). */
   similarity: number | null;
   matched: string[];
 }
@@ -176,6 +186,14 @@ function wholeDrawerId(raw: unknown): string {
 /** Id of a drawer's first row: the drawer itself, or its chunk 0 when it is chunked. */
 function firstChunkId(id: string, chunks: number): string {
   return chunks === 1 ? id : `${id}_c0`;
+}
+
+function round(x: number, digits: number): number {
+  return Number(x.toFixed(digits));
+}
+
+function roundOrNull(x: number | null | undefined): number | null {
+  return x === null || x === undefined ? null : round(x, 4);
 }
 
 /** Cosine similarity of two unit vectors. */
@@ -482,7 +500,7 @@ export class Memory {
     return { drawer_id: id, useful };
   }
 
-  /** Hybrid search: vector and full-text candidates fused by reciprocal rank, content quoted verbatim. */
+  /** Hybrid search: vector and full-text candidates fused into one score (core/fusion.ts), content quoted verbatim. */
   async search(raw: { query?: unknown; wing?: unknown; room?: unknown; tags?: unknown; source_file?: unknown; limit?: unknown; mode?: unknown }) {
     if (typeof raw.query !== 'string' || raw.query.trim() === '') throw invalid('query', 'query must be a non-empty string');
     const { query, changed } = sanitizeQuery(raw.query);
@@ -494,16 +512,22 @@ export class Memory {
     const [vector] = mode === 'text' ? [undefined] : await this.embedder.embed([query], 'query');
     const vectorHits = vector ? await this.store.search(vector, filter, pool) : [];
     const textHits = mode === 'vector' ? [] : await this.store.fullText(query, filter, pool).catch(() => []);
+    const lists: Record<string, Array<{ item: StoredDrawer; score: number }>> = {};
+    if (mode !== 'text') lists.vector = vectorHits.map((h) => ({ item: h.drawer, score: 1 - h.distance }));
+    if (mode !== 'vector') lists.text = textHits.map((h) => ({ item: h.drawer, score: h.score }));
+    const fused = fuseScored(lists, (d) => d.id, (d) => d.useful, DEFAULT_FUSION, pool).slice(0, limit);
     const similarity = new Map(vectorHits.map((h) => [h.drawer.id, 1 - h.distance]));
-    const fused = fuse(
-      { vector: vectorHits.map((h) => h.drawer), text: textHits.map((h) => h.drawer) },
-      (d) => d.id,
-      (d) => d.useful,
-    ).slice(0, limit);
-    const results: SearchHit[] = fused.map(({ item, score, ranks }) => {
+    const results: SearchHit[] = fused.map(({ item, score, components, ranks }) => {
       const { metadata: _m, embedder: _e, ...rest } = view(item);
-      const sim = similarity.get(item.id);
-      return { ...rest, score: Number(score.toFixed(6)), similarity: sim === undefined ? null : Number(sim.toFixed(4)), matched: Object.keys(ranks) };
+      // A hit found by full text alone still has a similarity when its vector came back with it.
+      const sim = similarity.get(item.id) ?? (vector && item.vector?.length === vector.length ? dot(vector, item.vector) : undefined);
+      return {
+        ...rest,
+        score: round(score, 6),
+        score_components: { vector: roundOrNull(components.vector), text: roundOrNull(components.text) },
+        similarity: sim === undefined ? null : round(sim, 4),
+        matched: Object.keys(ranks),
+      };
     });
     return { query: raw.query.length > 500 ? `${raw.query.slice(0, 500)}…` : raw.query, ...(changed ? { sanitized_query: query } : {}), filters: filter, mode, results };
   }

@@ -1,0 +1,283 @@
+// The `retrieval` benchmark suite: recall@5, recall@10 and MRR@10 of memory search per mode (vector,
+// text, hybrid) on the two labelled sets of bench/retrieval/ (this repository's code at a pinned
+// commit; a written conversational corpus), with the bundled embedder. Each fusion method of
+// core/fusion.ts is also scored on the same candidate lists (the options table of docs/retrieval.md).
+// Mined palaces are cached per set + corpus + chunker fingerprint (PALACE_BENCH_RETRIEVAL_FRESH=1 re-mines).
+
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { DEFAULT_FUSION, FUSION_METHODS, fuseScored, type FusionMethod } from '../hub/src/core/fusion.js';
+import { sanitizeQuery } from '../hub/src/core/sanitize-query.js';
+import { silentLogger } from '../hub/src/log.js';
+import { createWorkerEmbedder, type WorkerEmbedder } from '../hub/src/embed/worker-embedder.js';
+import { Memory } from '../hub/src/memory/memory.js';
+import { mineSource } from '../hub/src/mine/miner.js';
+import { LanceDbVectorStore } from '../hub/src/vector/lancedb-vector-store.js';
+import type { StoredDrawer } from '../hub/src/vector/vector-store.js';
+import { benchConfig } from './bench-config.js';
+import type { Figure, Suite, SuiteContext, SuiteResult } from './figure.js';
+import {
+  codeRelevant,
+  convoRelevant,
+  fileReader,
+  loadCodeSet,
+  loadConvoSet,
+  SETS_DIR,
+  sessionFiles,
+  snapshot,
+  type BenchHit,
+} from './retrieval-sets.js';
+import { percentile } from './stats.js';
+
+const MODES = ['vector', 'text', 'hybrid'] as const;
+type Mode = (typeof MODES)[number];
+const K = 10;
+/** Candidates per list, as Memory.search takes them for limit 10. */
+const POOL = 40;
+const DIST_HUB = fileURLToPath(new URL('../hub/src/', import.meta.url));
+
+/** Scores of one ranking over a set: success@5, success@10 (any relevant hit) and MRR@10. */
+export interface Scores {
+  r5: number;
+  r10: number;
+  mrr: number;
+}
+
+/** Rank (1-based) of the first relevant hit in the top K, or 0. */
+function firstRelevant(hits: readonly BenchHit[], relevant: (h: BenchHit) => boolean): number {
+  const i = hits.slice(0, K).findIndex(relevant);
+  return i < 0 ? 0 : i + 1;
+}
+
+function scoresOf(ranks: readonly number[]): Scores {
+  const n = ranks.length;
+  return {
+    r5: ranks.filter((r) => r > 0 && r <= 5).length / n,
+    r10: ranks.filter((r) => r > 0 && r <= K).length / n,
+    mrr: ranks.reduce((a, r) => a + (r > 0 ? 1 / r : 0), 0) / n,
+  };
+}
+
+function walkJs(dir: string, out: string[]): void {
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir).sort()) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) walkJs(full, out);
+    else if (name.endsWith('.js')) out.push(full);
+  }
+}
+
+/** Hash of the code that decides what a mine stores: the miner, any chunker, the LanceDB store. */
+function chunkerFingerprint(): string {
+  const files: string[] = [];
+  walkJs(join(DIST_HUB, 'mine'), files);
+  const all: string[] = [];
+  walkJs(DIST_HUB, all);
+  files.push(...all.filter((f) => /chunk|lancedb-vector-store/.test(f.slice(DIST_HUB.length)) && !files.includes(f)));
+  const h = createHash('sha256');
+  for (const f of files) h.update(f.slice(DIST_HUB.length)).update(readFileSync(f));
+  return h.digest('hex').slice(0, 12);
+}
+
+interface Corpus {
+  set: 'code' | 'convos';
+  root: string;
+  palace: string;
+  cached: boolean;
+}
+
+/** The mined palace of a set, reused when the set's corpus and the chunker are unchanged. */
+async function minedCorpus(
+  set: 'code' | 'convos',
+  corpusKey: string,
+  fill: (root: string) => void,
+  embedder: WorkerEmbedder,
+  ctx: SuiteContext,
+): Promise<Corpus> {
+  const model = embedder.info();
+  const key = createHash('sha256').update([set, corpusKey, chunkerFingerprint(), model.model, String(model.dimensions)].join('\0')).digest('hex').slice(0, 16);
+  const dir = join(tmpdir(), 'palace-bench-retrieval', `${set}-${key}`);
+  const root = join(dir, set);
+  const palace = join(dir, 'palace');
+  const ready = join(dir, 'ready');
+  if (existsSync(ready) && !benchConfig().retrievalFresh) return { set, root, palace, cached: true };
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  fill(root);
+  const store = await LanceDbVectorStore.open({ palacePath: palace, dimensions: model.dimensions, log: silentLogger });
+  const memory = new Memory({ store, embedder });
+  try {
+    const t0 = performance.now();
+    const report = await mineSource(async () => memory, palace, { path: root, mode: set === 'code' ? 'projects' : 'convos' }, {
+      step: (fn) => fn(),
+      progress: (p) => {
+        if (p.files_done % 50 === 0) ctx.progress(`${set}: mined ${p.files_done}/${p.files_total} files`);
+      },
+    });
+    ctx.progress(`${set}: mined ${report.files_mined} files into ${report.drawers_filed} drawers in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  } finally {
+    await store.close();
+  }
+  writeFileSync(ready, new Date().toISOString());
+  return { set, root, palace, cached: false };
+}
+
+interface SetRun {
+  set: 'code' | 'convos';
+  questions: number;
+  drawers: number;
+  modes: Record<Mode, Scores>;
+  methods: Record<FusionMethod, Scores>;
+  hybridMs: number[];
+  textMs: number[];
+  fuseMs: number[];
+}
+
+/** A stored drawer as a bench hit: its line range from the miner's metadata when it has one. */
+function asBenchHit(d: StoredDrawer): BenchHit {
+  const { line_start: start, line_end: end } = d.metadata;
+  return {
+    content: d.content,
+    source_file: d.source_file,
+    ...(typeof start === 'number' && typeof end === 'number' ? { lines: [start, end] as [number, number] } : {}),
+  };
+}
+
+async function runSet(
+  corpus: Corpus,
+  questions: ReadonlyArray<{ question: string; relevant: (h: BenchHit) => boolean }>,
+  embedder: WorkerEmbedder,
+): Promise<SetRun> {
+  const store = await LanceDbVectorStore.open({ palacePath: corpus.palace, dimensions: embedder.info().dimensions, log: silentLogger });
+  const memory = new Memory({ store, embedder });
+  try {
+    const ranks: Record<Mode, number[]> = { vector: [], text: [], hybrid: [] };
+    const methodRanks = Object.fromEntries(FUSION_METHODS.map((m) => [m, [] as number[]])) as Record<FusionMethod, number[]>;
+    const hybridMs: number[] = [];
+    const textMs: number[] = [];
+    const fuseMs: number[] = [];
+    for (const q of questions) {
+      for (const mode of MODES) {
+        const t0 = performance.now();
+        const { results } = await memory.search({ query: q.question, mode, limit: K });
+        const ms = performance.now() - t0;
+        if (mode === 'hybrid') hybridMs.push(ms);
+        if (mode === 'text') textMs.push(ms);
+        ranks[mode].push(firstRelevant(results as BenchHit[], q.relevant));
+      }
+      const { query } = sanitizeQuery(q.question);
+      const [vector] = await embedder.embed([query], 'query');
+      const vectorHits = vector ? await store.search(vector, {}, POOL) : [];
+      const textHits = await store.fullText(query, {}, POOL).catch(() => []);
+      const lists = {
+        vector: vectorHits.map((h) => ({ item: h.drawer, score: 1 - h.distance })),
+        text: textHits.map((h) => ({ item: h.drawer, score: h.score })),
+      };
+      for (const method of FUSION_METHODS) {
+        const t0 = performance.now();
+        const fused = fuseScored(lists, (d) => d.id, (d) => d.useful, method, POOL).slice(0, K);
+        fuseMs.push(performance.now() - t0);
+        methodRanks[method].push(firstRelevant(fused.map((f) => asBenchHit(f.item)), q.relevant));
+      }
+    }
+    return {
+      set: corpus.set,
+      questions: questions.length,
+      drawers: await store.count(),
+      modes: { vector: scoresOf(ranks.vector), text: scoresOf(ranks.text), hybrid: scoresOf(ranks.hybrid) },
+      methods: Object.fromEntries(FUSION_METHODS.map((m) => [m, scoresOf(methodRanks[m])])) as Record<FusionMethod, Scores>,
+      hybridMs,
+      textMs,
+      fuseMs,
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+function figuresOf(run: SetRun): Figure[] {
+  const out: Figure[] = [];
+  const better = (metric: keyof Scores): { value: number; mode: Mode } =>
+    run.modes.vector[metric] >= run.modes.text[metric] ? { value: run.modes.vector[metric], mode: 'vector' } : { value: run.modes.text[metric], mode: 'text' };
+  for (const [metric, label] of [
+    ['r5', 'recall@5'],
+    ['r10', 'recall@10'],
+    ['mrr', 'MRR@10'],
+  ] as const) {
+    for (const mode of MODES) {
+      const figure: Figure = { name: `${run.set}: ${mode} ${label}`, value: run.modes[mode][metric], unit: 'fraction' };
+      if (mode === 'hybrid' && metric !== 'r5') {
+        const b = better(metric);
+        figure.reference = { value: b.value, label: `its better half (${b.mode}), same questions`, measured: true };
+        figure.target = { op: '>=', value: b.value, note: 'hybrid at least its better half on recall@10 and MRR (issue 19)' };
+      }
+      if (mode === 'hybrid' && metric === 'r5' && run.set === 'code') figure.target = { op: '>=', value: 0.8 };
+      out.push(figure);
+    }
+  }
+  return out;
+}
+
+function fmt(s: Scores): string {
+  return `R@5 ${s.r5.toFixed(3)}, R@10 ${s.r10.toFixed(3)}, MRR ${s.mrr.toFixed(3)}`;
+}
+
+async function run(ctx: SuiteContext): Promise<SuiteResult> {
+  const code = loadCodeSet();
+  const convos = loadConvoSet();
+  const embedder = await createWorkerEmbedder({ provider: 'bundled' }, { idleMs: 0 });
+  try {
+    const sessionsDir = join(SETS_DIR, convos.sessions);
+    const sessionHash = createHash('sha256');
+    for (const f of sessionFiles(sessionsDir)) sessionHash.update(f.slice(sessionsDir.length)).update(readFileSync(f));
+    ctx.progress('code set: snapshot and mine (cached when unchanged)');
+    const codeCorpus = await minedCorpus('code', code.commit, (root) => snapshot(code.commit, root), embedder, ctx);
+    ctx.progress('conversation set: mine (cached when unchanged)');
+    const convoCorpus = await minedCorpus('convos', sessionHash.digest('hex'), (root) => cpSync(sessionsDir, root, { recursive: true }), embedder, ctx);
+    const read = fileReader(codeCorpus.root);
+    ctx.progress(`code set: ${code.questions.length} questions x 3 modes`);
+    const codeRun = await runSet(
+      codeCorpus,
+      code.questions.map((q) => ({ question: q.question, relevant: (h: BenchHit) => codeRelevant(h, codeCorpus.root, q.truth, read) })),
+      embedder,
+    );
+    ctx.progress(`conversation set: ${convos.questions.length} questions x 3 modes`);
+    const convoRun = await runSet(
+      convoCorpus,
+      convos.questions.map((q) => ({ question: q.question, relevant: (h: BenchHit) => convoRelevant(h, q.truth) })),
+      embedder,
+    );
+    const latency = [...codeRun.hybridMs, ...convoRun.hybridMs];
+    const textLatency = [...codeRun.textMs, ...convoRun.textMs];
+    const info = embedder.info();
+    return {
+      figures: [
+        ...figuresOf(codeRun),
+        ...figuresOf(convoRun),
+        {
+          name: `hybrid search p50 (${latency.length} searches, query embedding included)`,
+          value: percentile(latency, 50),
+          unit: 'ms',
+          reference: { value: percentile(textLatency, 50), label: 'text-only search p50, same queries (no embedding)', measured: true },
+        },
+        { name: 'fusion alone p50 (two lists of 40)', value: percentile([...codeRun.fuseMs, ...convoRun.fuseMs], 50), unit: 'ms' },
+      ],
+      notes: [
+        `Code set: ${codeRun.questions} questions over this repository at commit ${code.commit} (${codeRun.drawers} drawers${codeCorpus.cached ? ', cached palace' : ''}); conversation set: ${convoRun.questions} questions over ${sessionFiles(sessionsDir).length} sessions (${convoRun.drawers} drawers${convoCorpus.cached ? ', cached palace' : ''}). Format and relevance: bench/retrieval/README.md.`,
+        `Bundled embedder (${info.model}, ${info.dimensions}-d), embedded LanceDB; top ${K} per search; recall@k = share of questions with a relevant hit in the top k; MRR over the top ${K}.`,
+        `Hybrid search uses \`${DEFAULT_FUSION}\`; why, and the variants tried offline: docs/retrieval.md.`,
+        ...FUSION_METHODS.map(
+          (m) => `Fusion option \`${m}\` on the same candidates (${POOL} per list): code ${fmt(codeRun.methods[m])}; conversations ${fmt(convoRun.methods[m])}.`,
+        ),
+      ],
+    };
+  } finally {
+    await embedder.close();
+  }
+}
+
+export const retrievalSuite: Suite = { name: 'retrieval', title: 'Retrieval quality (labelled sets)', run };

@@ -2,11 +2,12 @@
 // CLI when none is live): the same logstream, memory and knowledge-graph handles, closed together.
 
 import type { PalaceConfig } from './config.js';
-import { RequestStats } from './http/request-stats.js';
+import { RequestStats } from './request-stats.js';
 import type { Logger } from './log.js';
 import { Logstream } from './logstream/logstream.js';
 import { createKgHandle } from './memory/kg/knowledge-graph.js';
 import { createMemoryHandle } from './memory/open-memory.js';
+import { MineJobs } from './mine/jobs.js';
 import type { HubServices } from './services.js';
 import { PALACE_VERSION } from './version.js';
 
@@ -30,6 +31,7 @@ export function createLocalServices(config: Readonly<PalaceConfig>, palacePath: 
     readOnly: false,
     role: 'local',
     stats: new RequestStats(),
+    mineJobs: new MineJobs(log),
     describe: () => ({ writer: { mode: 'local' } }),
   };
   return {

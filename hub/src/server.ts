@@ -13,12 +13,13 @@ import { HubError } from './errors.js';
 import { createApp } from './http/app.js';
 import { allowedHosts, hubNames, isLoopbackHost, type MachineNames } from './http/middleware/host-guard.js';
 import { ownOrigins } from './http/middleware/request-guard.js';
-import { RequestStats } from './http/request-stats.js';
+import { RequestStats } from './request-stats.js';
 import { acquireLease, type Lease } from './lease.js';
 import type { Logger } from './log.js';
 import { Logstream } from './logstream/logstream.js';
 import { createKgHandle } from './memory/kg/knowledge-graph.js';
 import { createMemoryHandle } from './memory/open-memory.js';
+import { MineJobs } from './mine/jobs.js';
 import type { Memory } from './memory/memory.js';
 import {
   canonicalPalace,
@@ -151,6 +152,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     role: 'hub',
     networkExposed: !isLoopbackHost(host),
     stats,
+    mineJobs: new MineJobs(log),
     describe: () => ({
       writer: { mode: readOnly ? 'read_only' : 'writer', lease: { path: lease.path, pid: lease.holder.pid } },
       listen: listening.bound ? dialUrl(listening.bound) : null,

@@ -6,7 +6,8 @@ import type { Logger } from './log.js';
 import type { Logstream } from './logstream/logstream.js';
 import type { KgHandle } from './memory/kg/knowledge-graph.js';
 import type { MemoryHandle } from './memory/open-memory.js';
-import type { RequestStats } from './http/request-stats.js';
+import type { MineJobs } from './mine/jobs.js';
+import type { RequestStats } from './request-stats.js';
 import type { SyncService } from './sync/sync-service.js';
 
 export interface HubServices {
@@ -25,8 +26,21 @@ export interface HubServices {
   /** The HTTP hub listens on a non-loopback address (palace_mine then reads only configured roots). */
   networkExposed?: boolean;
   stats: RequestStats;
+  /** Background mines queued by palace_mine {background: true} (listed by palace_mined in a hub). */
+  mineJobs: MineJobs;
   /** Peer sync and the mesh estate (the HTTP hub only; absent in a local stdio server). */
   sync?: SyncService;
   /** Extra status blocks (writer lease, listen address) filled in by the wiring code. */
   describe(): Record<string, unknown>;
+}
+
+/** The status block of /stats and palace_stats. */
+export function hubStatus(hub: HubServices): Record<string, unknown> {
+  return {
+    version: hub.version,
+    role: hub.role,
+    uptime_seconds: Math.round((Date.now() - hub.startedAt.getTime()) / 1000),
+    read_only: hub.readOnly,
+    palace: hub.config.palacePath,
+  };
 }

@@ -4,6 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
+import type { Durability } from '../config.js';
 import { HubError } from '../errors.js';
 import { isoSeconds, makeId } from '../core/ids.js';
 import { projectTask, projectTasks, type TaskState } from '../core/task-state.js';
@@ -27,7 +28,7 @@ import {
 import type { ApplyResult, ReplicatedArtifact, ReplicatedEvent, VersionVector } from '../core/replication.js';
 import { ChangeFeed } from './change-feed.js';
 import type { ReplicaStore } from './replica-store.js';
-import { SqliteEventStore, type Durability } from './sqlite-event-store.js';
+import { SqliteEventStore } from './sqlite-event-store.js';
 
 export const LOGSTREAM_FILE = 'logstream.sqlite3';
 

@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
+import type { Durability } from '../config.js';
 import { HubError, toHubError } from '../errors.js';
 import { artifactBytes, canonicalEvent, checkpointBytes, vouchBytes, type ChainedEventFields, type Checkpoint } from '../core/chain.js';
 import { GENESIS_CHAIN, nextChain, signBytes, verifyBytes } from './signatures.js';
@@ -47,8 +48,6 @@ import {
   type EventRow,
 } from './sqlite-rows.js';
 
-/** How hard a commit waits for the disk; see README "Durability". */
-export type Durability = 'normal' | 'full';
 
 export interface SqliteEventStoreOptions {
   durability?: Durability;

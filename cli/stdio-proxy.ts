@@ -11,8 +11,8 @@ import type { PalaceConfig } from '../hub/src/config.js';
 import type { Logger } from '../hub/src/log.js';
 import { HubError } from '../hub/src/errors.js';
 import { leaseHolder } from '../hub/src/lease.js';
+import { openPalace } from '../hub/src/palace.js';
 import { canonicalPalace, dialUrl, readLiveRegistration, readStoredToken, tokenPath } from '../hub/src/registration.js';
-import { createLocalServices } from '../hub/src/local-services.js';
 import { buildServer } from '../hub/src/tools/build-server.js';
 import type { ToolProfile } from '../hub/src/tools/profiles.js';
 import { MUTATING_TOOLS } from '../hub/src/tools/registry.js';
@@ -230,7 +230,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   let local: { transport: LocalTransport; close: () => Promise<void> } | undefined;
   const localServer = (): LocalTransport => {
     if (local) return local.transport;
-    const { services, close } = createLocalServices(config, palacePath, log);
+    const { services, close } = openPalace(config, { role: 'local', log });
     const transport = new LocalTransport(write);
     void buildServer(services, { profile, guardWrite: (tool) => refuseBesideHub(tool, palacePath, config.hubForward) }).connect(transport);
     local = { transport, close };

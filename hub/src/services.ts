@@ -1,10 +1,11 @@
-// The services a running hub (or a local stdio server) hands to tools and routes. Built once by the
-// wiring code; nothing here opens files itself.
+// The services a running hub (or a local stdio server) hands to tools and routes. Built once by
+// openPalace() (palace.ts), the composition root; nothing here opens files itself.
 
 import type { PalaceConfig } from './config.js';
 import type { Logger } from './log.js';
 import type { Logstream } from './logstream/logstream.js';
 import type { KgHandle } from './memory/kg/knowledge-graph.js';
+import type { CypherService } from './memory/cypher-service.js';
 import type { MemoryHandle } from './memory/open-memory.js';
 import type { MineJobs } from './mine/jobs.js';
 import type { RequestStats } from './request-stats.js';
@@ -28,9 +29,11 @@ export interface HubServices {
   stats: RequestStats;
   /** Background mines queued by palace_mine {background: true} (listed by palace_mined in a hub). */
   mineJobs: MineJobs;
+  /** Read-only Cypher over the knowledge graph mirrored into Apache AGE (one Postgres pool, opened on first use). */
+  cypher(): CypherService;
   /** Peer sync and the mesh estate (the HTTP hub only; absent in a local stdio server). */
   sync?: SyncService;
-  /** Extra status blocks (writer lease, listen address) filled in by the wiring code. */
+  /** Extra status blocks: the writer lease and listen address of a hub, or the local mode. */
   describe(): Record<string, unknown>;
 }
 

@@ -1,6 +1,9 @@
 // The lint rules that keep layers pointing down fire on violating imports: eslint runs on
 // temporary source text placed (virtually) in the layer it would break, and on the same text where it is allowed.
 
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
@@ -47,5 +50,14 @@ describe('layer boundaries (palace/layers, no-restricted-imports)', () => {
     const results = await eslint.lintFiles(['hub/src', 'cli']);
     const found = results.flatMap((r) => r.messages.filter((m) => m.ruleId === 'palace/layers').map((m) => `${r.filePath}: ${m.message}`));
     expect(found).toEqual([]);
+  });
+
+  it('assembles HubServices in one place (palace.ts) and attaches nothing through WeakMap side tables', () => {
+    const files = ['hub/src', 'cli'].flatMap((dir) =>
+      readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => join(dir, f)),
+    );
+    const builders = files.filter((f) => /:\s*HubServices\s*=\s*\{/.test(readFileSync(f, 'utf8')));
+    expect(builders).toEqual(['hub/src/palace.ts']);
+    expect(files.filter((f) => /new WeakMap\s*</.test(readFileSync(f, 'utf8')))).toEqual([]);
   });
 });

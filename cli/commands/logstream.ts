@@ -1,13 +1,17 @@
 // `palace logstream append|list|wait|ack|watch|task|tasks`: the coordination log from the shell.
-// Operates on the palace's logstream.sqlite3 directly (safe beside a live hub: WAL).
+// append, list, wait and ack are tool calls (runTool: the live hub, or the MCP server in-process);
+// watch, task and tasks still read logstream.sqlite3 directly (reads; safe beside a live hub: WAL).
 
 import type { Command } from 'commander';
+
+import type { EventPage, LogEvent, WaitResult } from '../../hub/src/core/types.js';
 
 import { invalid } from '../../hub/src/errors.js';
 import { action, collect, withLogstream } from '../context.js';
 import { eventLine, eventsText, taskLine, taskText } from '../format.js';
 import { EXIT } from '../output.js';
 import { jsonObject, readText } from '../read-input.js';
+import { runTool } from '../tool-runner.js';
 import { runWatch } from '../watch.js';
 
 type Opts = Record<string, unknown>;
@@ -39,6 +43,11 @@ function addFilters(cmd: Command): Command {
     .option('--json', 'machine-readable output');
 }
 
+/** A whole-number flag as a number for the tool's schema; anything else is passed on for it to refuse. */
+function int(v: unknown): unknown {
+  return typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v;
+}
+
 function filtersOf(o: Opts): Record<string, unknown> {
   return {
     to_agent: o.toAgent,
@@ -51,7 +60,7 @@ function filtersOf(o: Opts): Record<string, unknown> {
     room: o.room,
     since_event_id: o.sinceEventId,
     since_created_at: o.sinceCreatedAt,
-    limit: o.limit,
+    limit: int(o.limit),
     preview: Boolean(o.preview),
   };
 }
@@ -85,8 +94,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const event = await withLogstream(ctx, (ls) =>
-          ls.appendNow({
+        const event = (await runTool(ctx.config, 'palace_event_append', {
             type: o.type,
             stream: o.stream,
             room: o.room,
@@ -99,8 +107,7 @@ export function registerLogstream(program: Command): void {
             artifact_ids: o.artifactId,
             body: bodyOf(o),
             metadata: jsonObject(str(o.metadata), '--metadata'),
-          }),
-        );
+        })) as LogEvent;
         ctx.out.result(event, () => `Appended:\n${eventLine(event)}`);
       }),
     );
@@ -111,9 +118,11 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const page = await withLogstream(ctx, (ls) =>
-          ls.list({ ...filtersOf(o), before_event_id: o.beforeEventId, order: o.order }),
-        );
+        const page = (await runTool(ctx.config, 'palace_event_list', {
+          ...filtersOf(o),
+          before_event_id: o.beforeEventId,
+          order: o.order,
+        })) as EventPage;
         ctx.out.result(page, () => eventsText(page.events) + (page.has_more ? `\n(more: --since-event-id ${page.cursor})` : ''));
       }),
     );
@@ -123,7 +132,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const result = await withLogstream(ctx, (ls) => ls.wait({ ...filtersOf(o), timeout_ms: o.timeoutMs }));
+        const result = (await runTool(ctx.config, 'palace_event_wait', { ...filtersOf(o), timeout_ms: int(o.timeoutMs) })) as WaitResult;
         ctx.out.result(result, () => (result.timed_out ? 'Timed out; no matching events.' : eventsText(result.events)));
         return result.timed_out ? EXIT.timeout : EXIT.ok;
       }),
@@ -140,9 +149,12 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx, eventId: string) => {
         const o = ctx.opts;
-        const ack = await withLogstream(ctx, (ls) =>
-          ls.ack({ event_id: eventId, from_agent: o.fromAgent, status: o.status, body: bodyOf(o) }),
-        );
+        const ack = (await runTool(ctx.config, 'palace_event_ack', {
+          event_id: eventId,
+          from_agent: o.fromAgent,
+          status: o.status,
+          body: bodyOf(o),
+        })) as LogEvent;
         ctx.out.result(ack, () => `Acknowledged ${eventId}:\n${eventLine(ack)}`);
       }),
     );

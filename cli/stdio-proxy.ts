@@ -13,7 +13,7 @@ import type { Logger } from '../hub/src/log.js';
 import { HubError } from '../hub/src/errors.js';
 import { leaseHolder } from '../hub/src/lease.js';
 import { openPalace } from '../hub/src/palace.js';
-import { canonicalPalace, dialUrl, readLiveRegistration, readStoredToken, tokenPath } from '../hub/src/registration.js';
+import { canonicalPalace, dialUrl, hubTokens, readLiveRegistration, readStoredToken, tokenPath } from '../hub/src/registration.js';
 import { buildServer } from '../hub/src/tools/build-server.js';
 import type { ToolProfile } from '../hub/src/tools/profiles.js';
 import { MUTATING_TOOLS } from '../hub/src/tools/registry.js';
@@ -217,7 +217,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
    */
   const forward = async (frame: Frame, text: string, ids: Id[], base: string): Promise<void> => {
     const file = readStoredToken(config.home, palacePath);
-    const tokens = [file, config.httpToken].filter((t, i, all): t is string => Boolean(t) && all.indexOf(t) === i);
+    const tokens = hubTokens(config.home, palacePath, config.httpToken);
     const controller = new AbortController();
     for (const id of ids) inflight.set(id, controller);
     let timedOut = false;

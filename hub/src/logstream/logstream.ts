@@ -374,6 +374,14 @@ export class Logstream {
     return artifact;
   }
 
+  /** The artifact's metadata and its exact stored bytes (a Buffer straight from SQLite, no string round trip). */
+  getArtifactBytes(rawId: unknown): { meta: ArtifactMeta; bytes: Buffer } {
+    const id = requiredField('artifact_id', rawId);
+    const found = this.store.getArtifactBytes(id);
+    if (!found) throw new HubError('artifact.not_found', `artifact '${id}' not found`, { field: 'artifact_id' });
+    return found;
+  }
+
   /**
    * Stores a patch and appends its `patch.ready` event. Everything is validated before anything is
    * stored. With a correlation_id, stream, recipient, branch and base commit default to the task's request.

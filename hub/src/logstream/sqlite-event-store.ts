@@ -42,6 +42,7 @@ import {
   parseObject,
   previewEvent,
   toArtifact,
+  toArtifactMeta,
   toEvent,
   toReplicated,
   type ArtifactRow,
@@ -387,6 +388,14 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
   getArtifact(id: string): Artifact | undefined {
     const row = this.stmt('SELECT * FROM artifacts WHERE id = ?').get(id) as ArtifactRow | undefined;
     return row ? toArtifact(row) : undefined;
+  }
+
+  /** An artifact's metadata and its stored UTF-8 bytes as SQLite holds them: no decode to a string. */
+  getArtifactBytes(id: string): { meta: ArtifactMeta; bytes: Buffer } | undefined {
+    const row = this.stmt(
+      'SELECT id, kind, sha256, size_bytes, created_by, created_at, metadata_json, origin_replica, CAST(content AS BLOB) AS bytes FROM artifacts WHERE id = ?',
+    ).get(id) as (ArtifactRow & { bytes: Buffer | null }) | undefined;
+    return row ? { meta: toArtifactMeta(row), bytes: row.bytes ?? Buffer.alloc(0) } : undefined;
   }
 
   // ---- replication (ReplicaStore) ----

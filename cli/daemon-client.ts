@@ -4,6 +4,7 @@
 import type { PalaceConfig } from '../hub/src/config.js';
 import { HubError } from '../hub/src/errors.js';
 import { canonicalPalace, hubTokens, liveHub } from '../hub/src/registration.js';
+import { httpFetch } from './http-fetch.js';
 import { ExitSignal, type Output } from './output.js';
 
 /** The live hub's base URL, or undefined when none serves this palace (or forwarding is off). */
@@ -22,7 +23,7 @@ export async function daemonRequest(
   const [token] = hubTokens(config.home, canonicalPalace(config.palacePath), config.httpToken);
   let response: Response;
   try {
-    response = await fetch(`${base}${path}`, {
+    response = await httpFetch(`${base}${path}`, {
       method,
       headers: {
         Accept: 'application/json',

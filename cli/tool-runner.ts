@@ -26,11 +26,11 @@ function fromClient(err: unknown, base: string): HubError {
 }
 
 async function viaHub(hub: LiveHub, name: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<unknown> {
-  const { createHubClient } = await import('../hub/src/client/hub-client.js');
+  const [{ createHubClient }, { httpFetch }] = await Promise.all([import('../hub/src/client/hub-client.js'), import('./http-fetch.js')]);
   const tokens = hub.tokens.length > 0 ? hub.tokens : [undefined];
   for (let i = 0; ; i++) {
     try {
-      return await createHubClient({ baseUrl: hub.url, token: tokens[i] }).callTool(name, args, undefined, options);
+      return await createHubClient({ baseUrl: hub.url, token: tokens[i], fetch: httpFetch }).callTool(name, args, undefined, options);
     } catch (err) {
       // A stale token file beside a hub started with PALACE_MCP_HTTP_TOKEN: try the next token.
       if ((err as HubClientError).status === 401 && i + 1 < tokens.length) continue;

@@ -13,6 +13,7 @@ import { createHubClient, type HubClientError } from '../../hub/src/client/hub-c
 import { canonicalPalace, liveHub } from '../../hub/src/registration.js';
 import { AGENT_INSTRUCTIONS } from '../../hub/src/tools/instructions.js';
 import { action } from '../context.js';
+import { httpFetch } from '../http-fetch.js';
 import { readText } from '../read-input.js';
 
 const HOOK_TIMEOUT_MS = 3000;
@@ -49,7 +50,7 @@ function payloadOf(raw: string): HookPayload {
 export async function fileTranscript(config: Readonly<PalaceConfig>, transcript: string, wing: string | undefined, agent: string): Promise<string> {
   const hub = liveHub({ ...config, hubForward: true });
   if (!hub) return `no live hub for ${canonicalPalace(config.palacePath)}; transcript not filed: ${transcript}`;
-  const client = createHubClient({ baseUrl: hub.url, token: hub.tokens[0] });
+  const client = createHubClient({ baseUrl: hub.url, token: hub.tokens[0], fetch: httpFetch });
   try {
     await client.callTool(
       'palace_mine',

@@ -61,8 +61,7 @@ export function unitOf(file) {
   if (rel.startsWith('cli/')) return 'cli';
   const m = /^hub\/src\/([^/]+?)(?:\.ts|\.js)?(?:\/|$)/.exec(rel);
   if (!m) return undefined;
-  const unit = m[1] === 'local-services' ? 'palace' : m[1];
-  return `hub:${unit}`;
+  return `hub:${m[1]}`;
 }
 
 function verdict(fromFile, fromUnit, toUnit, typeOnly) {

@@ -1,9 +1,12 @@
 // Lint rules that keep the architecture honest: no process.env or console outside the
-// config and log modules, named exports, kebab-case files, type-only imports.
+// config and log modules, named exports, kebab-case files, type-only imports, layers that point
+// down (scripts/eslint-layers.js), and better-sqlite3 only in the modules that own a SQLite file.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import unicorn from 'eslint-plugin-unicorn';
 import reactHooks from 'eslint-plugin-react-hooks';
+
+import { palacePlugin } from './scripts/eslint-layers.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'bin/**', 'eslint.config.js'] },
@@ -53,6 +56,26 @@ export default tseslint.config(
     files: ['hub/src/**/*.ts', 'cli/**/*.ts'],
     ignores: ['hub/src/log.ts', 'cli/output.ts'],
     rules: { 'no-console': 'error' },
+  },
+  // Layers point down; the hub client stays browser-safe; the CLI imports only its allowed hub modules.
+  { files: ['hub/src/**/*.ts', 'cli/**/*.ts'], plugins: { palace: palacePlugin }, rules: { 'palace/layers': 'error' } },
+  // better-sqlite3 only where a SQLite file is owned: the logstream store, the knowledge graph, the
+  // memory journal, the user_version helper and the MemPalace reader (tests and benchmarks are free).
+  {
+    files: ['hub/src/**/*.ts', 'cli/**/*.ts', 'main/**/*.ts', 'renderer/**/*.{ts,tsx}'],
+    ignores: [
+      'hub/src/logstream/**',
+      'hub/src/memory/kg/**',
+      'hub/src/memory/memory-journal.ts',
+      'hub/src/sqlite-user-version.ts',
+      'hub/src/migrate/mempalace-reader.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'better-sqlite3', message: 'Only the modules that own a SQLite file import better-sqlite3 (see eslint.config.js); go through their API.' }] },
+      ],
+    },
   },
   {
     files: ['hub/src/core/**/*.ts'],

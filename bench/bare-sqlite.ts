@@ -53,6 +53,7 @@ export class BareDb {
   private readonly insertArtifact: Database.Statement;
   private readonly begin: Database.Statement;
   private readonly commit: Database.Statement;
+  private selectArtifact: Database.Statement | undefined;
 
   constructor(dir: string, schema: BareSchema = 'plain') {
     this.db = new Database(join(dir, `bare-${schema}.sqlite3`));
@@ -91,6 +92,12 @@ export class BareDb {
       for (let j = i; j < end; j++) this.insertEvent.run(...(rows[j] ?? []));
       this.commit.run();
     }
+  }
+
+  /** One artifact's content as bytes: the least an artifact get must do. */
+  artifactBytes(id: string): Buffer {
+    this.selectArtifact ??= this.db.prepare('SELECT CAST(content AS BLOB) AS bytes FROM bare_artifacts WHERE id = ?');
+    return (this.selectArtifact.get(id) as { bytes: Buffer }).bytes;
   }
 
   /** sha256 of the content, then one autocommit INSERT (what an artifact put must do at least). */

@@ -1,9 +1,9 @@
 // The `cli` benchmark suite (issue 18): wall time of real `palace` processes (spawn -> exit) against a
-// bare `node -e 0` timed the same way in the same run, alternating, with and without a live hub; and
-// the bytes of tools/list per tool profile (what each agent session loads into its context).
+// bare `node -e 0` timed the same way in the same run, alternating, with and without a live hub; the
+// bytes of tools/list per tool profile; and a 1 MiB artifact get against a bare SELECT of the blob.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
+import { Logstream } from '../hub/src/logstream/logstream.js';
+import { BareDb } from './bare-sqlite.js';
 import type { Figure, Suite, SuiteContext, SuiteResult } from './figure.js';
-import { percentile, sleep } from './stats.js';
+import { percentile, sleep, timeEach } from './stats.js';
 
 const PALACE_BIN = fileURLToPath(new URL('../../bin/palace.js', import.meta.url));
 const RUNS = 15;
@@ -91,6 +93,52 @@ async function toolListBytes(url: string, path: string): Promise<number> {
   }
 }
 
+const MIB = 1024 * 1024;
+const GETS = 50;
+
+/**
+ * 1 MiB `artifact get` in-process (Logstream.getArtifactBytes: the stored bytes as a Buffer) against a
+ * bare `SELECT CAST(content AS BLOB)` of the same content from a one-table database, alternating.
+ */
+function artifactGetFigure(ctx: SuiteContext, root: string): Figure {
+  ctx.progress(`artifact get: ${GETS} gets of 1 MiB, alternating with a bare SELECT`);
+  mkdirSync(join(root, 'artifact-bare'), { recursive: true });
+  const log = Logstream.open(join(root, 'artifact-palace'));
+  const bare = new BareDb(join(root, 'artifact-bare'));
+  const palace: number[] = [];
+  const raw: number[] = [];
+  try {
+    const line = '+  const value = await store.read(key); // a line of a patch, ASCII\n';
+    const content = line.repeat(Math.ceil(MIB / line.length)).slice(0, MIB);
+    const { id } = log.putArtifact({ kind: 'file', created_by: 'bench', content });
+    bare.putArtifact('art_bench', content);
+    const get = {
+      palace: (): number => log.getArtifactBytes(id).bytes.length,
+      bare: (): number => bare.artifactBytes('art_bench').length,
+    };
+    if (get.palace() !== MIB || get.bare() !== MIB) throw new Error('artifact get returned the wrong size');
+    for (let i = 0; i < GETS + 5; i++) {
+      const order = i % 2 === 0 ? (['palace', 'bare'] as const) : (['bare', 'palace'] as const);
+      const [first = Number.NaN, second = Number.NaN] = timeEach(order, (which) => get[which]());
+      if (i < 5) continue;
+      palace.push(i % 2 === 0 ? first : second);
+      raw.push(i % 2 === 0 ? second : first);
+    }
+  } finally {
+    log.close();
+    bare.close();
+  }
+  const p = percentile(palace, 50);
+  const b = percentile(raw, 50);
+  return {
+    name: '1 MiB artifact get (Logstream.getArtifactBytes, in-process) p50',
+    value: p / b,
+    unit: 'x',
+    reference: { value: 1, label: `bare SELECT CAST(content AS BLOB) of the same row (${b.toFixed(3)} ms; palace ${p.toFixed(3)} ms)`, measured: true },
+    target: { op: '<=', value: 1.5, note: 'issue 18' },
+  };
+}
+
 const APPEND = [
   'logstream', 'append', '--type', 'status', '--stream', 'project/bench', '--room', 'status', '--from-agent', 'bench-a', '--body', 'hello',
 ];
@@ -124,6 +172,14 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
     const hub = await startHub(env);
     try {
       for (const c of cases.slice(1)) measure(c, ' (live hub)');
+      // A Stop hook hands the transcript to the hub (a background mine) and returns; the first run
+      // mines it, later runs find it unchanged.
+      const transcript = join(root, 'session.jsonl');
+      writeFileSync(transcript, `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'hello palace' } })}\n`);
+      const hook: Case = { name: 'palace hook run --hook stop', args: ['hook', 'run', '--hook', 'stop', '--transcript', transcript], target: 2.5, hub: true };
+      timeRun([PALACE_BIN, ...hook.args], env);
+      await sleep(3_000);
+      measure(hook, ' (live hub)');
       for (const [profile, path] of [['full', '/mcp'], ['lean', '/mcp?profile=lean']] as const) {
         const bytes = await toolListBytes(hub.url, path);
         figures.push({
@@ -136,9 +192,12 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
     } finally {
       await hub.stop();
     }
+    figures.push(artifactGetFigure(ctx, root));
     notes.push(
       `Each figure is the median wall time of ${RUNS} \`node bin/palace.js …\` processes (after ${WARMUP} warm-ups) over the median of as many \`node -e 0\` runs, alternating, as a ratio. ` +
-        'A command loads only its own command module (cli/command-index.ts). With a live hub, logstream commands still read and write the SQLite log directly (WAL), and the hub wakes its waiters from the change feed. ' +
+        'A command loads only its own command module (cli/command-index.ts). With a live hub, logstream append/list/wait/ack and artifact commands are MCP calls to the hub through the typed hub client (the hub wakes its waiters at once); with none, the same tool runs in-process over an in-memory MCP transport (buildServer, zod). ' +
+        'The hook row: `palace hook run --hook stop --transcript <1-line session>` against the live hub (a background mine is queued; the transcript was mined once before timing, so later runs find it unchanged). ' +
+        'Artifact get: the median of 50 in-process gets of one 1 MiB artifact (Logstream.getArtifactBytes: metadata plus the stored bytes as a Buffer, no string round trip) over the median of as many bare `SELECT CAST(content AS BLOB)` of the same content from a one-table database, alternating. ' +
         'tools/list bytes: the JSON of the tools array a client receives (KB = 1,024 bytes).',
     );
   } finally {

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 
 import type { PalaceConfig } from '../hub/src/config.js';
-import { Logstream } from '../hub/src/logstream/logstream.js';
+import type { Logstream } from '../hub/src/logstream/logstream.js';
 import { cliConfig } from './config.js';
 import { makeOutput, reportError, type Output } from './output.js';
 
@@ -46,8 +46,12 @@ export function action<A extends unknown[]>(
   };
 }
 
-/** Runs `fn` with the palace's logstream open, closing it afterwards. */
+/**
+ * Runs `fn` with the palace's logstream open, closing it afterwards: the direct SQLite road, left only
+ * for reads without a tool (watch, task, tasks) and offline admin. Everything else goes through runTool().
+ */
 export async function withLogstream<T>(ctx: CommandContext, fn: (log: Logstream) => Promise<T> | T): Promise<T> {
+  const { Logstream } = await import('../hub/src/logstream/logstream.js');
   const log = Logstream.open(ctx.config.palacePath, {
     durability: ctx.config.durability,
     maxSkewMs: ctx.config.syncMaxSkewMs,

@@ -3,14 +3,13 @@
 
 import type { PalaceConfig } from '../hub/src/config.js';
 import { HubError } from '../hub/src/errors.js';
-import { canonicalPalace, dialUrl, readLiveRegistration, readStoredToken } from '../hub/src/registration.js';
+import { canonicalPalace, hubTokens, liveHub } from '../hub/src/registration.js';
+import { httpFetch } from './http-fetch.js';
 import { ExitSignal, type Output } from './output.js';
 
 /** The live hub's base URL, or undefined when none serves this palace (or forwarding is off). */
 export function liveHubUrl(config: Readonly<PalaceConfig>): string | undefined {
-  if (!config.hubForward) return undefined;
-  const hub = readLiveRegistration(config.home, canonicalPalace(config.palacePath));
-  return hub && hub.pid !== process.pid ? dialUrl(hub) : undefined;
+  return liveHub(config)?.url;
 }
 
 export async function daemonRequest(
@@ -21,10 +20,10 @@ export async function daemonRequest(
   path: string,
   body?: unknown,
 ): Promise<unknown> {
-  const token = readStoredToken(config.home, canonicalPalace(config.palacePath)) ?? config.httpToken;
+  const [token] = hubTokens(config.home, canonicalPalace(config.palacePath), config.httpToken);
   let response: Response;
   try {
-    response = await fetch(`${base}${path}`, {
+    response = await httpFetch(`${base}${path}`, {
       method,
       headers: {
         Accept: 'application/json',

@@ -8,11 +8,12 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 import type { PalaceConfig } from '../hub/src/config.js';
+import { createSseParser } from '../hub/src/core/sse-frames.js';
 import type { Logger } from '../hub/src/log.js';
 import { HubError } from '../hub/src/errors.js';
 import { leaseHolder } from '../hub/src/lease.js';
-import { canonicalPalace, dialUrl, readLiveRegistration, readStoredToken, tokenPath } from '../hub/src/registration.js';
-import { createLocalServices } from '../hub/src/local-services.js';
+import { openPalace } from '../hub/src/palace.js';
+import { canonicalPalace, dialUrl, hubTokens, readLiveRegistration, readStoredToken, tokenPath } from '../hub/src/registration.js';
 import { buildServer } from '../hub/src/tools/build-server.js';
 import type { ToolProfile } from '../hub/src/tools/profiles.js';
 import { MUTATING_TOOLS } from '../hub/src/tools/registry.js';
@@ -45,58 +46,20 @@ class LocalTransport implements Transport {
 }
 
 /**
- * An incremental text/event-stream parser: push() decoded text as it arrives and get back the data
- * payload of every frame the text completed (multi-line data joined with "\n"). A frame cut off by
- * the end of the stream is never returned (end() reports whether one was pending).
+ * The data payloads of the one SSE parser (core/sse-frames.ts): push() decoded text as it arrives and
+ * get back the data of every frame it completed. A frame cut off by the end of the stream is never
+ * returned (end() reports whether one was pending).
  */
 export class SseDataParser {
-  private buffer = '';
-  private scanned = 0;
-  private data: string[] = [];
-  /** The last chunk ended in CR: a LF starting the next one belongs to that line end. */
-  private skipLf = false;
+  private readonly parser = createSseParser();
 
   push(text: string): string[] {
-    if (this.skipLf && text.startsWith('\n')) text = text.slice(1);
-    this.skipLf = false;
-    this.buffer += text;
-    const out: string[] = [];
-    for (;;) {
-      const lf = this.buffer.indexOf('\n', this.scanned);
-      const cr = this.buffer.indexOf('\r', this.scanned);
-      const at = cr >= 0 && (lf < 0 || cr < lf) ? cr : lf;
-      if (at < 0) {
-        this.scanned = this.buffer.length;
-        break;
-      }
-      let width = 1;
-      if (at === cr) {
-        if (at === this.buffer.length - 1) this.skipLf = true;
-        else if (this.buffer[at + 1] === '\n') width = 2;
-      }
-      this.line(this.buffer.slice(0, at), out);
-      this.buffer = this.buffer.slice(at + width);
-      this.scanned = 0;
-    }
-    return out;
+    return this.parser.push(text).flatMap((frame) => (frame.data === undefined ? [] : [frame.data]));
   }
 
   /** Whether an incomplete frame (data with no blank line after it) was left at the end. */
   end(): boolean {
-    const partial = this.data.length > 0 || this.buffer.trim() !== '';
-    this.buffer = '';
-    this.scanned = 0;
-    this.data = [];
-    this.skipLf = false;
-    return partial;
-  }
-
-  private line(line: string, out: string[]): void {
-    if (line === '') {
-      if (this.data.length > 0) out.push(this.data.join('\n'));
-      this.data = [];
-    } else if (line.startsWith('data:')) this.data.push(line.slice(5).replace(/^ /, ''));
-    // id:, event:, retry: and comments carry nothing a stdio client needs.
+    return this.parser.end();
   }
 }
 
@@ -230,7 +193,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   let local: { transport: LocalTransport; close: () => Promise<void> } | undefined;
   const localServer = (): LocalTransport => {
     if (local) return local.transport;
-    const { services, close } = createLocalServices(config, palacePath, log);
+    const { services, close } = openPalace(config, { role: 'local', log });
     const transport = new LocalTransport(write);
     void buildServer(services, { profile, guardWrite: (tool) => refuseBesideHub(tool, palacePath, config.hubForward) }).connect(transport);
     local = { transport, close };
@@ -254,7 +217,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
    */
   const forward = async (frame: Frame, text: string, ids: Id[], base: string): Promise<void> => {
     const file = readStoredToken(config.home, palacePath);
-    const tokens = [file, config.httpToken].filter((t, i, all): t is string => Boolean(t) && all.indexOf(t) === i);
+    const tokens = hubTokens(config.home, palacePath, config.httpToken);
     const controller = new AbortController();
     for (const id of ids) inflight.set(id, controller);
     let timedOut = false;

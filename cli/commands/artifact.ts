@@ -4,9 +4,12 @@ import { writeFileSync } from 'node:fs';
 
 import type { Command } from 'commander';
 
-import { action, withLogstream } from '../context.js';
+import type { Artifact } from '../../hub/src/core/types.js';
+import type { StoredArtifact } from '../../hub/src/logstream/logstream.js';
+import { action } from '../context.js';
 import { artifactText } from '../format.js';
 import { jsonObject, readText } from '../read-input.js';
+import { runTool } from '../tool-runner.js';
 
 export function registerArtifact(program: Command): void {
   const art = program.command('artifact').description('exact artifacts (patches, logs, reports) with their sha256');
@@ -23,14 +26,12 @@ export function registerArtifact(program: Command): void {
       action(async (ctx) => {
         const o = ctx.opts;
         const content = readText(String(o.file), o.file === '-' ? 'stdin' : '--file');
-        const stored = await withLogstream(ctx, (ls) =>
-          ls.putArtifact({
-            kind: o.kind,
-            created_by: o.createdBy,
-            content,
-            metadata: jsonObject(typeof o.metadata === 'string' ? o.metadata : undefined, '--metadata'),
-          }),
-        );
+        const stored = (await runTool(ctx.config, 'palace_artifact_put', {
+          kind: o.kind,
+          created_by: o.createdBy,
+          content,
+          metadata: jsonObject(typeof o.metadata === 'string' ? o.metadata : undefined, '--metadata'),
+        })) as StoredArtifact;
         for (const warning of stored.warnings ?? []) ctx.out.warn(warning);
         ctx.out.result(stored, () => artifactText(stored));
       }),
@@ -44,7 +45,7 @@ export function registerArtifact(program: Command): void {
     .action(
       action(async (ctx, id: string) => {
         const o = ctx.opts;
-        const artifact = await withLogstream(ctx, (ls) => ls.getArtifact(id));
+        const artifact = (await runTool(ctx.config, 'palace_artifact_get', { artifact_id: id })) as Artifact;
         const bytes = Buffer.from(artifact.content, 'utf8');
         if (typeof o.out === 'string') {
           writeFileSync(o.out, bytes);

@@ -8,11 +8,11 @@ import { HubError, invalid, type ErrorCode } from '../../hub/src/errors.js';
 import { createCypherService } from '../../hub/src/memory/cypher-service.js';
 import { createKgHandle } from '../../hub/src/memory/kg/knowledge-graph.js';
 import type { CypherResult } from '../../hub/src/vector/age-cypher.js';
-import { canonicalPalace, dialUrl, readLiveRegistration, readStoredToken } from '../../hub/src/registration.js';
+import { canonicalPalace, dialUrl, hubTokens, readLiveRegistration } from '../../hub/src/registration.js';
 import { action } from '../context.js';
 
 async function viaHub(config: Readonly<PalaceConfig>, base: string, body: { cypher: string; graph?: string }): Promise<CypherResult> {
-  const token = readStoredToken(config.home, canonicalPalace(config.palacePath)) ?? config.httpToken;
+  const [token] = hubTokens(config.home, canonicalPalace(config.palacePath), config.httpToken);
   let response: Response;
   try {
     response = await fetch(`${base}/cypher`, {

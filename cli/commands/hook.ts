@@ -10,11 +10,13 @@ import type { Command } from 'commander';
 
 import type { PalaceConfig } from '../../hub/src/config.js';
 import { defaultWing } from '../../hub/src/mine/walk.js';
-import { canonicalPalace, dialUrl, readLiveRegistration, readStoredToken } from '../../hub/src/registration.js';
+import { createHubClient, type HubClientError } from '../../hub/src/client/hub-client.js';
+import { canonicalPalace, liveHub } from '../../hub/src/registration.js';
 import { AGENT_INSTRUCTIONS } from '../../hub/src/tools/instructions.js';
 import { LOGSTREAM_FILE } from '../../hub/src/logstream/logstream.js';
 import { action, withLogstream } from '../context.js';
 import { collectInbox, hasLog, hookContextJson, inboxStatePath } from '../hook-inbox.js';
+import { httpFetch } from '../http-fetch.js';
 import { readText } from '../read-input.js';
 
 const HOOK_TIMEOUT_MS = 3000;
@@ -98,27 +100,21 @@ function payloadOf(raw: string): HookPayload {
 
 /** Queues a background mine of the transcript on the live hub; returns what happened, never throws. */
 export async function fileTranscript(config: Readonly<PalaceConfig>, transcript: string, wing: string | undefined, agent: string): Promise<string> {
-  const palace = canonicalPalace(config.palacePath);
-  const hub = readLiveRegistration(config.home, palace);
-  if (!hub) return `no live hub for ${palace}; transcript not filed: ${transcript}`;
-  const token = readStoredToken(config.home, palace) ?? config.httpToken;
+  const hub = liveHub({ ...config, hubForward: true });
+  if (!hub) return `no live hub for ${canonicalPalace(config.palacePath)}; transcript not filed: ${transcript}`;
+  const client = createHubClient({ baseUrl: hub.url, token: hub.tokens[0], fetch: httpFetch });
   try {
-    const res = await fetch(`${dialUrl(hub)}/mcp`, {
-      method: 'POST',
-      signal: AbortSignal.timeout(HOOK_TIMEOUT_MS),
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'palace_mine', arguments: { source: transcript, mode: 'convos', background: true, added_by: agent, ...(wing ? { wing } : {}) } },
-      }),
-    });
-    const body = await res.text();
-    if (res.status !== 200 || body.includes('"isError":true')) return `hub refused the transcript (HTTP ${res.status}): ${body.slice(0, 300)}`;
-    return `handed ${transcript} to the hub at ${dialUrl(hub)}`;
+    await client.callTool(
+      'palace_mine',
+      { source: transcript, mode: 'convos', background: true, added_by: agent, ...(wing ? { wing } : {}) },
+      AbortSignal.timeout(HOOK_TIMEOUT_MS),
+    );
+    return `handed ${transcript} to the hub at ${hub.url}`;
   } catch (err) {
-    return `hub at ${dialUrl(hub)} unreachable: ${(err as Error).message}`;
+    const e = err as HubClientError;
+    if (e.name === 'HubClientError' && e.code !== 'hub.unreachable')
+      return `hub refused the transcript (${e.status === null ? e.code : `HTTP ${e.status}`}): ${e.message.slice(0, 300)}`;
+    return `hub at ${hub.url} unreachable: ${e.message}`;
   }
 }
 

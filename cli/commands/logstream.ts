@@ -1,14 +1,18 @@
 // `palace logstream append|list|wait|ack|renew|release|ready|watch|task|tasks`: the coordination log from the shell.
-// Operates on the palace's logstream.sqlite3 directly (safe beside a live hub: WAL).
+// append, list, wait, ack, renew, release and ready are tool calls (runTool: the live hub, or the MCP server
+// in-process); watch, task and tasks still read logstream.sqlite3 directly (reads; safe beside a live hub: WAL).
 
 import type { Command } from 'commander';
 
-import { leaseBounds } from '../../hub/src/config.js';
+import type { EventPage, LogEvent, WaitResult } from '../../hub/src/core/types.js';
+import type { ClaimOutcome, TaskView } from '../../hub/src/logstream/coordination.js';
+
 import { invalid } from '../../hub/src/errors.js';
 import { action, collect, withLogstream } from '../context.js';
 import { eventLine, eventsText, taskLine, taskText } from '../format.js';
 import { EXIT } from '../output.js';
 import { jsonObject, readText } from '../read-input.js';
+import { runTool } from '../tool-runner.js';
 import { runWatch } from '../watch.js';
 
 type Opts = Record<string, unknown>;
@@ -40,6 +44,11 @@ function addFilters(cmd: Command): Command {
     .option('--json', 'machine-readable output');
 }
 
+/** A whole-number flag as a number for the tool's schema; anything else is passed on for it to refuse. */
+function int(v: unknown): unknown {
+  return typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v;
+}
+
 function filtersOf(o: Opts): Record<string, unknown> {
   return {
     to_agent: o.toAgent,
@@ -52,7 +61,7 @@ function filtersOf(o: Opts): Record<string, unknown> {
     room: o.room,
     since_event_id: o.sinceEventId,
     since_created_at: o.sinceCreatedAt,
-    limit: o.limit,
+    limit: int(o.limit),
     preview: Boolean(o.preview),
   };
 }
@@ -87,8 +96,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const event = await withLogstream(ctx, (ls) =>
-          ls.appendNow({
+        const event = (await runTool(ctx.config, 'palace_event_append', {
             type: o.type,
             stream: o.stream,
             room: o.room,
@@ -102,8 +110,7 @@ export function registerLogstream(program: Command): void {
             depends_on: (o.dependsOn as string[] | undefined)?.flatMap((d) => d.split(',')),
             body: bodyOf(o),
             metadata: jsonObject(str(o.metadata), '--metadata'),
-          }),
-        );
+        })) as LogEvent;
         ctx.out.result(event, () => `Appended:\n${eventLine(event)}`);
       }),
     );
@@ -114,9 +121,11 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const page = await withLogstream(ctx, (ls) =>
-          ls.list({ ...filtersOf(o), before_event_id: o.beforeEventId, order: o.order }),
-        );
+        const page = (await runTool(ctx.config, 'palace_event_list', {
+          ...filtersOf(o),
+          before_event_id: o.beforeEventId,
+          order: o.order,
+        })) as EventPage;
         ctx.out.result(page, () => eventsText(page.events) + (page.has_more ? `\n(more: --since-event-id ${page.cursor})` : ''));
       }),
     );
@@ -126,7 +135,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const result = await withLogstream(ctx, (ls) => ls.wait({ ...filtersOf(o), timeout_ms: o.timeoutMs }));
+        const result = (await runTool(ctx.config, 'palace_event_wait', { ...filtersOf(o), timeout_ms: int(o.timeoutMs) })) as WaitResult;
         ctx.out.result(result, () => (result.timed_out ? 'Timed out; no matching events.' : eventsText(result.events)));
         return result.timed_out ? EXIT.timeout : EXIT.ok;
       }),
@@ -144,9 +153,13 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx, eventId: string) => {
         const o = ctx.opts;
-        const ack = await withLogstream(ctx, (ls) =>
-          ls.ack({ event_id: eventId, from_agent: o.fromAgent, status: o.status, body: bodyOf(o), lease_ms: o.lease }, leaseBounds(ctx.config)),
-        );
+        const ack = (await runTool(ctx.config, 'palace_event_ack', {
+          event_id: eventId,
+          from_agent: o.fromAgent,
+          status: o.status,
+          body: bodyOf(o),
+          lease_ms: o.lease,
+        })) as LogEvent & { claim?: ClaimOutcome };
         ctx.out.result(ack, () => `Acknowledged ${eventId}:\n${eventLine(ack)}${ack.claim ? `\n${ack.claim.message}` : ''}`);
         // A lost claim exits 1, so `ack --status claimed && work` never duplicates someone's work.
         return ack.claim && !ack.claim.won ? EXIT.error : EXIT.ok;
@@ -162,7 +175,9 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx, ref: string) => {
         const o = ctx.opts;
-        const event = await withLogstream(ctx, (ls) => ls.renew({ event_id: ref, from_agent: o.fromAgent, lease_ms: o.lease }, leaseBounds(ctx.config)));
+        const event = (await runTool(ctx.config, 'palace_task_renew', { event_id: ref, from_agent: o.fromAgent, lease_ms: o.lease })) as LogEvent & {
+          lease_expires_at?: string;
+        };
         ctx.out.result(event, () => `Renewed ${event.correlation_id ?? ref}: lease until ${event.lease_expires_at}`);
       }),
     );
@@ -176,7 +191,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx, ref: string) => {
         const o = ctx.opts;
-        const event = await withLogstream(ctx, (ls) => ls.releaseClaim({ event_id: ref, from_agent: o.fromAgent, reason: o.reason }));
+        const event = (await runTool(ctx.config, 'palace_task_release', { event_id: ref, from_agent: o.fromAgent, reason: o.reason })) as LogEvent;
         ctx.out.result(event, () => `Released the claim on ${event.correlation_id ?? ref}:\n${eventLine(event)}`);
       }),
     );
@@ -189,7 +204,7 @@ export function registerLogstream(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
-        const tasks = await withLogstream(ctx, (ls) => ls.ready({ agent: ctx.opts.agent, stream: ctx.opts.stream }));
+        const { tasks } = (await runTool(ctx.config, 'palace_task_ready', { agent: ctx.opts.agent, stream: ctx.opts.stream })) as { tasks: TaskView[] };
         ctx.out.result({ tasks, count: tasks.length }, () =>
           tasks.length === 0
             ? 'No task is ready.'

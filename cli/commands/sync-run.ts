@@ -14,7 +14,7 @@ import {
   canonicalPalace,
   dialUrl,
   readLiveRegistration,
-  readStoredToken,
+  hubTokens,
 } from '../../hub/src/registration.js';
 import { localEstate } from '../../hub/src/sync/mesh-estate.js';
 import { createHttpPeerTransport } from '../../hub/src/sync/http-peer-transport.js';
@@ -57,9 +57,7 @@ async function askHub<T extends 'round' | 'mesh'>(
   const palace = canonicalPalace(ctx.config.palacePath);
   const live = readLiveRegistration(ctx.config.home, palace);
   if (!live || (init.method === 'POST' && live.read_only)) return undefined;
-  const tokens = [readStoredToken(ctx.config.home, palace), ctx.config.httpToken].filter(
-    (t, i, all): t is string => Boolean(t) && all.indexOf(t) === i,
-  );
+  const tokens = hubTokens(ctx.config.home, palace, ctx.config.httpToken);
   let response: Response | undefined;
   for (const token of tokens.length > 0 ? tokens : [undefined]) {
     try {

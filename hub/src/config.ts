@@ -6,7 +6,9 @@ import { homedir } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 
 import { HubError } from './errors.js';
-import type { Durability } from './logstream/sqlite-event-store.js';
+
+/** How hard a logstream commit waits for the disk; see docs "Durability". */
+export type Durability = 'normal' | 'full';
 
 export type EmbeddingDevice = 'cpu' | 'cuda' | 'dml' | 'coreml' | 'auto';
 

@@ -112,6 +112,34 @@ export function readStoredToken(home: string, palacePath: string): string | unde
   }
 }
 
+/**
+ * The tokens a client of this palace's hub tries, in order: the stored token file, then the
+ * PALACE_MCP_HTTP_TOKEN value (`envToken`), without duplicates. The one token lookup.
+ */
+export function hubTokens(home: string, palacePath: string, envToken: string | undefined): string[] {
+  return [readStoredToken(home, palacePath), envToken].filter((t, i, all): t is string => Boolean(t) && all.indexOf(t) === i);
+}
+
+/** The live hub of a palace, as a client dials it. */
+export interface LiveHub {
+  url: string;
+  registration: Registration;
+  /** hubTokens(): the token file first, then the environment's. */
+  tokens: string[];
+}
+
+/**
+ * The live hub serving this palace from another process, or undefined (none, or `forward` is false:
+ * PALACE_HUB_FORWARD=0).
+ */
+export function liveHub(config: { home: string; palacePath: string; httpToken?: string | undefined; hubForward?: boolean }): LiveHub | undefined {
+  if (config.hubForward === false) return undefined;
+  const palacePath = canonicalPalace(config.palacePath);
+  const registration = readLiveRegistration(config.home, palacePath);
+  if (!registration || registration.pid === process.pid) return undefined;
+  return { url: dialUrl(registration), registration, tokens: hubTokens(config.home, palacePath, config.httpToken) };
+}
+
 /** Reuses the stored token or stores `fresh()` (mode 0600). Returns the token and whether it is new. */
 export function loadOrCreateToken(home: string, palacePath: string, fresh: () => string): { token: string; created: boolean; path: string } {
   const path = tokenPath(home, palacePath);

@@ -1,6 +1,6 @@
-// Starts a hub: takes the writer lease, opens the logstream, listens (http or https), writes the
-// registration file, and arms the idle timer. Returns a handle whose close() undoes all of it.
-// Never exits the process and never generates tokens (that is `palace serve`'s job).
+// Starts a hub: opens the palace through the composition root (openPalace, role 'hub': writer lease,
+// logstream, memory, sync), then only listens (http or https), writes the registration file and arms
+// the idle timer. close() undoes all of it. Never exits the process, never generates tokens.
 
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -13,14 +13,10 @@ import { HubError } from './errors.js';
 import { createApp } from './http/app.js';
 import { allowedHosts, hubNames, isLoopbackHost, type MachineNames } from './http/middleware/host-guard.js';
 import { ownOrigins } from './http/middleware/request-guard.js';
-import { RequestStats } from './http/request-stats.js';
-import { acquireLease, type Lease } from './lease.js';
 import type { Logger } from './log.js';
 import { startLeaseSweeper } from './logstream/lease-sweeper.js';
-import { Logstream } from './logstream/logstream.js';
-import { createKgHandle } from './memory/kg/knowledge-graph.js';
-import { createMemoryHandle } from './memory/open-memory.js';
 import type { Memory } from './memory/memory.js';
+import { openPalace } from './palace.js';
 import {
   canonicalPalace,
   dialUrl,
@@ -30,7 +26,6 @@ import {
 } from './registration.js';
 import { createRequestLock } from './request-lock.js';
 import type { HubServices } from './services.js';
-import { SyncService } from './sync/sync-service.js';
 import { PALACE_VERSION } from './version.js';
 
 /** How long close() lets MCP responses in flight finish before it cuts their connections. */
@@ -122,49 +117,13 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const tls = tlsMaterial(options.tlsCert, options.tlsKey);
   const palacePath = canonicalPalace(config.palacePath);
 
-  // A read-only hub takes the lease too: two servers never point at one palace (a reader beside the
-  // writer would serve a stale vector index and could run journal recovery behind its back).
-  const lease: Lease = acquireLease(palacePath, readOnly ? 'hub-read-only' : 'hub');
-  let logstream: Logstream | undefined;
-  try {
-    logstream = Logstream.open(palacePath, { durability: config.durability, maxSkewMs: config.syncMaxSkewMs });
-  } catch (err) {
-    lease.release();
-    throw err;
-  }
-  const memory = createMemoryHandle(config, palacePath, log.child('memory'), { longRunning: true });
-  const kg = createKgHandle(palacePath);
-  const stats = new RequestStats();
-  const startedAt = new Date();
+  const palace = openPalace(config, { role: 'hub', log, readOnly, networkExposed: !isLoopbackHost(host) });
+  const { services } = palace;
+  const { logstream, memory, stats, startedAt } = services;
   const lock = createRequestLock();
   const sse = { clients: 0 };
   const listening: { bound?: { host: string; port: number; scheme: 'http' | 'https' } } = {};
   let integrity: { at: number; verdict: string } | undefined;
-  const services: HubServices = {
-    config,
-    logstream,
-    memory,
-    kg,
-    log,
-    version: PALACE_VERSION,
-    startedAt,
-    readOnly,
-    role: 'hub',
-    networkExposed: !isLoopbackHost(host),
-    stats,
-    describe: () => ({
-      writer: { mode: readOnly ? 'read_only' : 'writer', lease: { path: lease.path, pid: lease.holder.pid } },
-      listen: listening.bound ? dialUrl(listening.bound) : null,
-    }),
-  };
-  services.sync = new SyncService({
-    replica: logstream.replica,
-    palacePath,
-    name: hostname(),
-    intervalSeconds: config.syncIntervalSeconds,
-    log: log.child('sync'),
-    verify: config.syncVerify,
-  });
   const sqliteIntegrity = (): string => {
     if (!integrity || Date.now() - integrity.at > 60_000) integrity = { at: Date.now(), verdict: logstream.store.integrityCheck() };
     return integrity.verdict;
@@ -226,8 +185,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       server.listen(options.port ?? 8765, host, () => resolve());
     });
   } catch (err) {
-    logstream.close();
-    lease.release();
+    await palace.close();
     const e = err as NodeJS.ErrnoException;
     throw new HubError('hub.config', `cannot listen on ${host}:${options.port ?? 8765}: ${e.code ?? e.message}`, { cause: err });
   }
@@ -239,7 +197,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   hostAllow = allowedHosts(names, port, config.extraAllowedHosts);
   origins = ownOrigins(scheme, names, port);
   const url = dialUrl(bound);
-  lease.update(url);
+  palace.setListening(url);
   const registration: Registration = {
     pid: process.pid,
     host,
@@ -286,16 +244,13 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       });
       server.closeAllConnections();
       await closed;
-      await memory.close();
-      kg.close();
-      logstream.close();
-      lease.release();
+      await palace.close();
     })();
     return closing;
   };
   // A read-only hub serves its log to pullers but never pulls (it must not write).
-  if (!readOnly) services.sync.start();
-  if (!readOnly) startLeaseSweeper(logstream, { log: log.child('leases') }); // stops when the logstream closes
+  if (!readOnly) services.sync?.start();
+  if (!readOnly) startLeaseSweeper(services.logstream, { log: log.child('leases') }); // stops when the logstream closes
   log.info(`hub listening on ${url}`, { palace: palacePath, read_only: readOnly });
   return { url, host, port, scheme, token, services, registrationPath, close };
 }

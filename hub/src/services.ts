@@ -1,12 +1,14 @@
-// The services a running hub (or a local stdio server) hands to tools and routes. Built once by the
-// wiring code; nothing here opens files itself.
+// The services a running hub (or a local stdio server) hands to tools and routes. Built once by
+// openPalace() (palace.ts), the composition root; nothing here opens files itself.
 
 import type { PalaceConfig } from './config.js';
 import type { Logger } from './log.js';
 import type { Logstream } from './logstream/logstream.js';
 import type { KgHandle } from './memory/kg/knowledge-graph.js';
+import type { CypherService } from './memory/cypher-service.js';
 import type { MemoryHandle } from './memory/open-memory.js';
-import type { RequestStats } from './http/request-stats.js';
+import type { MineJobs } from './mine/jobs.js';
+import type { RequestStats } from './request-stats.js';
 import type { SyncService } from './sync/sync-service.js';
 
 export interface HubServices {
@@ -25,8 +27,23 @@ export interface HubServices {
   /** The HTTP hub listens on a non-loopback address (palace_mine then reads only configured roots). */
   networkExposed?: boolean;
   stats: RequestStats;
+  /** Background mines queued by palace_mine {background: true} (listed by palace_mined in a hub). */
+  mineJobs: MineJobs;
+  /** Read-only Cypher over the knowledge graph mirrored into Apache AGE (one Postgres pool, opened on first use). */
+  cypher(): CypherService;
   /** Peer sync and the mesh estate (the HTTP hub only; absent in a local stdio server). */
   sync?: SyncService;
-  /** Extra status blocks (writer lease, listen address) filled in by the wiring code. */
+  /** Extra status blocks: the writer lease and listen address of a hub, or the local mode. */
   describe(): Record<string, unknown>;
+}
+
+/** The status block of /stats and palace_stats. */
+export function hubStatus(hub: HubServices): Record<string, unknown> {
+  return {
+    version: hub.version,
+    role: hub.role,
+    uptime_seconds: Math.round((Date.now() - hub.startedAt.getTime()) / 1000),
+    read_only: hub.readOnly,
+    palace: hub.config.palacePath,
+  };
 }

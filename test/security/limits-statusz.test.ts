@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { REQUEST_STATS_LIMITS } from '../../hub/src/http/request-stats.js';
+import { REQUEST_STATS_LIMITS } from '../../hub/src/request-stats.js';
 import type { Hub } from '../../hub/src/server.js';
 import { makeHubDirs, rawRequest, startTestHub, type HubDirs } from '../helpers/hub.js';
 

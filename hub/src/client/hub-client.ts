@@ -1,6 +1,6 @@
-// A small HTTP client for a running hub, over an injected fetch: MCP tool calls as plain JSON-RPC
-// POSTs (JSON or SSE replies), JSON GETs (/statusz, /sync/peers) and the raw event stream. Runs in
-// the browser (dashboard) and in Node (tray); imports nothing from either.
+// The typed HTTP client of a running hub, over an injected fetch: MCP tool calls as plain JSON-RPC
+// POSTs (JSON or SSE replies, progress as it streams), JSON GETs and the raw event stream. Used by the
+// dashboard (browser), the tray and the CLI (Node); imports nothing from either.
 
 import { createSseParser } from '../core/sse-frames.js';
 
@@ -30,6 +30,13 @@ export interface HubClientOptions {
 
 export type StreamQuery = Record<string, string | readonly string[] | undefined>;
 
+/** Options of one tool call beyond its arguments. */
+export interface ToolCallOptions {
+  signal?: AbortSignal;
+  /** Progress of a long tool (a mine), asked for as MCP progress notifications and read as they stream in. */
+  onProgress?: (progress: number, total: number | undefined, message: string | undefined) => void;
+}
+
 export interface HubClient {
   readonly baseUrl: string;
   /** GET /healthz answered 200. */
@@ -37,7 +44,7 @@ export interface HubClient {
   /** GET a JSON endpoint behind the token. */
   getJson<T>(path: string, signal?: AbortSignal): Promise<T>;
   /** Calls an MCP tool and returns its parsed JSON result; tool errors throw HubClientError. */
-  callTool<T>(name: string, args?: Record<string, unknown>, signal?: AbortSignal): Promise<T>;
+  callTool<T>(name: string, args?: Record<string, unknown>, signal?: AbortSignal, options?: ToolCallOptions): Promise<T>;
   /** The names of the tools this hub serves (tools/list). */
   listTools(signal?: AbortSignal): Promise<string[]>;
   /** MCP initialize with this client's name, so /statusz names it among the recent clients. */
@@ -71,20 +78,45 @@ async function errorFrom(res: Response): Promise<HubClientError> {
   return new HubClientError(code, message, res.status, field);
 }
 
-/** The JSON-RPC reply with `id`, from a JSON body or from the data frames of an SSE body. */
-function replyFrom(text: string, contentType: string, id: number): RpcReply {
+type ProgressFn = NonNullable<ToolCallOptions['onProgress']>;
+
+/**
+ * The JSON-RPC reply with `id`, from a JSON body or from the data frames of an SSE body read as they
+ * arrive (progress notifications go to `onProgress` on the way).
+ */
+async function replyFrom(res: Response, id: number, onProgress: ProgressFn | undefined): Promise<RpcReply> {
   const candidates: unknown[] = [];
-  if (contentType.includes('text/event-stream')) {
-    for (const frame of createSseParser().push(text.endsWith('\n\n') ? text : `${text}\n\n`))
-      if (frame.data !== undefined) candidates.push(JSON.parse(frame.data));
+  const take = (data: string): void => {
+    const value = JSON.parse(data) as unknown;
+    for (const c of [value].flat()) {
+      const m = c as { method?: string; params?: { progress?: number; total?: number; message?: string } };
+      if (m && typeof m === 'object' && m.method === 'notifications/progress') onProgress?.(m.params?.progress ?? 0, m.params?.total, m.params?.message);
+      else candidates.push(c);
+    }
+  };
+  if ((res.headers.get('content-type') ?? '').includes('text/event-stream') && res.body) {
+    const parser = createSseParser();
+    const decoder = new TextDecoder();
+    const reader = res.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      for (const frame of parser.push(decoder.decode(value, { stream: true }))) if (frame.data !== undefined) take(frame.data);
+    }
+    for (const frame of parser.push(`${decoder.decode()}\n\n`)) if (frame.data !== undefined) take(frame.data);
   } else {
-    candidates.push(JSON.parse(text));
+    take(await res.text());
   }
-  for (const c of candidates.flat()) {
+  for (const c of candidates) {
     const reply = c as RpcReply;
     if (reply && typeof reply === 'object' && reply.id === id) return reply;
   }
   throw new HubClientError('rpc.no_reply', 'the hub sent no reply for this request');
+}
+
+/** A tools/call result as its JSON value; an isError result throws HubClientError with the tool's code. */
+export function parseToolResult<T>(name: string, result: unknown): T {
+  return toolResult<T>(name, result);
 }
 
 function toolResult<T>(name: string, result: unknown): T {
@@ -95,8 +127,10 @@ function toolResult<T>(name: string, result: unknown): T {
   try {
     value = JSON.parse(text);
   } catch {
-    if (r.isError) throw new HubClientError('tool.failed', text);
-    return text as T;
+    if (!r.isError) return text as T;
+    // Arguments the tool's schema refused: the MCP server's text names the first bad field ("... at kind").
+    if (text.startsWith('MCP error -32602')) throw new HubClientError('input.invalid', text, null, /\bat ([A-Za-z_][\w.]*)\s*(?:;|$)/.exec(text)?.[1]);
+    throw new HubClientError('tool.failed', text);
   }
   if (r.isError) {
     const e = (value as { error?: { code?: string; message?: string; field?: string } }).error;
@@ -125,6 +159,7 @@ export function createHubClient(options: HubClientOptions): HubClient {
     method: string,
     params: Record<string, unknown>,
     signal?: AbortSignal,
+    onProgress?: ProgressFn,
   ): Promise<unknown> => {
     const id = nextId++;
     const res = await request('/mcp', {
@@ -134,11 +169,11 @@ export function createHubClient(options: HubClientOptions): HubClient {
         Accept: 'application/json, text/event-stream',
         ...auth(),
       },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+      body: JSON.stringify({ jsonrpc: '2.0', id, method, params: onProgress ? { ...params, _meta: { progressToken: id } } : params }),
       ...(signal ? { signal } : {}),
     });
     if (!res.ok) throw await errorFrom(res);
-    const reply = replyFrom(await res.text(), res.headers.get('content-type') ?? '', id);
+    const reply = await replyFrom(res, id, onProgress);
     if (reply.error)
       throw new HubClientError(
         reply.error.data?.code ?? 'rpc.error',
@@ -166,8 +201,8 @@ export function createHubClient(options: HubClientOptions): HubClient {
       if (!res.ok) throw await errorFrom(res);
       return (await res.json()) as T;
     },
-    async callTool<T>(name: string, args: Record<string, unknown> = {}, signal?: AbortSignal) {
-      return toolResult<T>(name, await rpc('tools/call', { name, arguments: args }, signal));
+    async callTool<T>(name: string, args: Record<string, unknown> = {}, signal?: AbortSignal, options: ToolCallOptions = {}) {
+      return toolResult<T>(name, await rpc('tools/call', { name, arguments: args }, signal ?? options.signal, options.onProgress));
     },
     async listTools(signal) {
       const result = (await rpc('tools/list', {}, signal)) as { tools?: { name: string }[] };

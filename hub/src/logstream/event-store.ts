@@ -17,6 +17,7 @@ export interface EventStore {
   putArtifact(artifact: NewArtifact): ArtifactMeta;
   /** One artifact with its content, or undefined. */
   getArtifact(id: string): Artifact | undefined;
+  getArtifactBytes(id: string): { meta: ArtifactMeta; bytes: Buffer } | undefined;
   /** A number that changes whenever any process commits to the log (for cross-process wake-ups). */
   changeToken(): number;
 }

@@ -5,6 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
+import type { Durability } from '../config.js';
 import { HubError, invalid } from '../errors.js';
 import { isoSeconds, makeId } from '../core/ids.js';
 import { projectTask, projectTasks, type TaskState } from '../core/task-state.js';
@@ -48,7 +49,7 @@ import {
   type TaskView,
 } from './coordination.js';
 import type { ReplicaStore } from './replica-store.js';
-import { SqliteEventStore, type Durability } from './sqlite-event-store.js';
+import { SqliteEventStore } from './sqlite-event-store.js';
 
 export const LOGSTREAM_FILE = 'logstream.sqlite3';
 
@@ -479,6 +480,14 @@ export class Logstream {
     const artifact = this.store.getArtifact(id);
     if (!artifact) throw new HubError('artifact.not_found', `artifact '${id}' not found`, { field: 'artifact_id' });
     return artifact;
+  }
+
+  /** The artifact's metadata and its exact stored bytes (a Buffer straight from SQLite, no string round trip). */
+  getArtifactBytes(rawId: unknown): { meta: ArtifactMeta; bytes: Buffer } {
+    const id = requiredField('artifact_id', rawId);
+    const found = this.store.getArtifactBytes(id);
+    if (!found) throw new HubError('artifact.not_found', `artifact '${id}' not found`, { field: 'artifact_id' });
+    return found;
   }
 
   /**

@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
+import type { Durability } from '../config.js';
 import { HubError, toHubError } from '../errors.js';
 import { artifactBytes, canonicalEvent, checkpointBytes, vouchBytes, type ChainedEventFields, type Checkpoint } from '../core/chain.js';
 import { GENESIS_CHAIN, nextChain, signBytes, verifyBytes } from './signatures.js';
@@ -41,14 +42,13 @@ import {
   parseObject,
   previewEvent,
   toArtifact,
+  toArtifactMeta,
   toEvent,
   toReplicated,
   type ArtifactRow,
   type EventRow,
 } from './sqlite-rows.js';
 
-/** How hard a commit waits for the disk; see README "Durability". */
-export type Durability = 'normal' | 'full';
 
 export interface SqliteEventStoreOptions {
   durability?: Durability;
@@ -388,6 +388,14 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
   getArtifact(id: string): Artifact | undefined {
     const row = this.stmt('SELECT * FROM artifacts WHERE id = ?').get(id) as ArtifactRow | undefined;
     return row ? toArtifact(row) : undefined;
+  }
+
+  /** An artifact's metadata and its stored UTF-8 bytes as SQLite holds them: no decode to a string. */
+  getArtifactBytes(id: string): { meta: ArtifactMeta; bytes: Buffer } | undefined {
+    const row = this.stmt(
+      'SELECT id, kind, sha256, size_bytes, created_by, created_at, metadata_json, origin_replica, CAST(content AS BLOB) AS bytes FROM artifacts WHERE id = ?',
+    ).get(id) as (ArtifactRow & { bytes: Buffer | null }) | undefined;
+    return row ? { meta: toArtifactMeta(row), bytes: row.bytes ?? Buffer.alloc(0) } : undefined;
   }
 
   // ---- replication (ReplicaStore) ----

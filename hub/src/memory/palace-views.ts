@@ -2,7 +2,6 @@
 // MCP tools, so the CLI gets the same answer from a live hub over HTTP or in-process.
 
 import { invalid } from '../errors.js';
-import type { HubServices } from '../services.js';
 import { optionalPlace } from './drawer-input.js';
 import type { KnowledgeGraph } from './kg/knowledge-graph.js';
 import type { Memory } from './memory.js';
@@ -62,16 +61,5 @@ export async function statsView(memory: Memory, kg: KnowledgeGraph, status: Reco
     kg: kg.stats(),
     graph: { wings: shape.wings, rooms: shape.rooms, drawers: shape.drawers, tunnels: shape.tunnels.length, top_tunnels: shape.tunnels.slice(0, 10) },
     status: { ...status, embedder: memory.embedderInfo() },
-  };
-}
-
-/** The status block of /stats. */
-export function hubStatus(hub: HubServices): Record<string, unknown> {
-  return {
-    version: hub.version,
-    role: hub.role,
-    uptime_seconds: Math.round((Date.now() - hub.startedAt.getTime()) / 1000),
-    read_only: hub.readOnly,
-    palace: hub.config.palacePath,
   };
 }

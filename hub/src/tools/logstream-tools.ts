@@ -119,7 +119,7 @@ export const eventAckTool = defineTool({
     from_agent: z.string().describe('Your own agent name'),
     status: z.enum(ACK_STATUSES).optional().describe('claimed, applied, failed or blocked'),
     body: z.string().optional().describe('Notes, verbatim (test output, reasons)'),
-    lease_ms: z.number().optional().describe('claimed: lease ms (default 30 min)'),
+    lease_ms: z.union([z.number(), z.string()]).optional().describe("claimed: lease (ms, or 30m; default 30 min)"),
   },
   mutating: true,
   lockFree: true,

@@ -8,7 +8,6 @@ import { z } from 'zod';
 import { invalid } from '../errors.js';
 import { readEmbedderRecord } from '../embed/select.js';
 import { resolveAdapter } from '../mine/adapters.js';
-import { mineJobs, startMineJob } from '../mine/jobs.js';
 import { readManifest } from '../mine/manifest.js';
 import { admitSource, minePolicy, walkAdmits } from '../mine/roots.js';
 import { mineSource, type MineRequest } from '../mine/miner.js';
@@ -68,7 +67,7 @@ export const mineTool = defineTool({
         signal,
         progress: (p) => void ctx.progress(p.files_done, p.files_total, `${p.drawers_filed} drawers`).catch(() => undefined),
       });
-    if (args.background === true) return { accepted: true, job: startMineJob(hub, path, () => run()) };
+    if (args.background === true) return { accepted: true, job: hub.mineJobs.start(path, () => run()) };
     return run(ctx.signal);
   },
 });
@@ -104,7 +103,7 @@ export const minedTool = defineTool({
       files: files.slice(0, args.limit ?? 100),
       total_files: files.length,
       total_drawers: files.reduce((n, f) => n + f.drawers, 0),
-      ...(hub.role === 'hub' ? { jobs: mineJobs(hub) } : {}),
+      ...(hub.role === 'hub' ? { jobs: hub.mineJobs.list() } : {}),
     };
   },
 });

@@ -10,7 +10,7 @@ import { deleteHallway, HALLWAY_DEFAULTS, listHallways } from '../memory/hallway
 import { wingOverlap } from '../memory/overlap.js';
 import { traverse, walkPalace, WALK_LIMITS } from '../memory/palace-walk.js';
 import { createTunnel, deleteTunnel, listTunnels } from '../memory/tunnels.js';
-import { whyDrawer } from '../memory/why.js';
+import { whyDrawer } from '../mine/why.js';
 import { canonicalPalace } from '../registration.js';
 import type { HubServices } from '../services.js';
 import { defineTool } from './tool.js';

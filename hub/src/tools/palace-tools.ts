@@ -3,10 +3,10 @@
 
 import { z } from 'zod';
 
-import { graphView, hubStatus, listDrawers, statsView } from '../memory/palace-views.js';
+import { graphView, listDrawers, statsView } from '../memory/palace-views.js';
 import { addRoom, listRooms, removeRoom, renameRoom, taxonomy } from '../memory/rooms.js';
 import { canonicalPalace } from '../registration.js';
-import type { HubServices } from '../services.js';
+import { hubStatus, type HubServices } from '../services.js';
 import { defineTool } from './tool.js';
 
 const palaceOf = (hub: HubServices): string => canonicalPalace(hub.config.palacePath);

@@ -4,23 +4,16 @@
 import type Router from '@koa/router';
 
 import { invalid } from '../../errors.js';
-import { createCypherService, type CypherService } from '../../memory/cypher-service.js';
+import type { CypherService } from '../../memory/cypher-service.js';
 import type { HubServices } from '../../services.js';
 import { bodyError, readJsonBody } from '../read-body.js';
 
 const BODY_LIMIT = 256 * 1024;
-const services = new WeakMap<HubServices, CypherService>();
-
 export const CYPHER_ALLOW: Record<string, string[]> = { '/cypher': ['POST'] };
 
-/** The hub's Cypher service (one Postgres pool per hub). */
+/** The hub's Cypher service (one Postgres pool per palace, held by its services). */
 export function cypherServiceOf(hub: HubServices): CypherService {
-  let service = services.get(hub);
-  if (!service) {
-    service = createCypherService(hub.config, () => hub.kg.get());
-    services.set(hub, service);
-  }
-  return service;
+  return hub.cypher();
 }
 
 export function cypherRoutes(router: Router, hub: HubServices): void {

@@ -5,8 +5,8 @@ import type Router from '@koa/router';
 
 import { HubError, invalid } from '../../errors.js';
 import { optionalPlace } from '../../memory/drawer-input.js';
-import { graphView, hubStatus, listDrawers, statsView } from '../../memory/palace-views.js';
-import type { HubServices } from '../../services.js';
+import { graphView, listDrawers, statsView } from '../../memory/palace-views.js';
+import { hubStatus, type HubServices } from '../../services.js';
 import { bodyError, readJsonBody } from '../read-body.js';
 
 /** Methods each fixed daemon path answers (for 405 + Allow). */

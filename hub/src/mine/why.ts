@@ -4,15 +4,15 @@
 
 import { basename, dirname, relative } from 'node:path';
 
-import { readManifest } from '../mine/manifest.js';
-import { ADAPTERS } from '../mine/adapters.js';
-import { defaultWing, projectRoom } from '../mine/walk.js';
-import { readSummary } from './compress.js';
-import { DIARY_TYPE } from './diary.js';
-import { inferHallways } from './hallways.js';
-import type { Memory } from './memory.js';
-import { roomProfiles } from './room-profiles.js';
-import { listTunnels, type Tunnel } from './tunnels.js';
+import { readSummary } from '../memory/compress.js';
+import { DIARY_TYPE } from '../memory/diary.js';
+import { inferHallways } from '../memory/hallways.js';
+import type { Memory } from '../memory/memory.js';
+import { roomProfiles } from '../memory/room-profiles.js';
+import { listTunnels, type Tunnel } from '../memory/tunnels.js';
+import { readManifest } from './manifest.js';
+import { ADAPTERS } from './adapters.js';
+import { defaultWing, projectRoom } from './walk.js';
 
 interface Move {
   from: { wing: string; room: string };

@@ -2,7 +2,7 @@
 // REQUEST_STATS_LIMITS.clients clients, every string kept truncated (a request's own data can be MBs).
 // Also the admission count of concurrent long-polls (WaitGate).
 
-import { HubError } from '../errors.js';
+import { HubError } from './errors.js';
 
 export interface ClientRecord {
   client_id: string;

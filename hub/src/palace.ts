@@ -1,0 +1,109 @@
+// The composition root: openPalace() builds a palace's services once (logstream, memory, knowledge
+// graph, Cypher, background mines, request stats, and for a hub the writer lease and peer sync) and
+// closes them together. The HTTP hub (server.ts) and the in-process CLI / stdio server both use it.
+
+import { hostname } from 'node:os';
+
+import type { PalaceConfig } from './config.js';
+import { acquireLease, type Lease } from './lease.js';
+import type { Logger } from './log.js';
+import { Logstream } from './logstream/logstream.js';
+import { createCypherService, type CypherService } from './memory/cypher-service.js';
+import { createKgHandle } from './memory/kg/knowledge-graph.js';
+import { createMemoryHandle } from './memory/open-memory.js';
+import { MineJobs } from './mine/jobs.js';
+import { canonicalPalace } from './registration.js';
+import { RequestStats } from './request-stats.js';
+import type { HubServices } from './services.js';
+import { SyncService } from './sync/sync-service.js';
+import { PALACE_VERSION } from './version.js';
+
+export interface OpenPalaceOptions {
+  /** 'hub': the HTTP hub (takes the writer lease, runs peer sync, memory long-running); 'local': a process answering tools itself. */
+  role: 'hub' | 'local';
+  log: Logger;
+  /** A read-only hub: takes the lease as hub-read-only and never pulls from peers. */
+  readOnly?: boolean;
+  /** The hub listens on a non-loopback address. */
+  networkExposed?: boolean;
+}
+
+export interface Palace {
+  readonly services: HubServices;
+  readonly palacePath: string;
+  /** The writer lease (hub role only). */
+  readonly lease: Lease | undefined;
+  /** Records where the hub listens: the lease names it and describe() reports it. */
+  setListening(url: string): void;
+  close(): Promise<void>;
+}
+
+export function openPalace(config: Readonly<PalaceConfig>, options: OpenPalaceOptions): Palace {
+  const { role, log } = options;
+  const readOnly = options.readOnly ?? false;
+  const palacePath = canonicalPalace(config.palacePath);
+  // A read-only hub takes the lease too: two servers never point at one palace (a reader beside the
+  // writer would serve a stale vector index and could run journal recovery behind its back).
+  const lease = role === 'hub' ? acquireLease(palacePath, readOnly ? 'hub-read-only' : 'hub') : undefined;
+  let logstream: Logstream;
+  try {
+    logstream = Logstream.open(palacePath, { durability: config.durability, maxSkewMs: config.syncMaxSkewMs });
+  } catch (err) {
+    lease?.release();
+    throw err;
+  }
+  const memory = createMemoryHandle(config, palacePath, role === 'hub' ? log.child('memory') : log, role === 'hub' ? { longRunning: true } : {});
+  const kg = createKgHandle(palacePath);
+  let cypher: CypherService | undefined;
+  let listen: string | null = null;
+  const services: HubServices = {
+    config,
+    logstream,
+    memory,
+    kg,
+    log,
+    version: PALACE_VERSION,
+    startedAt: new Date(),
+    readOnly,
+    role,
+    ...(options.networkExposed !== undefined ? { networkExposed: options.networkExposed } : {}),
+    stats: new RequestStats(),
+    mineJobs: new MineJobs(log),
+    cypher: () => (cypher ??= createCypherService(config, () => kg.get())),
+    describe: () =>
+      lease
+        ? { writer: { mode: readOnly ? 'read_only' : 'writer', lease: { path: lease.path, pid: lease.holder.pid } }, listen }
+        : { writer: { mode: 'local' } },
+  };
+  if (role === 'hub')
+    services.sync = new SyncService({
+      replica: logstream.replica,
+      palacePath,
+      name: hostname(),
+      intervalSeconds: config.syncIntervalSeconds,
+      log: log.child('sync'),
+      verify: config.syncVerify,
+    });
+
+  let closing: Promise<void> | undefined;
+  return {
+    services,
+    palacePath,
+    lease,
+    setListening(url) {
+      listen = url;
+      lease?.update(url);
+    },
+    close() {
+      closing ??= (async () => {
+        await services.sync?.stop();
+        await cypher?.close();
+        await memory.close();
+        kg.close();
+        logstream.close();
+        lease?.release();
+      })();
+      return closing;
+    },
+  };
+}

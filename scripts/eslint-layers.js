@@ -1,0 +1,111 @@
+// The `palace/layers` lint rule: hub/src modules import only from their own layer or below, the
+// browser-safe hub client only from core/, hub code never from cli/, and the CLI only from the hub
+// modules it is allowed (its composition root, the client, tools and the base modules).
+
+import { dirname, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * hub/src, lowest layer first. A unit is a directory under hub/src or a top-level module (no .ts).
+ * Units in one layer may import each other; nothing imports from a higher layer.
+ */
+export const HUB_LAYERS = [
+  ['core', 'errors'],
+  ['version', 'log', 'config', 'atomic-file', 'sqlite-user-version', 'compiled-script', 'registration', 'lease', 'request-lock', 'request-stats', 'client-config'],
+  ['vector', 'embed', 'logstream'],
+  ['memory'],
+  ['mine', 'sync', 'migrate'],
+  ['services', 'palace'],
+  ['tools'],
+  ['http'],
+  ['server', 'main'],
+];
+
+/** The hub units any CLI module may import at run time (type-only imports are free: they load nothing). */
+export const CLI_ALLOWED = ['client', 'core', 'errors', 'version', 'log', 'config', 'registration', 'lease', 'client-config', 'palace', 'tools'];
+
+/**
+ * Admin commands that work on the palace's stores offline (mining, migration, re-embedding, repair):
+ * the extra hub units each may import. Everyday commands (logstream, artifact, hook, watch, daemon,
+ * memory, kg, diary, ...) get none: they go through the hub client or the in-process MCP server.
+ */
+export const CLI_EXCEPTIONS = {
+  // `palace serve` starts the hub in this process.
+  'cli/commands/serve.ts': ['main'],
+  // The bind policy check before a daemon install names the same loopback rule the hub applies.
+  'cli/commands/daemon.ts': ['http'],
+  // The default wing name a hook or `init` files under, and init's project detection.
+  'cli/commands/hook.ts': ['mine'],
+  'cli/commands/init.ts': ['mine'],
+  // The timeline cap (a constant); offline Cypher over the knowledge graph when no hub runs.
+  'cli/commands/kg.ts': ['memory'],
+  'cli/commands/cypher.ts': ['memory'],
+  // Offline admin over the stores themselves.
+  'cli/commands/mine.ts': ['mine'],
+  'cli/commands/migrate.ts': ['logstream', 'memory', 'migrate'],
+  'cli/commands/migrate-to-postgres.ts': ['embed', 'memory'],
+  'cli/commands/repair.ts': ['embed', 'memory'],
+  'cli/commands/set-embedder.ts': ['embed', 'memory'],
+  'cli/commands/sync-run.ts': ['logstream', 'sync'],
+  // withLogstream(): the direct logstream road, kept only for commands not yet moved to runTool.
+  'cli/context.ts': ['logstream'],
+};
+
+const RANK = new Map(HUB_LAYERS.flatMap((units, rank) => units.map((u) => [u, rank])));
+
+/** 'hub:<unit>', 'cli', or undefined for anything else (tests, bench, node_modules). */
+export function unitOf(file) {
+  const rel = relative(ROOT, file).split(sep).join('/');
+  if (rel.startsWith('cli/')) return 'cli';
+  const m = /^hub\/src\/([^/]+?)(?:\.ts|\.js)?(?:\/|$)/.exec(rel);
+  if (!m) return undefined;
+  return `hub:${m[1]}`;
+}
+
+function verdict(fromFile, fromUnit, toUnit, typeOnly) {
+  if (!toUnit || toUnit === fromUnit) return undefined;
+  if (fromUnit === 'cli') {
+    if (toUnit === 'cli' || typeOnly) return undefined;
+    const unit = toUnit.slice(4);
+    const rel = relative(ROOT, fromFile).split(sep).join('/');
+    if (CLI_ALLOWED.includes(unit) || (CLI_EXCEPTIONS[rel] ?? []).includes(unit)) return undefined;
+    return `the CLI may not import hub/src/${unit} (allowed: ${CLI_ALLOWED.join(', ')}); go through the hub client or the in-process server (palace.ts)`;
+  }
+  if (toUnit === 'cli') return 'hub code never imports from cli/';
+  const from = fromUnit.slice(4);
+  const to = toUnit.slice(4);
+  if (from === 'client') return to === 'core' ? undefined : `hub/src/client runs in the browser too: it imports only core/, not ${to}`;
+  if (to === 'client') return undefined;
+  const a = RANK.get(from);
+  const b = RANK.get(to);
+  if (a === undefined) return `hub/src/${from} has no layer: add it to HUB_LAYERS in scripts/eslint-layers.js`;
+  if (b === undefined) return `hub/src/${to} has no layer: add it to HUB_LAYERS in scripts/eslint-layers.js`;
+  if (b > a) return `hub/src/${from} (layer ${a}) may not import hub/src/${to} (layer ${b}): layers point down`;
+  return undefined;
+}
+
+const layersRule = {
+  meta: { type: 'problem', schema: [], docs: { description: 'keep the palace layers pointing down' } },
+  create(context) {
+    const file = context.filename;
+    const fromUnit = unitOf(file);
+    if (!fromUnit) return {};
+    const check = (node, source, typeOnly) => {
+      if (!source || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
+      const target = resolve(dirname(file), source.value);
+      const message = verdict(file, fromUnit, unitOf(target), typeOnly);
+      if (message) context.report({ node: source, message });
+    };
+    return {
+      ImportDeclaration: (node) =>
+        check(node, node.source, node.importKind === 'type' || (node.specifiers.length > 0 && node.specifiers.every((s) => s.importKind === 'type'))),
+      ExportNamedDeclaration: (node) => check(node, node.source, node.exportKind === 'type'),
+      ExportAllDeclaration: (node) => check(node, node.source, node.exportKind === 'type'),
+      ImportExpression: (node) => check(node, node.source, false),
+    };
+  },
+};
+
+export const palacePlugin = { rules: { layers: layersRule } };

@@ -12,6 +12,7 @@ import { invalid, HubError, toHubError } from '../errors.js';
 import type { EmbedWorkersStatus, Embedder, EmbedderInfo } from '../embed/embedder.js';
 import { embedderKey } from '../embed/embedder.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
+import { hitPresentation, type HitLocation, type HitSnippet } from './snippet.js';
 import { assertContentSize, drawerContent, drawerId, MEMORY_LIMITS, optionalPlace, placeName, tagList } from './drawer-input.js';
 
 export const DUPLICATE_THRESHOLD = 0.9;
@@ -76,6 +77,10 @@ export interface SearchHit extends Omit<DrawerView, 'metadata' | 'embedder'> {
   score: number;
   similarity: number | null;
   matched: string[];
+  /** The drawer's file (relative to the mined root when known) and lines; null when unknown (snippet.ts). */
+  location: HitLocation | null;
+  /** The best-matching few whole lines for the query, terms marked (snippet.ts). */
+  snippet: HitSnippet;
 }
 
 export interface AddDrawerInput {
@@ -503,7 +508,13 @@ export class Memory {
     const results: SearchHit[] = fused.map(({ item, score, ranks }) => {
       const { metadata: _m, embedder: _e, ...rest } = view(item);
       const sim = similarity.get(item.id);
-      return { ...rest, score: Number(score.toFixed(6)), similarity: sim === undefined ? null : Number(sim.toFixed(4)), matched: Object.keys(ranks) };
+      return {
+        ...rest,
+        score: Number(score.toFixed(6)),
+        similarity: sim === undefined ? null : Number(sim.toFixed(4)),
+        matched: Object.keys(ranks),
+        ...hitPresentation(item, query),
+      };
     });
     return { query: raw.query.length > 500 ? `${raw.query.slice(0, 500)}…` : raw.query, ...(changed ? { sanitized_query: query } : {}), filters: filter, mode, results };
   }

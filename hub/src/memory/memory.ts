@@ -14,6 +14,7 @@ import { embedderKey } from '../embed/embedder.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
 import { hitPresentation, type HitLocation, type HitSnippet } from './snippet.js';
 import { assertContentSize, drawerContent, drawerId, MEMORY_LIMITS, optionalPlace, placeName, tagList } from './drawer-input.js';
+import { embeddingInput } from './embedding-input.js';
 
 export const DUPLICATE_THRESHOLD = 0.9;
 const EMBED_BATCH = 64;
@@ -630,7 +631,7 @@ export class Memory {
       const fresh = batch.filter((r) => !present.has(r.id));
       skipped.push(...batch.filter((r) => present.has(r.id)).map((r) => r.id));
       if (fresh.length === 0) continue;
-      const vectors = await this.embedDocuments(fresh.map((r) => r.content));
+      const vectors = await this.embedDocuments(fresh.map((r) => embeddingInput(r.content, r.metadata)));
       await this.store.upsert(fresh.map((r, j) => ({ ...r, embedder: this.key, vector: vectors[j] ?? new Float32Array(0) })));
       imported.push(...fresh.map((r) => r.id));
       this.onFirstWrite?.();

@@ -16,6 +16,8 @@ import type { Logger } from '../log.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
 
 const TABLE = 'drawers';
+/** Columns a table written by an older build gets in place when opened (no rebuild needed). */
+export const IN_PLACE_COLUMNS: readonly string[] = ['keywords'];
 /** Columns with a BM25 index that full-text search matches (either may match). */
 const FTS_COLUMNS = ['content', 'keywords'] as const;
 const ANN_THRESHOLD = 50_000;

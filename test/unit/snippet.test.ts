@@ -4,7 +4,9 @@
 import { describe, expect, it } from 'vitest';
 
 import { bestSnippet, hitLocation, SNIPPET_LINE_CHARS, SNIPPET_LINES, snippetTerms } from '../../hub/src/memory/snippet.js';
+import { hitText } from '../../cli/search-format.js';
 import { searchKeywords } from '../../hub/src/core/search-keywords.js';
+import type { SearchHit } from '../../hub/src/memory/memory.js';
 import { embeddingInput } from '../../hub/src/memory/embedding-input.js';
 
 const CODE = [
@@ -77,5 +79,38 @@ describe('hitLocation, keywords and the embedding input', () => {
     expect(embeddingInput('prose stays as is', {})).toBe('prose stays as is');
     const input = embeddingInput('// Starts it.\nthis.listenNow(http.createServer())', { language: 'javascript', symbols: ['App.listen'] });
     expect(input).toBe('App listen\nStarts it\nthis listen Now http create Server');
+  });
+});
+
+describe('palace search output', () => {
+  const hit = (query: string): SearchHit => ({
+    drawer_id: 'drawer_x',
+    wing: 'koa',
+    room: 'lib',
+    tags: [],
+    content: CODE,
+    source_file: '/abs/koa/lib/application.js',
+    filed_at: '2026-01-01T00:00:00Z',
+    added_by: 'palace-mine',
+    useful: null,
+    chunk_index: 3,
+    parent_id: null,
+    score: 0.0321,
+    similarity: 0.5,
+    matched: ['vector', 'text'],
+    location: { path: 'lib/application.js', line_start: 179, line_end: 194 },
+    snippet: bestSnippet(CODE, query, 179),
+  });
+
+  it('heads a hit with path:lines and score, numbers the snippet lines, highlights only on request', () => {
+    const plain = hitText(hit('compose middleware'), 0, { full: false, color: false });
+    expect(plain.split('\n')[0]).toBe('[1] lib/application.js:179-194  score 0.032');
+    expect(plain).toContain('184 │   const fn = this.compose(this.middleware)');
+    expect(plain).not.toContain('\u001b[');
+    const color = hitText(hit('compose middleware'), 0, { full: false, color: true });
+    expect(color).toContain('this.\u001b[1;33mcompose\u001b[0m(this.\u001b[1;33mmiddleware\u001b[0m)');
+    const full = hitText(hit('compose middleware'), 0, { full: true, color: false });
+    expect(full).toContain('179 │ /**');
+    expect(full).toContain('194 │ }');
   });
 });

@@ -2,6 +2,7 @@
 // ranges that match the text, symbol names, an oversized class split at its members, line windows
 // for other files and long lines; chunks always cover the file in order, never cut inside a line.
 
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import type { SourceChunk } from '../../hub/src/memory/memory.js';
@@ -167,5 +168,32 @@ describe('code chunks', () => {
     const cut = lineWindowChunks(`short\n${long}\nend\n`);
     expect(cut.map((c) => c.metadata?.line_start)).toEqual([1, 2, 2, 2, 3]);
     expect(cut.map((c) => c.text).join('')).toBe(`short\n${long}\nend\n`);
+  });
+
+  it('any text, in any language, is covered in order by chunks that start on a line (property)', async () => {
+    const line = fc.oneof(
+      fc.constantFrom('function f(a) {', '}', 'class A {', '  m() { return 1 }', 'def g(x):', '    return x', 'func (s *S) M() {', 'impl T {', '', '// note', '\t', '😀 ünïcode'),
+      fc.string({ maxLength: 120 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { maxLength: 120 }), fc.constantFrom('a.ts', 'a.js', 'a.py', 'a.go', 'a.rs', 'a.java', 'a.md'), async (lines, name) => {
+        const text = lines.join('\n');
+        const { chunks } = await codeChunks(`/r/${name}`, text);
+        if (text === '') {
+          expect(chunks).toEqual([]);
+          return;
+        }
+        let at = 0;
+        for (const c of chunks) {
+          expect(c.start).toBe(at);
+          expect(c.text).toBe(text.slice(c.start, c.end));
+          expect(c.metadata?.line_start).toBe(text.slice(0, c.start).split('\n').length);
+          if (c.start > 0 && text[c.start - 1] !== '\n') expect(text.slice(text.lastIndexOf('\n', c.start - 1) + 1, c.start).length).toBeGreaterThanOrEqual(LONG_LINE);
+          at = c.end;
+        }
+        expect(at).toBe(text.length);
+      }),
+      { numRuns: 60 },
+    );
   });
 });

@@ -384,6 +384,11 @@ describe('palace memory commands with a live hub', SLOW, () => {
 
     const json = parseJson<SearchJson>(ok(await palace.run(['search', PARAPHRASE, '--json'])));
     expect(json.results[0]).toMatchObject({ drawer_id: added.drawer_id, content: DECISION });
+    // Through MCP too, a hit carries its location (none: filed by hand) and its snippet with marks.
+    const [hit] = json.results as unknown as SearchHit[];
+    expect(hit?.location).toBeNull();
+    expect(hit?.snippet.text).toBe(DECISION);
+    expect(hit?.snippet.marks.map(([a, b]) => DECISION.slice(a, b).toLowerCase())).toEqual(['vector']);
     const text = ok(await palace.run(['search', PARAPHRASE]));
     expect(text.stdout).toMatch(new RegExp(`^\\[1\\] acme/architecture  score \\d\\.\\d{3}\\n    acme/architecture  ${added.drawer_id}  filed`));
     expect(await mcpRequests()).toBe(before + 3 + OTHERS.length);

@@ -23,7 +23,7 @@ export const SNIPPET_LINE_CHARS = 240;
 
 /** Words too common to mark or to choose lines by. */
 const STOPWORDS: ReadonlySet<string> = new Set(
-  'a an and are as at be by can do does for from has have how i if in into is it its me my of on or our so than that the their then there these this to was we were what when where which who why will with you your'.split(' '),
+  'a an and are as at be by can did do does for from has have how i if in into is it its me my of on or our so than that the their then there these this to was we were what when where which who why will with you your'.split(' '),
 );
 
 /** Query terms: lower-case words (identifiers split at dots, underscores and camelCase too), no stopwords. */

@@ -14,6 +14,7 @@ import { writeEmbedderRecord } from '../../hub/src/embed/select.js';
 import { silentLogger } from '../../hub/src/log.js';
 import { Memory, type SearchHit } from '../../hub/src/memory/memory.js';
 import type { MigrateReport } from '../../hub/src/migrate/store-versions.js';
+import type { MineReport } from '../../hub/src/mine/miner.js';
 import { commitManifest, type MinedFileEntry } from '../../hub/src/mine/manifest.js';
 import { LanceDbVectorStore } from '../../hub/src/vector/lancedb-vector-store.js';
 import { REPO_ROOT, makeTempPalace, parseJson, type CliResult, type TempPalace } from '../helpers/cli.js';
@@ -94,6 +95,9 @@ describe('palace migrate re-chunks drawers mined before code-aware chunking', SL
     expect(r.stores.find((s) => s.store === 'code_chunks')?.pending).toBe(true);
     const rows = await withStore(palace, (s) => s.scan({ source_file: files().app }));
     expect(rows.every((d) => d.metadata.rel_path === undefined)).toBe(true);
+    // `palace mine` would re-chunk the unchanged file too: the manifest says an older chunker cut it.
+    const mine = parseJson<MineReport>(ok(await palace.run(['mine', project, '--wing', 'proj', '--dry-run', '--json'])));
+    expect(mine.files?.map((f) => f.file).sort()).toEqual([files().app, files().changed].sort());
   });
 
   it('re-chunks the unchanged file (line ranges, symbols, relative path) and leaves the others', async () => {
@@ -124,5 +128,8 @@ describe('palace migrate re-chunks drawers mined before code-aware chunking', SL
     const again = parseJson<MigrateReport>(ok(await palace.run(['migrate', '--json'])));
     expect(again.code_chunks).toMatchObject({ files_old: 2, files_rechunked: 0 });
     expect(again.stores.find((s) => s.store === 'code_chunks')?.pending).toBe(false);
+    // And `palace mine` now has only the changed file to re-chunk.
+    const mine = parseJson<MineReport>(ok(await palace.run(['mine', project, '--wing', 'proj', '--dry-run', '--json'])));
+    expect(mine.files?.map((x) => x.file)).toEqual([f.changed]);
   });
 });

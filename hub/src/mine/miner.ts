@@ -20,6 +20,8 @@ import { commitManifest, readManifest, type MinedFileEntry } from './manifest.js
 import { CONVO_EXTENSIONS, EXTRACT_EXTENSIONS, MAX_FILE_BYTES, PROJECT_EXTENSIONS, defaultWing, listFiles, looksText, projectRoom } from './walk.js';
 
 const BATCH_FILES = 32;
+/** Version of the project-file chunker (code-chunks.ts); files mined with another are re-chunked. */
+export const PROJECT_CHUNKER = 2;
 const MAX_CHUNKS_PER_FILE = 50_000;
 /** PDFs and DOCX files are larger than text for the same words: their own size cap. */
 const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
@@ -209,7 +211,9 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
       try {
         const stat = statSync(file);
         const old = manifest[file];
-        const samePlace = old !== undefined && old.wing === wing && old.mode === mode && (request.room === undefined || old.room === request.room);
+        // A project file cut by an older chunker counts as changed: mining it again re-chunks it.
+        const sameChunker = mode !== 'projects' || old?.chunker === PROJECT_CHUNKER;
+        const samePlace = old !== undefined && sameChunker && old.wing === wing && old.mode === mode && (request.room === undefined || old.room === request.room);
         if (!request.force && samePlace && old.mtime_ms === stat.mtimeMs && old.size === stat.size) {
           report.files_unchanged++;
           continue;
@@ -243,7 +247,18 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
           return false;
         });
         const room = request.room ?? request.adapter?.room ?? cut.room;
-        const entry: MinedFileEntry = { mtime_ms: stat.mtimeMs, size: stat.size, sha256, wing, room, mode, root, drawers: chunks.length, mined_at: now };
+        const entry: MinedFileEntry = {
+          mtime_ms: stat.mtimeMs,
+          size: stat.size,
+          sha256,
+          wing,
+          room,
+          mode,
+          root,
+          drawers: chunks.length,
+          mined_at: now,
+          ...(mode === 'projects' ? { chunker: PROJECT_CHUNKER } : {}),
+        };
         prepared.push({
           file,
           entry,

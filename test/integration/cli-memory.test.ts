@@ -110,7 +110,8 @@ describe('palace memory commands on the palace directly', SLOW, () => {
   it('search finds the drawer by a paraphrase, as text and as JSON', async () => {
     const text = ok(await palace.run(['search', PARAPHRASE]));
     const first = text.stdout.split('\n\n')[0] ?? '';
-    expect(first).toMatch(new RegExp(`^\\[1\\] acme/architecture  ${decisionId}  similarity 0\\.\\d\\d`));
+    // A drawer filed by hand has no file location: its place heads the hit; the id follows.
+    expect(first).toMatch(new RegExp(`^\\[1\\] acme/architecture  score \\d\\.\\d{3}\\n    acme/architecture  ${decisionId}  filed`));
     expect(first).toContain(`    ${DECISION}`);
     expect(first).toMatch(/filed \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ by cli/);
 
@@ -383,8 +384,13 @@ describe('palace memory commands with a live hub', SLOW, () => {
 
     const json = parseJson<SearchJson>(ok(await palace.run(['search', PARAPHRASE, '--json'])));
     expect(json.results[0]).toMatchObject({ drawer_id: added.drawer_id, content: DECISION });
+    // Through MCP too, a hit carries its location (none: filed by hand) and its snippet with marks.
+    const [hit] = json.results as unknown as SearchHit[];
+    expect(hit?.location).toBeNull();
+    expect(hit?.snippet.text).toBe(DECISION);
+    expect(hit?.snippet.marks.map(([a, b]) => DECISION.slice(a, b).toLowerCase())).toEqual(['vector']);
     const text = ok(await palace.run(['search', PARAPHRASE]));
-    expect(text.stdout).toContain(`[1] acme/architecture  ${added.drawer_id}`);
+    expect(text.stdout).toMatch(new RegExp(`^\\[1\\] acme/architecture  score \\d\\.\\d{3}\\n    acme/architecture  ${added.drawer_id}  filed`));
     expect(await mcpRequests()).toBe(before + 3 + OTHERS.length);
 
     const status = parseJson<{ role: string; memory: { drawers: number } }>(

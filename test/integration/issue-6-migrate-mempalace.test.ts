@@ -185,7 +185,7 @@ describe('issue 6: palace migrate --from-mempalace', { timeout: 240_000 }, () =>
   it('migrate reports every store at the current version', async () => {
     const r = parseJson<MigrateReport>(ok(await palace.run(['migrate', '--dry-run', '--json'])));
     expect(r.up_to_date).toBe(true);
-    expect(r.stores.map((s) => s.store)).toEqual(['logstream', 'knowledge_graph', 'memory_journal', 'embedder_record', 'vectors']);
+    expect(r.stores.map((s) => s.store)).toEqual(['logstream', 'knowledge_graph', 'memory_journal', 'embedder_record', 'vectors', 'code_chunks']);
     expect(r.stores.every((s) => !s.pending && s.before !== null)).toBe(true);
     expect(ok(await palace.run(['migrate'])).stdout).toMatch(/No migration pending/);
   });

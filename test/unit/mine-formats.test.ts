@@ -52,10 +52,10 @@ describe('transcript formats', () => {
     expect(chunks[0]?.text).toContain('speaker roles are positional, not verified');
   });
 
-  it('is not fooled by JSON that is no conversation, nor text without > turns', () => {
+  it('is not fooled by JSON that is no conversation, nor text without > turns', async () => {
     expect(parseTranscript('{"name": "pkg", "version": "1.0.0"}')).toBeUndefined();
     expect(parseTranscript('just some notes\nwithout turns')).toBeUndefined();
-    expect(chunksFor('convos', '/r', '/r/package.json', '{"name": "pkg"}')).toBeUndefined();
+    expect(await chunksFor('convos', '/r', '/r/package.json', '{"name": "pkg"}')).toBeUndefined();
   });
 });
 
@@ -77,10 +77,10 @@ describe('documents and project files', () => {
     expect(all).not.toContain('node_modules/dep/index.js');
   });
 
-  it('chunks project files deterministically with line positions', () => {
+  it('chunks project files deterministically with line positions', async () => {
     const text = REPO['src/lease.ts']!;
-    const a = chunksFor('projects', '/r', '/r/src/lease.ts', text);
-    const b = chunksFor('projects', '/r', '/r/src/lease.ts', text);
+    const a = await chunksFor('projects', '/r', '/r/src/lease.ts', text);
+    const b = await chunksFor('projects', '/r', '/r/src/lease.ts', text);
     expect(a).toEqual(b);
     expect(a?.room).toBe('src');
     expect(a!.chunks.length).toBeGreaterThan(1);

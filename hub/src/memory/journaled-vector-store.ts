@@ -7,6 +7,7 @@ import { isPidAlive } from '../registration.js';
 import type { FaultPoint } from '../config.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
 import type { JournalEntry, JournalOp, MemoryJournal } from './memory-journal.js';
+import { embeddingInput } from './embedding-input.js';
 
 /** A write of a live process younger than this is in flight, not crashed (pid reuse is bounded by it). */
 const IN_FLIGHT_MS = 10 * 60_000;
@@ -142,7 +143,7 @@ export async function replayJournal(journal: MemoryJournal, store: VectorStore |
       if (w.op === 'upsert') {
         const stale = w.drawers.filter((d) => d.vector.length === 0 || (options.dimensions !== undefined && d.vector.length !== options.dimensions));
         if (stale.length > 0 && options.embed) {
-          const vectors = await options.embed(stale.map((d) => d.content));
+          const vectors = await options.embed(stale.map((d) => embeddingInput(d.content, d.metadata)));
           stale.forEach((d, i) => {
             d.vector = vectors[i] ?? new Float32Array(0);
             if (options.embedderKey) d.embedder = options.embedderKey;

@@ -12,7 +12,9 @@ import { invalid, HubError, toHubError } from '../errors.js';
 import type { EmbedWorkersStatus, Embedder, EmbedderInfo } from '../embed/embedder.js';
 import { embedderKey } from '../embed/embedder.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
+import { hitPresentation, type HitLocation, type HitSnippet } from './snippet.js';
 import { assertContentSize, drawerContent, drawerId, MEMORY_LIMITS, optionalPlace, placeName, tagList } from './drawer-input.js';
+import { embeddingInput } from './embedding-input.js';
 
 export const DUPLICATE_THRESHOLD = 0.9;
 const EMBED_BATCH = 64;
@@ -86,6 +88,10 @@ export interface SearchHit extends Omit<DrawerView, 'metadata' | 'embedder'> {
   /** Cosine similarity to the query when known (any hit of a search that embedded the query). */
   similarity: number | null;
   matched: string[];
+  /** The drawer's file (relative to the mined root when known) and lines; null when unknown (snippet.ts). */
+  location: HitLocation | null;
+  /** The best-matching few whole lines for the query, terms marked (snippet.ts). */
+  snippet: HitSnippet;
 }
 
 export interface AddDrawerInput {
@@ -527,6 +533,7 @@ export class Memory {
         score_components: { vector: roundOrNull(components.vector), text: roundOrNull(components.text) },
         similarity: sim === undefined ? null : round(sim, 4),
         matched: Object.keys(ranks),
+        ...hitPresentation(item, query),
       };
     });
     return { query: raw.query.length > 500 ? `${raw.query.slice(0, 500)}…` : raw.query, ...(changed ? { sanitized_query: query } : {}), filters: filter, mode, results };
@@ -643,7 +650,7 @@ export class Memory {
       const fresh = batch.filter((r) => !present.has(r.id));
       skipped.push(...batch.filter((r) => present.has(r.id)).map((r) => r.id));
       if (fresh.length === 0) continue;
-      const vectors = await this.embedDocuments(fresh.map((r) => r.content));
+      const vectors = await this.embedDocuments(fresh.map((r) => embeddingInput(r.content, r.metadata)));
       await this.store.upsert(fresh.map((r, j) => ({ ...r, embedder: this.key, vector: vectors[j] ?? new Float32Array(0) })));
       imported.push(...fresh.map((r) => r.id));
       this.onFirstWrite?.();

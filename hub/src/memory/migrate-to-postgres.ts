@@ -21,6 +21,7 @@ import { createPgPool, redactDsn } from '../vector/postgres-pool.js';
 import type { StoredDrawer } from '../vector/vector-store.js';
 import { kgGraphName, toMirrorFacts } from './cypher-service.js';
 import { KG_FILE, KnowledgeGraph } from './kg/knowledge-graph.js';
+import { embeddingInput } from './embedding-input.js';
 
 const BATCH = 128;
 
@@ -115,7 +116,7 @@ export async function migrateToPostgres(input: MigrateInput): Promise<MigrateRep
         const present = new Map((await dest.scan({ ids: wanted.map((d) => d.id) })).map((d) => [d.id, fingerprint(d)]));
         let todo = wanted.filter((d) => present.get(d.id) !== fingerprint(d));
         if (input.reembed && todo.length > 0) {
-          const vectors = await input.reembed.embed(todo.map((d) => d.content));
+          const vectors = await input.reembed.embed(todo.map((d) => embeddingInput(d.content, d.metadata)));
           todo = todo.map((d, i) => ({ ...d, vector: vectors[i] ?? new Float32Array(0) }));
         }
         await dest.upsert(todo);

@@ -10,6 +10,7 @@ import { writeEmbedderRecord } from '../embed/select.js';
 import type { Logger } from '../log.js';
 import { LanceDbVectorStore } from '../vector/lancedb-vector-store.js';
 import type { StoredDrawer } from '../vector/vector-store.js';
+import { embeddingInput } from './embedding-input.js';
 
 const BATCH = 64;
 
@@ -45,7 +46,7 @@ export async function reembedPalace(
       const key = embedderKey(info);
       for (let i = 0; i < drawers.length; i += BATCH) {
         const batch = drawers.slice(i, i + BATCH);
-        const vectors = await embedder.embed(batch.map((d) => d.content), 'document');
+        const vectors = await embedder.embed(batch.map((d) => embeddingInput(d.content, d.metadata)), 'document');
         await store.upsert(batch.map((d, j) => ({ ...d, embedder: key, vector: vectors[j] ?? new Float32Array(0) })));
         onProgress({ done: Math.min(i + BATCH, drawers.length), total: drawers.length });
       }

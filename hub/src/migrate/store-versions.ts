@@ -13,11 +13,14 @@ import { readKgSchemaVersion } from '../memory/kg/kg-import.js';
 import { KnowledgeGraph } from '../memory/kg/knowledge-graph.js';
 import { JOURNAL_SCHEMA_VERSION, MemoryJournal, readJournalPending, readJournalVersion } from '../memory/memory-journal.js';
 import { openMemory } from '../memory/open-memory.js';
+import type { Memory } from '../memory/memory.js';
+import { IN_PLACE_COLUMNS } from '../vector/lancedb-vector-store.js';
 import { readLanceLayout } from '../vector/lancedb-layout.js';
+import { rechunkProjectDrawers, type RechunkReport } from './code-drawers.js';
 
 /** One store: its version before and after, and the version this build writes. */
 export interface StoreVersion {
-  store: 'logstream' | 'knowledge_graph' | 'memory_journal' | 'embedder_record' | 'vectors';
+  store: 'logstream' | 'knowledge_graph' | 'memory_journal' | 'embedder_record' | 'vectors' | 'code_chunks';
   file: string;
   before: string | number | null;
   after: string | number | null;
@@ -35,6 +38,8 @@ export interface MigrateReport {
   up_to_date: boolean;
   /** Something a migration cannot do by itself (e.g. a vectors layout that needs a rebuild). */
   actions: string[];
+  /** Mined project drawers from before code-aware chunking, re-chunked (code-drawers.ts). */
+  code_chunks?: RechunkReport;
 }
 
 function schemaStore(
@@ -83,12 +88,52 @@ export async function migratePalaceStores(config: Readonly<PalaceConfig>, palace
   } else if (!layout) {
     stores.push({ store: 'vectors', file: 'vectors/', before: null, after: null, current: 'current', pending: false, note: 'not created yet' });
   } else {
+    // Columns added in place when the table opens (keywords) are a migration; others need a rebuild.
+    const inPlace = layout.missing.filter((c) => IN_PLACE_COLUMNS.includes(c));
+    const rebuild = layout.missing.filter((c) => !IN_PLACE_COLUMNS.includes(c));
     const state = layout.missing.length === 0 ? 'current' : `missing ${layout.missing.join(', ')}`;
-    stores.push({ store: 'vectors', file: 'vectors/', before: state, after: state, current: 'current', pending: false, ...(layout.missing.length ? { note: 'no in-place migration exists for the vectors table' } : {}) });
-    if (layout.missing.length) actions.push('the vectors table lacks columns this palace writes: run `palace repair --mode rebuild` (re-embeds every drawer into the current layout)');
+    const after = inPlace.length > 0 && !dryRun ? (rebuild.length === 0 ? 'current' : `missing ${rebuild.join(', ')}`) : state;
+    stores.push({
+      store: 'vectors',
+      file: 'vectors/',
+      before: state,
+      after,
+      current: 'current',
+      pending: inPlace.length > 0,
+      ...(rebuild.length ? { note: 'no in-place migration exists for the vectors table' } : inPlace.length ? { note: `${inPlace.join(', ')} added in place` } : {}),
+    });
+    if (inPlace.length > 0 && !dryRun) await (await openMemory(config, palacePath, log)).close();
+    if (rebuild.length) actions.push('the vectors table lacks columns this palace writes: run `palace repair --mode rebuild` (re-embeds every drawer into the current layout)');
     const keys = Object.keys(layout.by_embedder);
     if (record && keys.some((k) => k !== `${record.model}/${record.dimensions}`))
       actions.push(`some drawers were embedded by another model (${keys.join(', ')}): run \`palace repair --mode rebuild\``);
   }
-  return { palace: palacePath, dry_run: dryRun, stores, up_to_date: stores.every((s) => !s.pending), actions };
+  // Mined project drawers chunked before code-aware chunking: re-chunk the files still unchanged.
+  let codeChunks: RechunkReport | undefined;
+  const hasMemory = config.backend !== 'lancedb' || (layout?.rows ?? 0) > 0;
+  // Opening the memory writes what the migrations above would: a dry run counts only when none is pending.
+  if (hasMemory && dryRun && stores.some((s) => s.pending))
+    stores.push({ store: 'code_chunks', file: 'mined project drawers', before: null, after: null, current: 'current', pending: false, note: 'counted once the migrations above have run' });
+  else if (hasMemory) {
+    let memory: Memory | undefined;
+    try {
+      memory = await openMemory(config, palacePath, log);
+      codeChunks = await rechunkProjectDrawers(memory, palacePath, dryRun);
+    } finally {
+      await memory?.close();
+    }
+    const c = codeChunks;
+    const left = c.files_old - c.files_rechunked;
+    stores.push({
+      store: 'code_chunks',
+      file: 'mined project drawers',
+      before: c.files_old === 0 ? 'current' : `${c.files_old} files in character chunks`,
+      after: dryRun || c.files_rechunked === 0 ? (c.files_old === 0 ? 'current' : `${c.files_old} files in character chunks`) : left === 0 ? 'current' : `${left} files in character chunks`,
+      current: 'current',
+      pending: c.files_rechunked > 0,
+      ...(c.files_old > 0 ? { note: `${c.files_rechunked} unchanged files re-chunked${dryRun ? ' (dry run: would be)' : ''}; ${c.files_changed} changed, ${c.files_gone} gone` } : {}),
+    });
+    if (c.files_changed > 0) actions.push(`${c.files_changed} mined file(s) changed since they were mined: run \`palace mine\` on their folders to re-chunk them`);
+  }
+  return { palace: palacePath, dry_run: dryRun, stores, up_to_date: stores.every((s) => !s.pending), actions, ...(codeChunks ? { code_chunks: codeChunks } : {}) };
 }

@@ -17,6 +17,8 @@ export interface MinedFileEntry {
   root: string;
   drawers: number;
   mined_at: string;
+  /** Projects mode: the chunker version the file was cut with (absent: the character windows before it). */
+  chunker?: number;
 }
 
 export type Manifest = Record<string, MinedFileEntry>;

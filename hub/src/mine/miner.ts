@@ -10,6 +10,7 @@ import { chunkText } from '../core/chunk.js';
 import { isoSeconds } from '../core/ids.js';
 import { findSecret } from '../core/secrets.js';
 import { HubError } from '../errors.js';
+import { embeddingInput } from '../memory/embedding-input.js';
 import type { Memory, SourceChunk, SourceFiling } from '../memory/memory.js';
 import type { MineMode, SourceAdapter } from './adapters.js';
 import { exchangeChunks, parseTranscript } from './convos.js';
@@ -19,6 +20,8 @@ import { commitManifest, readManifest, type MinedFileEntry } from './manifest.js
 import { CONVO_EXTENSIONS, EXTRACT_EXTENSIONS, MAX_FILE_BYTES, PROJECT_EXTENSIONS, defaultWing, listFiles, looksText, projectRoom } from './walk.js';
 
 const BATCH_FILES = 32;
+/** Version of the project-file chunker (code-chunks.ts); files mined with another are re-chunked. */
+export const PROJECT_CHUNKER = 2;
 const MAX_CHUNKS_PER_FILE = 50_000;
 /** PDFs and DOCX files are larger than text for the same words: their own size cap. */
 const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
@@ -104,23 +107,38 @@ function lineAt(starts: readonly number[], offset: number): number {
   return lo + 1;
 }
 
-/** A file's text cut into chunks for the mode, with the room it goes to (undefined: not minable). */
-export function chunksFor(mode: MineMode, root: string, file: string, text: string): { room: string; chunks: SourceChunk[]; format?: string } | undefined {
+/** `file` relative to the mined root, with forward slashes (what search results show). */
+export function minedPath(root: string, file: string): string {
+  const rel = relative(root, file);
+  return (rel === '' ? basename(file) : rel).split(sep).join('/');
+}
+
+/**
+ * A file's text cut into chunks for the mode, with the room it goes to (undefined: not minable).
+ * Project files are cut at syntax boundaries (code, see code-chunks.ts) or into line windows; each
+ * chunk carries its 1-based inclusive `line_start`/`line_end` and, for code, its `symbols`.
+ */
+export async function chunksFor(
+  mode: MineMode,
+  root: string,
+  file: string,
+  text: string,
+): Promise<{ room: string; chunks: SourceChunk[]; format?: string; language?: string } | undefined> {
   if (mode === 'convos') {
     const parsed = parseTranscript(text);
     if (parsed) return { room: parsed.format === 'transcript' ? 'conversations' : parsed.format, chunks: exchangeChunks(parsed), format: parsed.format };
     if (file.endsWith('.json') || file.endsWith('.jsonl')) return undefined;
     return { room: 'conversations', chunks: chunkText(text).map((c) => ({ ...c, metadata: { format: 'text' } })) };
   }
-  const body = mode === 'extract' ? extractText(file, text) : text;
+  if (mode === 'projects') {
+    // The code chunker (and web-tree-sitter behind it) loads only when a project is mined.
+    const { codeChunks } = await import('./code-chunks.js');
+    const cut = await codeChunks(file, text);
+    return { room: projectRoom(root, file), chunks: cut.chunks, ...(cut.language ? { language: cut.language } : {}) };
+  }
+  const body = extractText(file, text);
   if (body === undefined) return undefined;
-  const starts = [0];
-  if (mode === 'projects') for (let i = 0; i < body.length; i++) if (body.charCodeAt(i) === 10) starts.push(i + 1);
-  const chunks = chunkText(body).map((c) => ({
-    ...c,
-    ...(mode === 'projects' ? { metadata: { line_start: lineAt(starts, c.start), line_end: lineAt(starts, Math.max(c.start, c.end - 1)) } } : {}),
-  }));
-  return { room: mode === 'projects' ? projectRoom(root, file) : 'documents', chunks };
+  return { room: 'documents', chunks: chunkText(body) };
 }
 
 /** The chunks of an extracted PDF or DOCX; a PDF's chunks carry the pages they span (1-based). */
@@ -134,7 +152,7 @@ export function documentChunks(doc: ExtractedDocument): { room: string; chunks: 
   return { room: 'documents', chunks, format: doc.format };
 }
 
-function chunksOfText(mode: MineMode, root: string, file: string, text: string): ReturnType<typeof chunksFor> {
+async function chunksOfText(mode: MineMode, root: string, file: string, text: string): ReturnType<typeof chunksFor> {
   return text.trim() === '' ? undefined : chunksFor(mode, root, file, text);
 }
 
@@ -149,7 +167,9 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
   if (!existsSync(root)) throw new HubError('mine.source_missing', `nothing to mine at ${root}: no such file or directory`, { field: 'source' });
   const mode = request.mode;
   const isFile = statSync(root).isFile();
-  const wing = request.wing?.trim() || defaultWing(isFile ? dirname(root) : root);
+  /** The folder paths are shown relative to (the mined folder, or a mined file's folder). */
+  const base = isFile ? dirname(root) : root;
+  const wing = request.wing?.trim() || defaultWing(base);
   const dryRun = request.dryRun === true;
   const addedBy = request.addedBy?.trim() || 'palace-mine';
   let files = listFiles(root, { extensions: extensionsOf(mode), gitignore: request.gitignore !== false, ...(request.admit ? { admit: request.admit } : {}) });
@@ -191,7 +211,9 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
       try {
         const stat = statSync(file);
         const old = manifest[file];
-        const samePlace = old !== undefined && old.wing === wing && old.mode === mode && (request.room === undefined || old.room === request.room);
+        // A project file cut by an older chunker counts as changed: mining it again re-chunks it.
+        const sameChunker = mode !== 'projects' || old?.chunker === PROJECT_CHUNKER;
+        const samePlace = old !== undefined && sameChunker && old.wing === wing && old.mode === mode && (request.room === undefined || old.room === request.room);
         if (!request.force && samePlace && old.mtime_ms === stat.mtimeMs && old.size === stat.size) {
           report.files_unchanged++;
           continue;
@@ -214,7 +236,7 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
         }
         const cut = binaryDocument
           ? documentChunks(await extractDocument(file, bytes, hooks.documentLoaders))
-          : chunksOfText(mode, isFile ? dirname(root) : root, file, bytes.toString('utf8').replace(/^\uFEFF/, ''));
+          : await chunksOfText(mode, base, file, bytes.toString('utf8').replace(/^\uFEFF/, ''));
         if (!cut || cut.chunks.length === 0) {
           report.files_skipped++;
           continue;
@@ -225,7 +247,18 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
           return false;
         });
         const room = request.room ?? request.adapter?.room ?? cut.room;
-        const entry: MinedFileEntry = { mtime_ms: stat.mtimeMs, size: stat.size, sha256, wing, room, mode, root, drawers: chunks.length, mined_at: now };
+        const entry: MinedFileEntry = {
+          mtime_ms: stat.mtimeMs,
+          size: stat.size,
+          sha256,
+          wing,
+          room,
+          mode,
+          root,
+          drawers: chunks.length,
+          mined_at: now,
+          ...(mode === 'projects' ? { chunker: PROJECT_CHUNKER } : {}),
+        };
         prepared.push({
           file,
           entry,
@@ -235,7 +268,15 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
             room,
             tags: [],
             added_by: addedBy,
-            metadata: { mode, source_mtime: new Date(stat.mtimeMs).toISOString(), source_sha256: sha256, ...(cut.format ? { format: cut.format } : {}) },
+            metadata: {
+              mode,
+              source_mtime: new Date(stat.mtimeMs).toISOString(),
+              source_sha256: sha256,
+              mine_root: base,
+              rel_path: minedPath(base, file),
+              ...(cut.format ? { format: cut.format } : {}),
+              ...('language' in cut && cut.language ? { language: cut.language } : {}),
+            },
             chunks,
             replace: old !== undefined,
           },
@@ -253,7 +294,7 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
       }
     } else if (prepared.length > 0 || changes.size > 0) {
       const m = prepared.length > 0 ? await memory() : undefined;
-      const vectors = m ? await m.embedDocuments(prepared.flatMap((p) => p.filing.chunks.map((c) => c.text))) : [];
+      const vectors = m ? await m.embedDocuments(prepared.flatMap((p) => p.filing.chunks.map((c) => embeddingInput(c.text, { ...p.filing.metadata, ...c.metadata })))) : [];
       let at = 0;
       const filings: SourceFiling[] = prepared.map((p) => {
         const own = vectors.slice(at, at + p.filing.chunks.length);

@@ -1,6 +1,6 @@
 // The embedded default VectorStore: LanceDB in `<palace>/vectors/`, one connection and one table
-// handle per process (a second handle can miss deletes). Cosine distance; BM25 full-text index on
-// content; an ANN index is built in the background only past ~50k rows (flat search is fast below).
+// handle per process (a second handle can miss deletes). Cosine distance; BM25 full-text indexes on
+// content and on `keywords` (symbols and path tokens, core/search-keywords.ts); an ANN index is built in the background only past ~50k rows (flat search is fast below).
 // The table is created in a staging directory and renamed into place, so a full disk never leaves
 // a half-created table; one left by an older build (no committed version) is removed on open.
 
@@ -10,11 +10,16 @@ import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { Field, FixedSizeList, Float32, Int32, Int8, Schema, Utf8 } from 'apache-arrow';
 
+import { searchKeywords } from '../core/search-keywords.js';
 import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
 
 const TABLE = 'drawers';
+/** Columns a table written by an older build gets in place when opened (no rebuild needed). */
+export const IN_PLACE_COLUMNS: readonly string[] = ['keywords'];
+/** Columns with a BM25 index that full-text search matches (either may match). */
+const FTS_COLUMNS = ['content', 'keywords'] as const;
 const ANN_THRESHOLD = 50_000;
 
 /** Errno texts of a full disk or a file-size limit as LanceDB (Rust std::io) reports them. */
@@ -115,6 +120,8 @@ export function schemaFor(dimensions: number): Schema {
     new Field('metadata_json', new Utf8(), false),
     new Field('embedder', new Utf8(), false),
     new Field('vector', new FixedSizeList(dimensions, new Field('item', new Float32(), true)), false),
+    // Symbols and path tokens, derived from metadata on every write; full-text indexed beside content.
+    new Field('keywords', new Utf8(), true),
   ]);
 }
 
@@ -136,6 +143,7 @@ function toRow(d: StoredDrawer): Row {
     metadata_json: JSON.stringify(d.metadata),
     embedder: d.embedder,
     vector: Array.from(d.vector),
+    keywords: searchKeywords(d.metadata),
   };
 }
 
@@ -229,9 +237,11 @@ export class LanceDbVectorStore implements VectorStore {
         'memory.embedder_mismatch',
         `the palace's vectors have ${stored} dimensions but the embedder makes ${options.dimensions}; run \`palace set-embedder --force\` and rebuild the index`,
       );
+    // Tables written before the keywords column get it in place (empty; re-mining fills it).
+    if (!(await table.schema()).fields.some((f) => f.name === 'keywords')) await table.addColumns([{ name: 'keywords', valueSql: "CAST('' AS STRING)" }]);
     const store = new LanceDbVectorStore(db, table, options.dimensions, options.log);
     const indices = await table.listIndices();
-    store.ftsReady = indices.some((i) => i.columns.includes('content'));
+    store.ftsReady = FTS_COLUMNS.every((c) => indices.some((i) => i.columns.includes(c)));
     store.annStarted = indices.some((i) => i.columns.includes('vector'));
     return store;
   }
@@ -297,7 +307,7 @@ export class LanceDbVectorStore implements VectorStore {
 
   async fullText(text: string, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
     if (!(await this.ensureFts())) return [];
-    let query = this.table.query().fullTextSearch(text, { columns: ['content'] }).limit(limit);
+    let query = this.table.query().fullTextSearch(new lancedb.MultiMatchQuery(text, [...FTS_COLUMNS]), {}).limit(limit);
     const where = filterSql(filter);
     if (where) query = query.where(where);
     const rows = (await query.toArray()) as Row[];
@@ -313,7 +323,9 @@ export class LanceDbVectorStore implements VectorStore {
     if (this.ftsReady) return Promise.resolve(true);
     this.ftsBuild ??= (async () => {
       if ((await this.table.countRows()) === 0) return false;
-      await guarded(() => this.table.createIndex('content', { config: lancedb.Index.fts(), replace: true }));
+      const present = await this.table.listIndices();
+      for (const column of FTS_COLUMNS)
+        if (!present.some((i) => i.columns.includes(column))) await guarded(() => this.table.createIndex(column, { config: lancedb.Index.fts(), replace: true }));
       this.ftsReady = true;
       return true;
     })().finally(() => {

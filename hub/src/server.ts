@@ -16,6 +16,7 @@ import { ownOrigins } from './http/middleware/request-guard.js';
 import { RequestStats } from './http/request-stats.js';
 import { acquireLease, type Lease } from './lease.js';
 import type { Logger } from './log.js';
+import { quickCheckOffThread } from './logstream/integrity-check.js';
 import { Logstream } from './logstream/logstream.js';
 import { createKgHandle } from './memory/kg/knowledge-graph.js';
 import { createMemoryHandle } from './memory/open-memory.js';
@@ -164,9 +165,16 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     log: log.child('sync'),
     verify: config.syncVerify,
   });
-  const sqliteIntegrity = (): string => {
-    if (!integrity || Date.now() - integrity.at > 60_000) integrity = { at: Date.now(), verdict: logstream.store.integrityCheck() };
-    return integrity.verdict;
+  // quick_check runs on a worker thread (integrity-check.ts); one check at a time, its verdict kept 60 s.
+  let checking: Promise<string> | undefined;
+  const sqliteIntegrity = async (): Promise<string> => {
+    if (integrity && Date.now() - integrity.at <= 60_000) return integrity.verdict;
+    checking ??= quickCheckOffThread(logstream.store).then((verdict) => {
+      integrity = { at: Date.now(), verdict };
+      checking = undefined;
+      return verdict;
+    });
+    return checking;
   };
 
   let hostAllow: ReadonlySet<string> = new Set();
@@ -179,8 +187,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     sse,
     server: { withLock: (fn) => lock.run(fn) },
     ...(options.uiDirs ? { uiDirs: options.uiDirs } : {}),
-    status: () => {
-      const verdict = sqliteIntegrity();
+    status: async () => {
+      const verdict = await sqliteIntegrity();
       return {
         ok: verdict === 'ok',
         server: {

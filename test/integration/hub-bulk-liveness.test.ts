@@ -1,6 +1,7 @@
 // A real hub over a large log (60k events, 15k tasks) whose task projection is cold (a palace from
 // before the projection existed): while palace_status waits for the projection to be built, /healthz
 // and a pending palace_event_wait still answer. The build runs in slices; nothing blocks the loop.
+// Likewise /statusz's SQLite integrity check of the whole file runs off the main thread.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
@@ -103,4 +104,21 @@ describe('a bulk operation does not block the hub', () => {
     expect(result.logstream.tasks).toBe(expected.total);
     await Promise.all([reader.close(), writer.close(), poster.close()]);
   }, 60_000);
+
+  it('answers /healthz while /statusz runs SQLite integrity check of the log', async () => {
+    let statuszDone = false;
+    const statusz = fetch(`${hub.url}/statusz`)
+      .then(async (res) => (await res.json()) as { palace: { sqlite_integrity: string } })
+      .finally(() => {
+        statuszDone = true;
+      });
+    let healthzBefore = 0;
+    while (!statuszDone) {
+      const res = await fetch(`${hub.url}/healthz`);
+      await res.text();
+      if (!statuszDone) healthzBefore++;
+    }
+    expect((await statusz).palace.sqlite_integrity).toBe('ok');
+    expect(healthzBefore).toBeGreaterThanOrEqual(3);
+  });
 });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 import { HubError } from '../errors.js';
 import { isoSeconds, makeId } from '../core/ids.js';
-import type { TaskState } from '../core/task-state.js';
+import { projectTask, type TaskState } from '../core/task-state.js';
 import type { Artifact, ArtifactMeta, EventPage, LogEvent, NewEvent, WaitResult } from '../core/types.js';
 import {
   ackStatus,
@@ -447,16 +447,23 @@ export class Logstream {
     return this.building;
   }
 
+  private projectOne(id: string): TaskState | undefined {
+    const events = this.store.tasks.eventsOf(id);
+    return events.length === 0 ? undefined : projectTask(id, events);
+  }
+
   /** Completes the projection now, blocking (a CLI process has nobody else to answer). */
   private tasksNow(): void {
     while (!this.store.tasks.buildSlice(this.sliceRows));
   }
 
-  /** The current state of one task, from the projection table. */
+  /**
+   * The current state of one task, from the projection table (while a cold table is still being
+   * built, the reducer over that task's own events: the same answer, without waiting for the build).
+   */
   task(correlationId: unknown): TaskState {
     const id = requiredField('correlation_id', correlationId);
-    this.tasksNow();
-    const task = this.store.tasks.get(id);
+    const task = this.store.tasks.ready() ? this.store.tasks.get(id) : this.projectOne(id);
     if (!task) throw new HubError('log.event_not_found', `no events with correlation_id '${id}'`, { field: 'correlation_id' });
     return enrichTasks([task])[0] as TaskState;
   }

@@ -63,7 +63,8 @@ async function repairTasks(ctx: CommandContext, mode: 'check' | 'rebuild'): Prom
   const result = await withLogstream(ctx, async (ls) => {
     if (mode === 'rebuild') await ls.rebuildTasks();
     const check = await ls.verifyTasks();
-    return { palace: ctx.config.palacePath, mode, tasks: check.tasks, differences: check.differences, ok: check.differences.length === 0 };
+    const ok = check.differences.length === 0 && check.count_drift.length === 0;
+    return { palace: ctx.config.palacePath, mode, tasks: check.tasks, differences: check.differences, count_drift: check.count_drift, ok };
   });
   ctx.out.result(result, () =>
     [
@@ -71,8 +72,9 @@ async function repairTasks(ctx: CommandContext, mode: 'check' | 'rebuild'): Prom
       ...(result.ok
         ? ['tasks     ok']
         : [
-            `tasks     ${result.differences.length} difference(s); run palace repair --tasks --mode rebuild`,
+            `tasks     ${result.differences.length} difference(s), ${result.count_drift.length} count(s) off; run palace repair --tasks --mode rebuild`,
             ...result.differences.slice(0, 20).map((d) => `  ${d.problem.padEnd(9)} ${d.correlation_id}`),
+            ...result.count_drift.map((d) => `  count     ${d}`),
           ]),
     ].join('\n'),
   );

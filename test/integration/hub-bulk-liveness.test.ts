@@ -39,7 +39,7 @@ function fillPalace(palace: string): { open: number; total: number } {
   const db = new Database(join(palace, LOGSTREAM_FILE));
   const hasTable = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tasks'`).get() !== undefined;
   if (hasTable) {
-    db.exec(`DROP TABLE tasks; DELETE FROM meta WHERE key LIKE 'tasks_%'`);
+    db.exec(`DROP TABLE tasks; DROP TABLE IF EXISTS task_counts; DELETE FROM meta WHERE key LIKE 'tasks_%'`);
     db.pragma('user_version = 2');
   }
   db.close();

@@ -30,7 +30,7 @@ import type { ApplyResult, ReplicatedArtifact, ReplicatedEvent, VersionVector } 
 import { ChangeFeed } from './change-feed.js';
 import type { ReplicaStore } from './replica-store.js';
 import { SqliteEventStore, type Durability } from './sqlite-event-store.js';
-import type { TaskCounts, TaskDiff, TaskFilter, TaskPage } from './task-projection.js';
+import type { TaskCheck, TaskCounts, TaskFilter, TaskPage } from './task-projection.js';
 
 export const LOGSTREAM_FILE = 'logstream.sqlite3';
 
@@ -507,7 +507,7 @@ export class Logstream {
   }
 
   /** Checks the projection against a full scan of the log (in slices); lists every difference. */
-  async verifyTasks(): Promise<{ tasks: number; differences: TaskDiff[] }> {
+  async verifyTasks(): Promise<TaskCheck> {
     await this.ensureTasks();
     return this.store.tasks.verify(this.sliceRows, yieldToLoop);
   }

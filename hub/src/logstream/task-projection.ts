@@ -317,14 +317,28 @@ export class TaskProjection {
     const differences: TaskDiff[] = [];
     let done = 0;
     for (const id of ids) {
-      const expected = projectTask(id, this.eventsOf(id));
-      const stored = this.get(id);
-      if (!stored) differences.push({ correlation_id: id, problem: 'missing' });
-      else if (JSON.stringify(stored) !== JSON.stringify(expected)) differences.push({ correlation_id: id, problem: 'different' });
+      const problem = this.compare(id);
+      if (problem) differences.push({ correlation_id: id, problem });
       if (++done % rows === 0) await yieldNow();
     }
     for (const id of this.stmt('SELECT correlation_id FROM tasks').pluck().all() as string[])
       if (!ids.has(id)) differences.push({ correlation_id: id, problem: 'extra' });
-    return { tasks: ids.size, differences, count_drift: this.countDrift() };
+    // Another process may have appended meanwhile: confirm each difference in one snapshot.
+    return this.db.transaction((): TaskCheck => {
+      const confirmed = differences.flatMap((d): TaskDiff[] => {
+        const problem = this.compare(d.correlation_id);
+        return problem ? [{ correlation_id: d.correlation_id, problem }] : [];
+      });
+      return { tasks: ids.size, differences: confirmed, count_drift: this.countDrift() };
+    })();
+  }
+
+  /** How the stored row of one correlation id differs from the reducer over its events, if it does. */
+  private compare(id: string): TaskDiff['problem'] | null {
+    const events = this.eventsOf(id);
+    const stored = this.get(id);
+    if (events.length === 0) return stored ? 'extra' : null;
+    if (!stored) return 'missing';
+    return JSON.stringify(stored) === JSON.stringify(projectTask(id, events)) ? null : 'different';
   }
 }

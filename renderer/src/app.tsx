@@ -219,7 +219,7 @@ function Shell(): ReactElement {
   const counts = useMemo(() => {
     // In flight: the hub's true count; stalled: among the tasks listed so far.
     const rows = hubTaskRows(snap.tasks.tasks, snap.taskRequests, now);
-    const inFlight = snap.tasks.counts?.active ?? 0;
+    const inFlight = (snap.tasks.counts?.active ?? 0) - (snap.tasks.counts?.by_status.none ?? 0);
     const stalled = rows.filter((r) => r.stalled).length;
     return {
       tasks:

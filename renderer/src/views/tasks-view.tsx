@@ -46,13 +46,15 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
   const state = list.filter;
   const setState = (key: TaskFilterKey): void => store.setTaskFilter(key);
   const rows = useMemo(() => hubTaskRows(list.tasks, taskRequests, now), [list.tasks, taskRequests, now]);
-  // True totals from the hub; "stalled" is a matter of time, so it is counted among the loaded rows.
+  // True totals from the hub (correlations with no status yet are not rows, so not counted);
+  // "stalled" is a matter of time, so it is counted among the loaded rows.
   const counts = useMemo(() => {
     const hub = list.counts;
+    const none = hub?.by_status.none ?? 0;
     const c: Record<string, number> = {
       ...(hub?.by_status ?? {}),
-      active: hub?.active ?? 0,
-      all: hub?.all ?? 0,
+      active: (hub?.active ?? 0) - none,
+      all: (hub?.all ?? 0) - none,
       stalled: rows.filter((r) => r.stalled).length,
     };
     return c;

@@ -124,8 +124,8 @@ export class TaskProjection {
       const before = this.stmt('SELECT status, done FROM tasks WHERE correlation_id = ?').get(id) as
         | { status: string | null; done: number }
         | undefined;
-      if (before) this.bump(before.status, before.done, -1);
       if (events.length === 0) {
+        if (before) this.bump(before.status, before.done, -1);
         this.stmt('DELETE FROM tasks WHERE correlation_id = ?').run(id);
         continue;
       }
@@ -136,7 +136,7 @@ export class TaskProjection {
       this.stmt(
         `INSERT INTO tasks (correlation_id, first_seq, last_seq, status, done, requester, worker, to_agent, stream, created_at, last_event_at, state_json)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT(correlation_id) DO UPDATE SET first_seq = excluded.first_seq, last_seq = excluded.last_seq,
+         ON CONFLICT(correlation_id) DO UPDATE SET last_seq = excluded.last_seq,
            status = excluded.status, done = excluded.done, requester = excluded.requester, worker = excluded.worker,
            to_agent = excluded.to_agent, stream = excluded.stream, created_at = excluded.created_at,
            last_event_at = excluded.last_event_at, state_json = excluded.state_json`,
@@ -154,7 +154,10 @@ export class TaskProjection {
         state.last_event_at,
         JSON.stringify(state),
       );
-      this.bump(state.status, state.done ? 1 : 0, 1);
+      // first_seq never moves: events only ever get higher seqs. Counts move only on a change.
+      const done = state.done ? 1 : 0;
+      if (before && (before.status !== state.status || before.done !== done)) this.bump(before.status, before.done, -1);
+      if (!before || before.status !== state.status || before.done !== done) this.bump(state.status, done, 1);
     }
   }
 

@@ -1,5 +1,6 @@
 // `palace repair --mode check|rebuild` and `palace repair-status`: checks the vector index against
 // the verbatim drawers and rebuilds it from them (the path after `set-embedder --force` too).
+// `palace repair --tasks` does the same for the logstream's task projection against a full scan.
 
 import type { Command } from 'commander';
 
@@ -10,7 +11,7 @@ import { leaseHolder } from '../../hub/src/lease.js';
 import { makeLogger } from '../../hub/src/log.js';
 import { reembedPalace } from '../../hub/src/memory/reembed.js';
 import { canonicalPalace } from '../../hub/src/registration.js';
-import { action, type CommandContext } from '../context.js';
+import { action, withLogstream, type CommandContext } from '../context.js';
 import { createProgress } from '../progress.js';
 import { runTool } from '../tool-runner.js';
 
@@ -57,17 +58,42 @@ async function rebuild(ctx: CommandContext): Promise<void> {
   }
 }
 
+/** Checks (and with rebuild, first rebuilds) the task projection against a full scan of the log. */
+async function repairTasks(ctx: CommandContext, mode: 'check' | 'rebuild'): Promise<number> {
+  const result = await withLogstream(ctx, async (ls) => {
+    if (mode === 'rebuild') await ls.rebuildTasks();
+    const check = await ls.verifyTasks();
+    const ok = check.differences.length === 0 && check.count_drift.length === 0;
+    return { palace: ctx.config.palacePath, mode, tasks: check.tasks, differences: check.differences, count_drift: check.count_drift, ok };
+  });
+  ctx.out.result(result, () =>
+    [
+      `${mode === 'rebuild' ? 'Rebuilt the task projection; ' : ''}${result.tasks} task(s) checked against a full scan of the log`,
+      ...(result.ok
+        ? ['tasks     ok']
+        : [
+            `tasks     ${result.differences.length} difference(s), ${result.count_drift.length} count(s) off; run palace repair --tasks --mode rebuild`,
+            ...result.differences.slice(0, 20).map((d) => `  ${d.problem.padEnd(9)} ${d.correlation_id}`),
+            ...result.count_drift.map((d) => `  count     ${d}`),
+          ]),
+    ].join('\n'),
+  );
+  return result.ok ? 0 : 1;
+}
+
 export function registerRepair(program: Command): void {
   program
     .command('repair')
-    .description('check (default) or rebuild the vector index from the verbatim drawers')
+    .description('check (default) or rebuild the vector index from the verbatim drawers (--tasks: the task projection from the log)')
     .option('--mode <mode>', 'check or rebuild', 'check')
+    .option('--tasks', 'the logstream task projection instead: compare it with a full scan of the log (rebuild: build it again first)')
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
         const mode = String(ctx.opts.mode);
+        if (mode !== 'check' && mode !== 'rebuild') throw invalid('--mode', '--mode must be check or rebuild');
+        if (ctx.opts.tasks) return repairTasks(ctx, mode);
         if (mode === 'rebuild') return rebuild(ctx);
-        if (mode !== 'check') throw invalid('--mode', '--mode must be check or rebuild');
         const s = (await runTool(ctx.config, 'palace_repair_status', {})) as RepairStatus;
         ctx.out.result(s, () => statusText(s));
         return s.ok ? 0 : 1;

@@ -15,6 +15,7 @@ import { allowedHosts, hubNames, isLoopbackHost, type MachineNames } from './htt
 import { ownOrigins } from './http/middleware/request-guard.js';
 import type { Logger } from './log.js';
 import { startLeaseSweeper } from './logstream/lease-sweeper.js';
+import { quickCheckOffThread } from './logstream/integrity-check.js';
 import type { Memory } from './memory/memory.js';
 import { openPalace } from './palace.js';
 import {
@@ -124,9 +125,16 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const sse = { clients: 0 };
   const listening: { bound?: { host: string; port: number; scheme: 'http' | 'https' } } = {};
   let integrity: { at: number; verdict: string } | undefined;
-  const sqliteIntegrity = (): string => {
-    if (!integrity || Date.now() - integrity.at > 60_000) integrity = { at: Date.now(), verdict: logstream.store.integrityCheck() };
-    return integrity.verdict;
+  // quick_check runs on a worker thread (integrity-check.ts); one check at a time, its verdict kept 60 s.
+  let checking: Promise<string> | undefined;
+  const sqliteIntegrity = async (): Promise<string> => {
+    if (integrity && Date.now() - integrity.at <= 60_000) return integrity.verdict;
+    checking ??= quickCheckOffThread(logstream.store).then((verdict) => {
+      integrity = { at: Date.now(), verdict };
+      checking = undefined;
+      return verdict;
+    });
+    return checking;
   };
 
   let hostAllow: ReadonlySet<string> = new Set();
@@ -139,8 +147,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     sse,
     server: { withLock: (fn) => lock.run(fn) },
     ...(options.uiDirs ? { uiDirs: options.uiDirs } : {}),
-    status: () => {
-      const verdict = sqliteIntegrity();
+    status: async () => {
+      const verdict = await sqliteIntegrity();
       return {
         ok: verdict === 'ok',
         server: {

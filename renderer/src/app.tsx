@@ -21,7 +21,7 @@ import { useNow } from './hooks/useNow.js';
 import { useRoute } from './hooks/useRoute.js';
 import type { Command } from './lib/commands.js';
 import { NO_FILTERS, type EventFilters } from './lib/event-filters.js';
-import { taskRows } from './lib/tasks.js';
+import { hubTaskRows } from './lib/tasks.js';
 import type { DashboardStore } from './state/dashboard-store.js';
 import { EventsView } from './views/events-view.js';
 import { MemoryView } from './views/memory-view.js';
@@ -219,8 +219,9 @@ function Shell(): ReactElement {
   useHotkeys(hotkeys, !palette && !shortcuts && snap.phase !== 'needs-token');
 
   const counts = useMemo(() => {
-    const rows = taskRows(snap.events, now);
-    const inFlight = rows.filter((r) => !r.done).length;
+    // In flight: the hub's true count; stalled: among the tasks listed so far.
+    const rows = hubTaskRows(snap.tasks.tasks, snap.taskRequests, now);
+    const inFlight = (snap.tasks.counts?.active ?? 0) - (snap.tasks.counts?.by_status.none ?? 0);
     const stalled = rows.filter((r) => r.stalled).length;
     return {
       tasks:
@@ -228,7 +229,7 @@ function Shell(): ReactElement {
           ? { n: stalled, warn: true, title: `${stalled} stalled` }
           : { n: inFlight, title: `${inFlight} in flight` },
     };
-  }, [snap.events, now]);
+  }, [snap.tasks, snap.taskRequests, now]);
 
   if (snap.phase === 'needs-token') return <TokenGate />;
   if (snap.phase === 'checking' && snap.lastReadAt === null)

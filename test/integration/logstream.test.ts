@@ -714,6 +714,22 @@ describe('task projection', () => {
     expect(task?.history.map((h) => h.to)).toEqual(['open', 'claimed']);
   });
 
+  it('answers one task from its own events while a cold projection is unbuilt, and builds it in slices for a page', async () => {
+    const ls = Logstream.open(dir.path, { pollMs: 10, sliceRows: 2 });
+    opened.push(ls);
+    const request = ls.appendNow(status({ type: 'task.request', correlation_id: 'task_cold', to_agent: WORKER }));
+    ls.ack({ event_id: request.id, from_agent: WORKER, status: 'claimed' });
+    for (let i = 0; i < 5; i++) ls.appendNow(status({ type: 'task.request', correlation_id: `task_c${i}`, to_agent: WORKER }));
+    ls.store.tasks.reset();
+    expect(ls.store.tasks.ready()).toBe(false);
+    expect(ls.task('task_cold')).toMatchObject({ status: 'claimed', worker: WORKER, event_count: 2 });
+    expect(ls.store.tasks.ready()).toBe(false);
+    const page = await ls.taskPage({ limit: 2 });
+    expect(ls.store.tasks.ready()).toBe(true);
+    expect(page).toMatchObject({ count: 2, total: 6, has_more: true, counts: { all: 6, active: 6, done: 0 } });
+    expect(page.tasks.map((t) => t.correlation_id)).toEqual(['task_cold', 'task_c0']);
+  });
+
   it('honours since_event_id when projecting tasks', () => {
     const ls = open();
     ls.appendNow(status({ type: 'task.request', correlation_id: 'task_old', to_agent: WORKER }));

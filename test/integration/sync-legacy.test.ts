@@ -44,6 +44,7 @@ function downgradeToSchema1(name: string): void {
     ALTER TABLE events DROP COLUMN chain; ALTER TABLE events DROP COLUMN origin_pos;
     ALTER TABLE artifacts DROP COLUMN sig;
     DELETE FROM meta WHERE key = 'public_key';
+    DROP TABLE tasks; DROP TABLE task_counts; DELETE FROM meta WHERE key = 'tasks_built_seq';
     PRAGMA user_version = 1;
   `);
   db.close();

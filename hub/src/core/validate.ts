@@ -287,3 +287,41 @@ export function eventQuery(raw: RawQuery): EventQuery {
     preview: flag('preview', raw.preview),
   };
 }
+
+/** A validated task read (palace_tasks): filters, order and a page. */
+export interface TaskQueryInput {
+  status: EventStatus[];
+  /** true: only tasks not done; false: only done ones; null: both. */
+  open: boolean | null;
+  stream: string[];
+  requester: string[];
+  worker: string[];
+  to_agent: string[];
+  since_event_id: string | null;
+  order: 'asc' | 'desc';
+  limit: number;
+  /** A previous page's cursor (the first_seq to continue after). */
+  cursor: number | null;
+}
+
+export type RawTaskQuery = Partial<Record<keyof TaskQueryInput, unknown>>;
+
+export function taskQuery(raw: RawTaskQuery): TaskQueryInput {
+  const order = raw.order ?? 'asc';
+  if (order !== 'asc' && order !== 'desc') throw invalid('order', `order must be 'asc' or 'desc'`);
+  const cursor = raw.cursor === undefined || raw.cursor === null || raw.cursor === '' ? null : String(raw.cursor);
+  if (cursor !== null && !/^\d{1,15}$/.test(cursor))
+    throw invalid('cursor', `cursor must be the cursor a previous palace_tasks page returned; got ${JSON.stringify(raw.cursor)}`);
+  return {
+    status: manyOf('status', raw.status, (f, v) => eventStatus(v, f)),
+    open: raw.open === undefined || raw.open === null ? null : flag('open', raw.open),
+    stream: manyOf('stream', raw.stream, routingField),
+    requester: manyOf('requester', raw.requester, routingField),
+    worker: manyOf('worker', raw.worker, routingField),
+    to_agent: manyOf('to_agent', raw.to_agent, routingField),
+    since_event_id: routingField('since_event_id', raw.since_event_id),
+    order,
+    limit: positiveInt('limit', raw.limit, LIMITS.listDefault, LIMITS.listMax),
+    cursor: cursor === null ? null : Number(cursor),
+  };
+}

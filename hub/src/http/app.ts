@@ -25,7 +25,7 @@ export interface AppOptions {
   allowedHosts: () => ReadonlySet<string>;
   /** The hub's own origins (scheme://name:port), the only pages allowed to call it. */
   ownOrigins: () => ReadonlySet<string>;
-  status: () => Record<string, unknown>;
+  status: () => Record<string, unknown> | Promise<Record<string, unknown>>;
   sse: SseState;
   server?: BuildServerOptions;
   /** Where the dashboard build may live (default: dist/ui beside the hub); served at /ui. */
@@ -72,8 +72,8 @@ export function createApp(options: AppOptions): Koa {
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = 'ok';
   });
-  router.get('/statusz', (ctx) => {
-    ctx.body = options.status();
+  router.get('/statusz', async (ctx) => {
+    ctx.body = await options.status();
   });
   router.post('/mcp', mcpHandler(hub, options.server ?? {}));
   router.get('/logstream/stream', sseHandler(hub, options.sse));

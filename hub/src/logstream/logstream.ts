@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Durability } from '../config.js';
 import { HubError, invalid } from '../errors.js';
 import { isoSeconds, makeId } from '../core/ids.js';
-import { projectTask, projectTasks, type TaskState } from '../core/task-state.js';
+import { projectTask, type TaskState } from '../core/task-state.js';
 import type { Artifact, ArtifactMeta, EventPage, LogEvent, NewEvent, WaitResult } from '../core/types.js';
 import {
   ackStatus,
@@ -23,8 +23,10 @@ import {
   patchWarnings,
   requiredField,
   routingField,
+  taskQuery,
   waitTimeout,
   type RawQuery,
+  type RawTaskQuery,
 } from '../core/validate.js';
 import type { ApplyResult, ReplicatedArtifact, ReplicatedEvent, VersionVector } from '../core/replication.js';
 import { ChangeFeed } from './change-feed.js';
@@ -50,6 +52,7 @@ import {
 } from './coordination.js';
 import type { ReplicaStore } from './replica-store.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
+import type { TaskCheck, TaskCounts, TaskFilter, TaskPage } from './task-projection.js';
 
 export const LOGSTREAM_FILE = 'logstream.sqlite3';
 
@@ -129,7 +132,12 @@ export interface LogstreamOptions {
   pollMs?: number;
   /** How far ahead of the local clock a pulled event's stamp may be (PALACE_SYNC_MAX_SKEW_MS). */
   maxSkewMs?: number;
+  /** Events read per slice by bulk work (task projection build and check); the loop runs between slices. */
+  sliceRows?: number;
 }
+
+/** Lets every pending I/O callback run before the next slice of bulk work. */
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 interface Pending {
   event: NewEvent;
@@ -148,9 +156,12 @@ export class Logstream {
   private readonly waiters = new Set<(reason: string) => void>();
   private ending: string | undefined;
   private readonly closers: Array<() => void> = [];
+  private readonly sliceRows: number;
+  private building: Promise<void> | undefined;
 
   constructor(store: SqliteEventStore, options: LogstreamOptions = {}) {
     this.store = store;
+    this.sliceRows = options.sliceRows ?? 2_000;
     this.now = options.now ?? (() => new Date());
     this.randomHex = options.randomHex ?? pooledRandomHex();
     this.feed = new ChangeFeed({ changeToken: () => store.changeToken(), pollMs: options.pollMs ?? 50 });
@@ -527,36 +538,101 @@ export class Logstream {
   /** Every event of one correlation id, in append order. */
   eventsOf(correlationId: unknown): LogEvent[] {
     const id = requiredField('correlation_id', correlationId);
-    return this.scan({ correlation_id: id });
-  }
-
-  /** The current state of one task. */
-  task(correlationId: unknown): TaskView {
-    const events = this.eventsOf(correlationId);
-    const id = requiredField('correlation_id', correlationId);
-    if (events.length === 0)
-      throw new HubError('log.event_not_found', `no events with correlation_id '${id}'`, { field: 'correlation_id' });
-    return this.enrichTasks([projectTask(id, events)])[0] as TaskView;
-  }
-
-  /** The state of every task (every correlation id), oldest first. */
-  tasks(raw: RawQuery = {}): TaskView[] {
-    return this.enrichTasks(projectTasks(this.scan(raw).filter((e) => e.correlation_id)));
+    return this.store.tasks.eventsOf(id);
   }
 
   /**
-   * Every matching event in append order (projections need it), from the caller's since_event_id on.
-   * Pages on the last returned id: the page cursor is null for desc or before_event_id reads.
+   * Builds the task projection of a log that predates it (or was reset), in slices of `sliceRows`
+   * events with the event loop running between them. Resolves at once when it is complete.
    */
-  private scan(raw: RawQuery): LogEvent[] {
-    const out: LogEvent[] = [];
-    let since = raw.since_event_id;
-    for (;;) {
-      const page = this.store.query(eventQuery({ ...raw, order: 'asc', since_event_id: since, limit: 500 }));
-      out.push(...page.events);
-      if (!page.has_more) return out;
-      since = page.events.at(-1)?.id;
-    }
+  ensureTasks(): Promise<void> {
+    if (this.store.tasks.ready()) return Promise.resolve();
+    this.building ??= (async () => {
+      try {
+        while (!this.store.tasks.buildSlice(this.sliceRows)) await yieldToLoop();
+      } finally {
+        this.building = undefined;
+      }
+    })();
+    return this.building;
+  }
+
+  private projectOne(id: string): TaskState | undefined {
+    const events = this.store.tasks.eventsOf(id);
+    return events.length === 0 ? undefined : projectTask(id, events);
+  }
+
+  /** Completes the projection now, blocking (a CLI process has nobody else to answer). */
+  private tasksNow(): void {
+    while (!this.store.tasks.buildSlice(this.sliceRows));
+  }
+
+  /**
+   * The current state of one task, from the projection table (while a cold table is still being
+   * built, the reducer over that task's own events: the same answer, without waiting for the build).
+   */
+  task(correlationId: unknown): TaskView {
+    const id = requiredField('correlation_id', correlationId);
+    const task = this.store.tasks.ready() ? this.store.tasks.get(id) : this.projectOne(id);
+    if (!task) throw new HubError('log.event_not_found', `no events with correlation_id '${id}'`, { field: 'correlation_id' });
+    return this.enrichTasks([task])[0] as TaskView;
+  }
+
+  /**
+   * Every task (every correlation id) in order of first appearance, from the projection table.
+   * Filters: stream, since_event_id (tasks with an event after it), order. Blocks while building a
+   * cold projection: the hub reads through taskPage instead.
+   */
+  tasks(raw: RawQuery = {}): TaskView[] {
+    const q = eventQuery(raw);
+    this.tasksNow();
+    const filter: TaskFilter = { stream: q.stream, ...(q.since_event_id ? { after_seq: this.seqOf('since_event_id', q.since_event_id) } : {}) };
+    return this.enrichTasks(this.store.tasks.page({ ...filter, order: q.order, limit: null }).tasks);
+  }
+
+  /**
+   * One page of tasks with true totals and counts by status (palace_tasks, the dashboard). Waits for
+   * a cold projection to be built in slices; never blocks the loop for long.
+   */
+  async taskPage(raw: RawTaskQuery): Promise<TaskPage> {
+    const q = taskQuery(raw);
+    const filter: TaskFilter = {
+      status: q.status,
+      stream: q.stream,
+      requester: q.requester,
+      worker: q.worker,
+      to_agent: q.to_agent,
+      ...(q.open === null ? {} : { open: q.open }),
+      ...(q.since_event_id ? { after_seq: this.seqOf('since_event_id', q.since_event_id) } : {}),
+    };
+    await this.ensureTasks();
+    const page = this.store.tasks.page({ ...filter, order: q.order, limit: q.limit, ...(q.cursor === null ? {} : { cursor: q.cursor }) });
+    return { ...page, tasks: this.enrichTasks(page.tasks) };
+  }
+
+  /** Task counts by status over the whole log (palace_status), once the projection is complete. */
+  async taskCounts(): Promise<TaskCounts> {
+    await this.ensureTasks();
+    return this.store.tasks.counts();
+  }
+
+  /** Checks the projection against a full scan of the log (in slices); lists every difference. */
+  async verifyTasks(): Promise<TaskCheck> {
+    await this.ensureTasks();
+    return this.store.tasks.verify(this.sliceRows, yieldToLoop);
+  }
+
+  /** Drops the projection and builds it again from the log, in slices. */
+  async rebuildTasks(): Promise<void> {
+    await this.building;
+    this.store.tasks.reset();
+    await this.ensureTasks();
+  }
+
+  private seqOf(field: string, id: string): number {
+    const event = this.store.getEvent(id);
+    if (!event) throw new HubError('log.unknown_cursor', `${field} '${id}' is not an event in this log`, { field });
+    return event.seq;
   }
 
   tipId(): string | null {

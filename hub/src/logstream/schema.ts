@@ -5,6 +5,7 @@ import type Database from 'better-sqlite3';
 
 import { canonicalEvent, type ChainedEventFields } from '../core/chain.js';
 import { GENESIS_CHAIN, nextChain } from './signatures.js';
+import { BUILT_SEQ_KEY, TASKS_DDL } from './task-projection.js';
 
 type Migration = (db: Database.Database, ctx: { replicaId: string }) => void;
 
@@ -114,6 +115,14 @@ const MIGRATIONS: readonly Migration[] = [
       updates.push([chain, pos, row.seq as number]);
     }
     for (const [c, p, seq] of updates) update.run(c, p, seq);
+  },
+  // The task projection (task-projection.ts): one row per correlation_id, kept in step with every
+  // append. A log that already holds events is marked unbuilt from seq 0; it is then built in slices
+  // (Logstream.ensureTasks) rather than here, so opening a big palace stays quick.
+  (db) => {
+    db.exec(TASKS_DDL);
+    if (db.prepare('SELECT 1 FROM events LIMIT 1').get() !== undefined)
+      db.prepare(`INSERT INTO meta (key, value) VALUES ('${BUILT_SEQ_KEY}', '0')`).run();
   },
 ];
 

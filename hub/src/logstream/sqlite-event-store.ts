@@ -37,6 +37,7 @@ import {
 } from './replica-store.js';
 import { ephemeralKey, keyPathFor, loadSigningKey, type SigningKey } from './signing-key.js';
 import { migrate } from './schema.js';
+import { TaskProjection } from './task-projection.js';
 import {
   EVENT_COLUMNS,
   parseObject,
@@ -105,6 +106,10 @@ function chainedParams(e: ChainedEventFields, chain: Buffer, pos: number): unkno
   ];
 }
 
+/** The correlation ids of the events a batch stored. */
+function correlationsOf(results: ReadonlyArray<LogEvent | HubError>): string[] {
+  return results.flatMap((r) => (r instanceof HubError || !r.correlation_id ? [] : [r.correlation_id]));
+}
 
 export class SqliteEventStore implements EventStore, ReplicaStore {
   readonly replicaId: string;
@@ -121,6 +126,8 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
   private head: ChainHead = EMPTY_HEAD;
   private lastSigned: Checkpoint | undefined;
   private readonly vouches = new Map<string, string>();
+  /** The task projection table, refreshed in the same transaction as every append (local or remote). */
+  readonly tasks: TaskProjection;
 
   constructor(path: string, options: SqliteEventStoreOptions) {
     this.path = path;
@@ -143,6 +150,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
           `the log's replica identity (meta.replica_id = ${JSON.stringify(row.value)}) is corrupt; refusing to mint a second identity for this palace: restore logstream.sqlite3 from a backup`,
         );
       this.replicaId = row.value;
+      this.tasks = new TaskProjection(this.db);
       this.key = this.openKey(path, options);
       this.publicKey = this.key?.publicRaw ?? '';
       this.clock = { ms: 0, counter: 0 };
@@ -221,6 +229,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
               results.push(toHubError(err));
             }
           }
+          this.tasks.refresh(correlationsOf(results));
         })
         .immediate();
     } catch (err) {
@@ -697,10 +706,14 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
             const a = fetched.get(id);
             if (a && !this.hasArtifact(id)) this.insertArtifact(a, this.checkedArtifact(a), null);
           }
+        const touched: string[] = [];
         for (const { record, chain, pos } of fresh) {
-          if (this.insertRemote(record, chain, pos)) result.applied++;
-          else result.duplicates++;
+          if (this.insertRemote(record, chain, pos)) {
+            result.applied++;
+            if (record.correlation_id) touched.push(record.correlation_id);
+          } else result.duplicates++;
         }
+        this.tasks.refresh(touched);
         result.duplicates += page.events.length - fresh.length;
         result.lastOriginSeq = checkpoint.seq;
         this.stmt(
@@ -720,6 +733,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
       this.db
         .transaction(() => {
           result = { applied: 0, duplicates: 0, lastOriginSeq: 0 };
+          const touched: string[] = [];
           for (const raw of events) {
             let record: RemoteEventRecord;
             let shas: string[] = [];
@@ -740,10 +754,13 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
               const chain = nextChain(top?.chain ?? GENESIS_CHAIN, canonicalEvent(record, shas));
               stored = this.insertRemote(record, chain, (top?.origin_pos ?? 0) + 1);
             }
-            if (stored) result.applied++;
-            else result.duplicates++;
+            if (stored) {
+              result.applied++;
+              if (record.correlation_id) touched.push(record.correlation_id);
+            } else result.duplicates++;
             result.lastOriginSeq = Math.max(result.lastOriginSeq, record.origin_seq);
           }
+          this.tasks.refresh(touched);
         })
         .immediate();
     } catch (err) {

@@ -1,5 +1,5 @@
-// The seven logstream tools: append, list, wait, ack, artifact put/get, patch submit. All run
-// outside the global request lock, so a five-minute wait never blocks another agent.
+// The logstream tools: append, list, wait, ack, artifact put/get, patch submit and the task list
+// (palace_tasks). All run outside the global request lock, so a five-minute wait never blocks another agent.
 
 import { z } from 'zod';
 
@@ -175,6 +175,30 @@ export const patchSubmitTool = defineTool({
   handler: (args, hub) => hub.logstream.submitPatch(args),
 });
 
+export const tasksTool = defineTool({
+  name: 'palace_tasks',
+  title: 'List tasks',
+  description:
+    'Tasks (one per correlation_id) with their current state, from the projection the hub keeps in step with the log: oldest first (order "desc" for newest first), filtered by status, open (not done), stream, requester, worker or to_agent. Returns {tasks, count, total, counts: {all, active, done, by_status}, has_more, cursor}; total and counts are true totals over the whole log. Pass cursor for the next page.',
+  input: {
+    status: oneOrManyOf(z.enum(EVENT_STATUSES), LIMITS.filterValues)
+      .optional()
+      .describe('Only tasks currently in this status; a list means any of them'),
+    open: z.boolean().optional().describe('true: only tasks not done (open, claimed, ready); false: only done ones'),
+    stream: oneOrMany('Only tasks of this stream'),
+    requester: oneOrMany('Only tasks requested by this agent'),
+    worker: oneOrMany('Only tasks claimed or worked by this agent'),
+    to_agent: oneOrMany('Only tasks whose request was addressed to this agent'),
+    since_event_id: z.string().optional().describe('Only tasks with an event after this one'),
+    order: z.enum(['asc', 'desc']).optional().describe('asc (oldest first, default) or desc'),
+    limit: z.number().int().min(1).max(LIMITS.listMax).optional().describe('At most this many tasks (default 50, max 500)'),
+    cursor: z.string().optional().describe('The cursor of the previous page'),
+  },
+  mutating: false,
+  lockFree: true,
+  handler: (args, hub) => hub.logstream.taskPage(args),
+});
+
 export const logstreamTools = [
   eventAppendTool,
   eventListTool,
@@ -183,4 +207,5 @@ export const logstreamTools = [
   artifactPutTool,
   artifactGetTool,
   patchSubmitTool,
+  tasksTool,
 ];

@@ -37,7 +37,8 @@ export const statusTool = defineTool({
   mutating: false,
   lockFree: true,
   handler: async (args, hub) => {
-    const tasks = hub.logstream.tasks();
+    // Counted in the task projection table; a cold projection is first built in slices.
+    const tasks = await hub.logstream.taskCounts();
     return {
       palace_path: hub.config.palacePath,
       version: hub.version,
@@ -48,8 +49,9 @@ export const statusTool = defineTool({
         replica_id: hub.logstream.replicaId,
         events: hub.logstream.store.countEvents(),
         latest_event_id: hub.logstream.tipId(),
-        open_tasks: tasks.filter((t) => !t.done).length,
-        tasks: tasks.length,
+        open_tasks: tasks.active,
+        tasks: tasks.all,
+        tasks_by_status: tasks.by_status,
       },
       memory: await memoryStatus(hub, args.include_memory === true),
       ...hub.describe(),

@@ -1,5 +1,5 @@
-// Task rows for the dashboard on top of the shared projection (hub/src/core/task-state.ts): which
-// tasks are stalled, and how they sort. Pure.
+// Task rows for the dashboard on top of the shared projection (hub/src/core/task-state.ts, stored
+// by the hub and paged through palace_tasks): which tasks are stalled, and how they sort. Pure.
 
 import { projectTasks, type TaskState } from '../../../hub/src/core/task-state.js';
 import type { LogEvent } from '../../../hub/src/core/types.js';
@@ -30,14 +30,24 @@ const ORDER: Record<string, number> = {
   superseded: 6,
 };
 
+/** Task rows from a window of events (projected here); the Tasks view uses hubTaskRows instead. */
 export function taskRows(events: readonly LogEvent[], now: number): TaskRow[] {
   const byId = new Map(events.map((e) => [e.id, e]));
-  return projectTasks(events)
+  return decorateTasks(projectTasks(events), (t) => (t.request_event_id ? byId.get(t.request_event_id) : undefined), now);
+}
+
+/** Task rows from the hub's projection (palace_tasks pages), with the request events known so far. */
+export function hubTaskRows(tasks: readonly TaskState[], requests: ReadonlyMap<string, LogEvent>, now: number): TaskRow[] {
+  return decorateTasks(tasks, (t) => requests.get(t.correlation_id), now);
+}
+
+function decorateTasks(tasks: readonly TaskState[], requestOf: (t: TaskState) => LogEvent | undefined, now: number): TaskRow[] {
+  return tasks
     .filter((t) => t.status !== null)
     .map((t) => {
       const last = t.last_event_at ? Date.parse(t.last_event_at) : now;
       const first = t.created_at ? Date.parse(t.created_at) : now;
-      const request = t.request_event_id ? byId.get(t.request_event_id) : undefined;
+      const request = requestOf(t);
       const idleMs = Math.max(0, now - last);
       return {
         ...t,

@@ -1,13 +1,39 @@
 // The dashboard's one store: the connection to the hub (token, liveness, feed mode), the window of
-// events, /statusz, /sync/peers and the tool list. Views read snapshots; nothing here renders.
+// events (older pages on demand), the task list paged from the hub's projection, /statusz,
+// /sync/peers and the tool list. Views read snapshots; nothing here renders.
 // When the hub goes away the last data stays, marked read-only, until it answers again.
 
 import { createEventFeed, type EventFeed, type FeedMode } from '../../../hub/src/client/event-feed.js';
 import { createHubClient, HubClientError, type HubClient } from '../../../hub/src/client/hub-client.js';
+import type { TaskState, TaskStatus } from '../../../hub/src/core/task-state.js';
 import type { Artifact, EventPage, LogEvent } from '../../../hub/src/core/types.js';
 import type { HubInfo, PalaceBridge } from '../../../main/ipc-contract.js';
-import { mergeEvents } from './event-log.js';
-import { normalizePeers, type Loadable, type PeersPayload, type StatusPayload } from './hub-types.js';
+import { EVENT_CAP, mergeEvents } from './event-log.js';
+import {
+  normalizePeers,
+  type Loadable,
+  type PeersPayload,
+  type StatusPayload,
+  type TaskCountsPayload,
+  type TaskPagePayload,
+} from './hub-types.js';
+
+/** Which tasks the Tasks view lists: not done, all, one status, or claimed ones gone quiet. */
+export type TaskFilterKey = TaskStatus | 'active' | 'all' | 'stalled';
+
+/** The Tasks view's list: the pages of palace_tasks loaded so far for one filter. */
+export interface TaskList {
+  filter: TaskFilterKey;
+  tasks: readonly TaskState[];
+  /** Tasks matching the filter in the whole log. */
+  total: number;
+  /** Every task by status, whatever the filter (chips and the sidebar badge). */
+  counts: TaskCountsPayload | null;
+  cursor: string | null;
+  hasMore: boolean;
+  state: 'idle' | 'loading' | 'ready' | 'error';
+  error?: string;
+}
 
 export type Phase = 'checking' | 'needs-token' | 'connected' | 'down';
 
@@ -24,6 +50,12 @@ export interface DashboardSnapshot {
   downSince: number | null;
   events: readonly LogEvent[];
   eventsLoaded: boolean;
+  /** The log holds events older than the oldest one loaded (loadOlderEvents reads them). */
+  eventsHasOlder: boolean;
+  eventsLoadingOlder: boolean;
+  tasks: TaskList;
+  /** The task.request event of each listed task, by correlation id (titles, the detail panel). */
+  taskRequests: ReadonlyMap<string, LogEvent>;
   status: Loadable<StatusPayload>;
   peers: Loadable<PeersPayload>;
   tools: readonly string[] | null;
@@ -39,7 +71,9 @@ export interface StoreOptions {
 }
 
 const TOKEN_KEY = 'palace.token';
-const TASK_TYPES = ['task.request', 'task.reply', 'patch.ready', 'event.ack'];
+/** Tasks per palace_tasks page. */
+export const TASK_PAGE = 100;
+const TASK_REFRESH_MS = 300;
 const HEALTH_EVERY_MS = 5_000;
 const DOWN_HEALTH_EVERY_MS = 2_000;
 const STATUS_EVERY_MS = 10_000;
@@ -53,6 +87,10 @@ export class DashboardStore {
   private timers: ReturnType<typeof setTimeout>[] = [];
   private generation = 0;
   private everConnected = false;
+  /** Grows as older pages are loaded, so the live window does not drop what the user asked for. */
+  private eventCap = EVENT_CAP;
+  private taskLoads = 0;
+  private taskRefreshQueued = false;
 
   constructor(private readonly options: StoreOptions) {
     const token = options.storage?.getItem(TOKEN_KEY) ?? null;
@@ -67,6 +105,10 @@ export class DashboardStore {
       downSince: null,
       events: [],
       eventsLoaded: false,
+      eventsHasOlder: false,
+      eventsLoadingOlder: false,
+      tasks: { filter: 'active', tasks: [], total: 0, counts: null, cursor: null, hasMore: false, state: 'idle' },
+      taskRequests: new Map(),
       status: { state: 'idle' },
       peers: { state: 'idle' },
       tools: null,
@@ -203,7 +245,7 @@ export class DashboardStore {
       status: { state: 'ready', data: status, at: Date.now() },
     });
     void this.hub.hello('palace-dashboard', status.server?.version ?? '').catch(() => undefined);
-    const [tip] = await Promise.all([this.loadEvents(gen), this.loadTools(gen), this.refreshPeers()]);
+    const [tip] = await Promise.all([this.loadEvents(gen), this.loadTools(gen), this.refreshPeers(), this.refreshTasks()]);
     if (gen !== this.generation) return;
     this.startFeed(tip ?? null, gen);
     this.later(HEALTH_EVERY_MS, () => this.healthTick());
@@ -233,7 +275,7 @@ export class DashboardStore {
 
   private statusTick(): void {
     const peers = this.snapshot.peers.state === 'unavailable' ? Promise.resolve() : this.refreshPeers();
-    void Promise.all([this.refreshStatus(), peers]).finally(() =>
+    void Promise.all([this.refreshStatus(), peers, this.refreshTasks()]).finally(() =>
       this.later(STATUS_EVERY_MS, () => this.statusTick()),
     );
   }
@@ -247,37 +289,108 @@ export class DashboardStore {
     }
   }
 
-  /** Loads the newest events (all types) and the newest task events; returns the tip id. */
+  /** Loads the newest events (one page); returns the tip id. Older pages come with loadOlderEvents. */
   private async loadEvents(gen: number): Promise<string | undefined> {
-    const pages = async (args: Record<string, unknown>, max: number): Promise<LogEvent[]> => {
-      const out: LogEvent[] = [];
-      let before: string | undefined;
-      for (let i = 0; i < max; i++) {
-        const page = await this.hub.callTool<EventPage>('palace_event_list', {
-          ...args,
-          order: 'desc',
-          limit: 500,
-          ...(before ? { before_event_id: before } : {}),
-        });
-        out.push(...page.events);
-        before = page.events.at(-1)?.id;
-        if (!page.has_more || !before) break;
-      }
-      return out;
-    };
     try {
-      const [recent, tasks] = await Promise.all([pages({}, 2), pages({ type: TASK_TYPES }, 4)]);
+      const page = await this.hub.callTool<EventPage>('palace_event_list', { order: 'desc', limit: 500 });
       if (gen !== this.generation) return undefined;
       this.set({
-        events: mergeEvents(this.snapshot.events, [...recent, ...tasks]),
+        events: mergeEvents(this.snapshot.events, page.events, this.eventCap),
         eventsLoaded: true,
+        eventsHasOlder: page.has_more,
         lastReadAt: Date.now(),
       });
-      return recent[0]?.id ?? this.snapshot.events.at(-1)?.id;
+      return page.events[0]?.id ?? this.snapshot.events.at(-1)?.id;
     } catch {
       this.set({ eventsLoaded: true });
       return this.snapshot.events.at(-1)?.id;
     }
+  }
+
+  /** Reads the page of events just before the oldest one loaded (the Events view's "load older"). */
+  async loadOlderEvents(): Promise<void> {
+    const oldest = this.snapshot.events[0]?.id;
+    if (!oldest || this.snapshot.eventsLoadingOlder) return;
+    this.set({ eventsLoadingOlder: true });
+    try {
+      const page = await this.hub.callTool<EventPage>('palace_event_list', { order: 'desc', limit: 500, before_event_id: oldest });
+      this.eventCap = Math.max(this.eventCap, this.snapshot.events.length + page.events.length);
+      this.set({
+        events: mergeEvents(this.snapshot.events, page.events, this.eventCap),
+        eventsHasOlder: page.has_more,
+        eventsLoadingOlder: false,
+      });
+    } catch {
+      this.set({ eventsLoadingOlder: false });
+    }
+  }
+
+  /** Lists another set of tasks in the Tasks view (first page). */
+  setTaskFilter(filter: TaskFilterKey): void {
+    this.set({ tasks: { ...this.snapshot.tasks, filter, tasks: [], total: 0, cursor: null, hasMore: false, state: 'loading' } });
+    void this.loadTasks(false, TASK_PAGE);
+  }
+
+  /** Appends the next page of the current task filter. */
+  async loadMoreTasks(): Promise<void> {
+    if (!this.snapshot.tasks.hasMore || this.snapshot.tasks.state === 'loading') return;
+    await this.loadTasks(true, TASK_PAGE);
+  }
+
+  /** Reloads the tasks listed so far (at least a page), e.g. after task events arrived. */
+  async refreshTasks(): Promise<void> {
+    await this.loadTasks(false, Math.min(500, Math.max(TASK_PAGE, this.snapshot.tasks.tasks.length)));
+  }
+
+  private queueTaskRefresh(): void {
+    if (this.taskRefreshQueued) return;
+    this.taskRefreshQueued = true;
+    this.later(TASK_REFRESH_MS, () => {
+      this.taskRefreshQueued = false;
+      void this.refreshTasks();
+    });
+  }
+
+  private async loadTasks(more: boolean, limit: number): Promise<void> {
+    const load = ++this.taskLoads;
+    const list = this.snapshot.tasks;
+    const f = list.filter;
+    const args: Record<string, unknown> = {
+      limit,
+      ...(f === 'active' ? { open: true } : f === 'all' ? {} : { status: f === 'stalled' ? 'claimed' : f }),
+      ...(more && list.cursor ? { cursor: list.cursor } : {}),
+    };
+    try {
+      const page = await this.hub.callTool<TaskPagePayload>('palace_tasks', args);
+      if (load !== this.taskLoads) return;
+      const tasks = more ? [...list.tasks, ...page.tasks] : page.tasks;
+      this.set({
+        tasks: { filter: f, tasks, total: page.total, counts: page.counts, cursor: page.cursor, hasMore: page.has_more, state: 'ready' },
+      });
+      await this.loadRequests(page.tasks);
+    } catch (err) {
+      if (load === this.taskLoads) this.set({ tasks: { ...this.snapshot.tasks, state: 'error', error: (err as Error).message } });
+    }
+  }
+
+  /** Fetches the task.request events of listed tasks not known yet (64 correlation ids per call). */
+  private async loadRequests(tasks: readonly TaskState[]): Promise<void> {
+    const known = this.snapshot.taskRequests;
+    const inWindow = new Map(this.snapshot.events.map((e) => [e.id, e]));
+    const found = new Map<string, LogEvent>();
+    const missing: string[] = [];
+    for (const t of tasks) {
+      if (!t.request_event_id || known.has(t.correlation_id)) continue;
+      const e = inWindow.get(t.request_event_id);
+      if (e) found.set(t.correlation_id, e);
+      else missing.push(t.correlation_id);
+    }
+    for (let i = 0; i < missing.length; i += 64) {
+      const ids = missing.slice(i, i + 64);
+      const page = await this.hub.callTool<EventPage>('palace_event_list', { correlation_id: ids, type: 'task.request', limit: 500 });
+      for (const e of page.events) if (e.correlation_id && !found.has(e.correlation_id)) found.set(e.correlation_id, e);
+    }
+    if (found.size > 0) this.set({ taskRequests: new Map([...this.snapshot.taskRequests, ...found]) });
   }
 
   private startFeed(cursor: string | null, gen: number): void {
@@ -287,7 +400,8 @@ export class DashboardStore {
       cursor,
       onPage: (page) => {
         if (gen !== this.generation) return;
-        this.set({ events: mergeEvents(this.snapshot.events, page.events), lastReadAt: Date.now() });
+        this.set({ events: mergeEvents(this.snapshot.events, page.events, this.eventCap), lastReadAt: Date.now() });
+        if (page.events.some((e) => e.correlation_id)) this.queueTaskRefresh();
       },
       onMode: (mode) => {
         if (gen !== this.generation) return;
@@ -310,7 +424,7 @@ export class DashboardStore {
           caughtUp = true;
           void this.hub
             .callTool<EventPage>('palace_event_list', { limit: 500 })
-            .then((page) => this.set({ events: mergeEvents(this.snapshot.events, page.events) }))
+            .then((page) => this.set({ events: mergeEvents(this.snapshot.events, page.events, this.eventCap) }))
             .catch(() => undefined);
         }
       },

@@ -1,5 +1,7 @@
 // Shapes the dashboard reads from the hub beyond the logstream types: /statusz, /sync/peers and the
-// memory tools. Loose where the hub may add fields; every reader tolerates missing ones.
+// memory tools and palace_tasks. Loose where the hub may add fields; every reader tolerates missing ones.
+
+import type { TaskState } from '../../../hub/src/core/task-state.js';
 
 export interface StatusPayload {
   ok?: boolean;
@@ -172,3 +174,21 @@ export type Loadable<T> =
   | { state: 'ready'; data: T; at: number }
   | { state: 'unavailable'; message: string }
   | { state: 'error'; message: string };
+
+/** Task counts palace_tasks returns: every task matching its filters (status aside), by status. */
+export interface TaskCountsPayload {
+  all: number;
+  active: number;
+  done: number;
+  by_status: Record<string, number>;
+}
+
+/** One page of palace_tasks: true totals over the whole log, a cursor for the next page. */
+export interface TaskPagePayload {
+  tasks: TaskState[];
+  count: number;
+  total: number;
+  counts: TaskCountsPayload;
+  has_more: boolean;
+  cursor: string | null;
+}

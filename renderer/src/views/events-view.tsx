@@ -1,6 +1,7 @@
 // Events: the live log, newest first, with filters and the selected event's detail beside it.
+// Older events page in from the hub (cursor: the oldest loaded event) on "load older".
 
-import { useEffect, useMemo, useRef, type ReactElement, type RefObject } from 'react';
+import { useEffect, useMemo, useRef, useState, type ReactElement, type RefObject } from 'react';
 
 import type { LogEvent } from '../../../hub/src/core/types.js';
 import { EmptyState } from '../components/empty-state.js';
@@ -8,13 +9,14 @@ import { EventDetail } from '../components/event-detail.js';
 import { EventFiltersBar } from '../components/event-filters-bar.js';
 import { IconEvents } from '../components/icons.js';
 import { StatusBadge } from '../components/status-badge.js';
-import { useDashboard } from '../hooks/useDashboard.js';
+import { useDashboard, useStore } from '../hooks/useDashboard.js';
 import { useHotkeys } from '../hooks/useHotkeys.js';
 import { activeFilterCount, matchesFilters, type EventFilters } from '../lib/event-filters.js';
 import { firstLine, formatDateTime, formatEventTime, plural } from '../lib/format.js';
 import { useNow } from '../hooks/useNow.js';
 
-const MAX_ROWS = 400;
+/** Rows rendered at first; each "load older" adds this many. */
+const ROWS_STEP = 400;
 
 interface Props {
   filters: EventFilters;
@@ -76,7 +78,10 @@ export function EventsView({
   onSelect,
   agentFilterRef,
 }: Props): ReactElement {
-  const { events, eventsLoaded, phase } = useDashboard();
+  const store = useStore();
+  const { events, eventsLoaded, phase, eventsHasOlder, eventsLoadingOlder, status } = useDashboard();
+  const [maxRows, setMaxRows] = useState(ROWS_STEP);
+  const logTotal = status.state === 'ready' ? status.data.logstream?.events : undefined;
   const listRef = useRef<HTMLDivElement>(null);
   const now = useNow(60_000);
   const matching = useMemo(() => {
@@ -87,7 +92,12 @@ export function EventsView({
     }
     return out;
   }, [events, filters]);
-  const shown = matching.slice(0, MAX_ROWS);
+  const shown = matching.slice(0, maxRows);
+  const canShowOlder = matching.length > maxRows || eventsHasOlder;
+  const showOlder = (): void => {
+    if (matching.length <= maxRows + ROWS_STEP && eventsHasOlder) void store.loadOlderEvents();
+    setMaxRows((n) => n + ROWS_STEP);
+  };
   const selected = selectedId ? (events.find((e) => e.id === selectedId) ?? null) : null;
 
   const move = (delta: number): void => {
@@ -121,9 +131,10 @@ export function EventsView({
             {filtered
               ? `${plural(matching.length, 'event')} match of ${events.length.toLocaleString()}`
               : plural(events.length, 'event')}
+            {logTotal !== undefined && logTotal > events.length ? ` loaded of ${logTotal.toLocaleString()} in the log` : ''}
           </span>
-          {matching.length > MAX_ROWS ? (
-            <span className="muted"> · showing the newest {MAX_ROWS}</span>
+          {matching.length > maxRows ? (
+            <span className="muted"> · showing the newest {maxRows}</span>
           ) : null}
         </div>
         <div className="table-wrap" ref={listRef}>
@@ -153,6 +164,23 @@ export function EventsView({
                   />
                 ))}
               </tbody>
+              {canShowOlder ? (
+                <tfoot>
+                  <tr>
+                    <td colSpan={6}>
+                      <button
+                        type="button"
+                        className="btn btn-secondary btn-sm"
+                        onClick={showOlder}
+                        disabled={eventsLoadingOlder}
+                        data-testid="events-older"
+                      >
+                        {eventsLoadingOlder ? 'Loading…' : 'Load older events'}
+                      </button>
+                    </td>
+                  </tr>
+                </tfoot>
+              ) : null}
             </table>
           ) : eventsLoaded || phase === 'down' ? (
             <EmptyState

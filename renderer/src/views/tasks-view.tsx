@@ -1,7 +1,8 @@
-// Tasks: one row per correlation id with its state from the shared projection, who asked, who
-// works on it, its age and the time since its last event. Stalled claimed tasks come first.
+// Tasks: one row per correlation id with its state from the hub's task projection (paged through
+// palace_tasks, with true totals), who asked, who works on it, its age and the time since its last
+// event. Stalled claimed tasks come first among those loaded.
 
-import { useMemo, useState, type ReactElement } from 'react';
+import { useMemo, type ReactElement } from 'react';
 
 import type { TaskStatus } from '../../../hub/src/core/task-state.js';
 import { DeskBar } from '../components/desk-bar.js';
@@ -9,11 +10,12 @@ import { EmptyState } from '../components/empty-state.js';
 import { IconAlert, IconTasks } from '../components/icons.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { TaskDetail } from '../components/task-detail.js';
-import { useDashboard } from '../hooks/useDashboard.js';
+import { useDashboard, useStore } from '../hooks/useDashboard.js';
 import { useHotkeys } from '../hooks/useHotkeys.js';
 import { useNow } from '../hooks/useNow.js';
 import { formatAgo, formatDuration } from '../lib/format.js';
-import { STALLED_AFTER_MS, taskRows, type TaskRow } from '../lib/tasks.js';
+import { STALLED_AFTER_MS, hubTaskRows, type TaskRow } from '../lib/tasks.js';
+import type { TaskFilterKey } from '../state/dashboard-store.js';
 
 const STATES: TaskStatus[] = ['open', 'claimed', 'ready', 'applied', 'failed', 'blocked', 'superseded'];
 
@@ -39,32 +41,28 @@ function lastActivity(task: TaskRow, now: number): ReactElement {
 }
 
 export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactElement {
-  const { events, eventsLoaded } = useDashboard();
+  const store = useStore();
+  const { tasks: list, taskRequests } = useDashboard();
   const now = useNow(5_000);
-  const [state, setState] = useState<TaskStatus | 'active' | 'all' | 'stalled'>('active');
-  const rows = useMemo(() => taskRows(events, now), [events, now]);
+  const state = list.filter;
+  const setState = (key: TaskFilterKey): void => store.setTaskFilter(key);
+  const rows = useMemo(() => hubTaskRows(list.tasks, taskRequests, now), [list.tasks, taskRequests, now]);
+  // True totals from the hub (correlations with no status yet are not rows, so not counted);
+  // "stalled" is a matter of time, so it is counted among the loaded rows.
   const counts = useMemo(() => {
-    const c: Record<string, number> = { stalled: 0, active: 0, all: rows.length };
-    for (const r of rows) {
-      c[r.status ?? ''] = (c[r.status ?? ''] ?? 0) + 1;
-      if (r.stalled) c.stalled = (c.stalled ?? 0) + 1;
-      if (!r.done) c.active = (c.active ?? 0) + 1;
-    }
+    const hub = list.counts;
+    const none = hub?.by_status.none ?? 0;
+    const c: Record<string, number> = {
+      ...(hub?.by_status ?? {}),
+      active: (hub?.active ?? 0) - none,
+      all: (hub?.all ?? 0) - none,
+      stalled: rows.filter((r) => r.stalled).length,
+    };
     return c;
-  }, [rows]);
-  const shown = rows.filter((r) =>
-    state === 'all'
-      ? true
-      : state === 'active'
-        ? !r.done
-        : state === 'stalled'
-          ? r.stalled
-          : r.status === state,
-  );
+  }, [list.counts, rows]);
+  const shown = state === 'stalled' ? rows.filter((r) => r.stalled) : rows;
   const selected = rows.find((r) => r.correlation_id === selectedId);
-  const request = selected?.request_event_id
-    ? events.find((e) => e.id === selected.request_event_id)
-    : undefined;
+  const request = selected ? taskRequests.get(selected.correlation_id) : undefined;
 
   const move = (delta: number): void => {
     const at = selected ? shown.indexOf(selected) : -1;
@@ -101,6 +99,11 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
           {STATES.filter((s) => counts[s]).map((s) => chip(s, s))}
           {chip('all', 'All')}
           <DeskBar onCreated={onSelect} />
+        </div>
+        <div className="list-meta">
+          <span data-testid="tasks-shown">
+            {shown.length.toLocaleString()} shown of {(state === 'stalled' ? shown.length : list.total).toLocaleString()}
+          </span>
         </div>
         <div className="table-wrap">
           {shown.length > 0 ? (
@@ -148,14 +151,31 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
                   </tr>
                 ))}
               </tbody>
+              {list.hasMore && state !== 'stalled' ? (
+                <tfoot>
+                  <tr>
+                    <td colSpan={6}>
+                      <button
+                        type="button"
+                        className="btn btn-secondary btn-sm"
+                        onClick={() => void store.loadMoreTasks()}
+                        disabled={list.state === 'loading'}
+                        data-testid="tasks-more"
+                      >
+                        Load {Math.min(100, list.total - list.tasks.length).toLocaleString()} more
+                      </button>
+                    </td>
+                  </tr>
+                </tfoot>
+              ) : null}
             </table>
           ) : (
             <EmptyState
               icon={<IconTasks size={28} />}
-              title={rows.length === 0 ? 'No tasks yet' : 'Nothing in this state'}
+              title={counts.all === 0 ? 'No tasks yet' : 'Nothing in this state'}
               testId="tasks-empty"
             >
-              {rows.length === 0 || !eventsLoaded
+              {counts.all === 0 || list.state !== 'ready'
                 ? 'A task starts when an agent appends a task.request with a correlation id. It shows here as it moves from open to applied.'
                 : `Tasks claimed with nothing for ${formatDuration(STALLED_AFTER_MS)} are marked stalled.`}
             </EmptyState>

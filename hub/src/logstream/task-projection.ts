@@ -1,0 +1,347 @@
+// The `tasks` table of logstream.sqlite3: one row per correlation_id holding projectTask's output (as
+// JSON) plus the columns reads filter and count on. Refreshed inside the append's own transaction by
+// re-running the reducer over that correlation's events; built in slices for a log that predates it.
+
+import type Database from 'better-sqlite3';
+
+import { projectTask, type TaskState } from '../core/task-state.js';
+import { EVENT_STATUSES, type EventStatus, type LogEvent } from '../core/types.js';
+import { EVENT_COLUMNS, toEvent, type EventRow } from './sqlite-rows.js';
+
+/** meta key present while the table is being built: events with seq above it are not projected yet. */
+export const BUILT_SEQ_KEY = 'tasks_built_seq';
+
+/** The table and its indexes (schema migration 3 runs this; `rebuild` drops and re-creates). */
+export const TASKS_DDL = `
+  CREATE TABLE tasks (
+    correlation_id TEXT PRIMARY KEY,
+    first_seq INTEGER NOT NULL,
+    last_seq INTEGER NOT NULL,
+    status TEXT,
+    done INTEGER NOT NULL,
+    requester TEXT,
+    worker TEXT,
+    to_agent TEXT,
+    stream TEXT NOT NULL,
+    created_at TEXT,
+    last_event_at TEXT,
+    state_json TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX tasks_first_idx ON tasks(first_seq);
+  CREATE INDEX tasks_done_idx ON tasks(done, first_seq);
+  CREATE INDEX tasks_status_idx ON tasks(status, first_seq);
+  -- How many tasks are in each (status, done): kept with every row change, so unfiltered counts
+  -- (palace_status, the dashboard) read a handful of rows instead of counting the table.
+  CREATE TABLE task_counts (status TEXT NOT NULL, done INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (status, done)) STRICT;
+`;
+
+/** Filters of a task read; every list means "any of". */
+export interface TaskFilter {
+  status?: readonly EventStatus[];
+  /** true: only tasks not done; false: only done ones. */
+  open?: boolean;
+  stream?: readonly string[];
+  requester?: readonly string[];
+  worker?: readonly string[];
+  to_agent?: readonly string[];
+  /** Only tasks with an event after this local seq. */
+  after_seq?: number;
+}
+
+export interface TaskPageQuery extends TaskFilter {
+  order: 'asc' | 'desc';
+  /** null: every matching task. */
+  limit: number | null;
+  /** The first_seq to continue after (a page's cursor). */
+  cursor?: number;
+}
+
+/** Task counts: every task matching the filters (status filter aside), by status. */
+export interface TaskCounts {
+  all: number;
+  /** Not done: open, claimed or ready (or no status yet). */
+  active: number;
+  done: number;
+  by_status: Record<EventStatus | 'none', number>;
+}
+
+export interface TaskPage {
+  tasks: TaskState[];
+  count: number;
+  /** How many tasks match every filter (across all pages). */
+  total: number;
+  counts: TaskCounts;
+  has_more: boolean;
+  /** Pass as `cursor` for the next page; null on the last. */
+  cursor: string | null;
+}
+
+/** One difference between the table and a full scan of the log. */
+export interface TaskDiff {
+  correlation_id: string;
+  problem: 'missing' | 'extra' | 'different';
+}
+
+/** What a check of the table against a full scan found. */
+export interface TaskCheck {
+  tasks: number;
+  differences: TaskDiff[];
+  /** Buckets of the kept counts that differ from a count of the table. */
+  count_drift: string[];
+}
+
+type Row = { correlation_id: string; first_seq: number; state_json: string };
+
+function emptyCounts(): TaskCounts {
+  const by = Object.fromEntries([...EVENT_STATUSES, 'none'].map((s) => [s, 0])) as Record<EventStatus | 'none', number>;
+  return { all: 0, active: 0, done: 0, by_status: by };
+}
+
+export class TaskProjection {
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(private readonly db: Database.Database) {}
+
+  private stmt(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  /** The events of one correlation id, in append order (through events_correlation_idx). */
+  eventsOf(correlationId: string): LogEvent[] {
+    const rows = this.stmt(`SELECT ${EVENT_COLUMNS} FROM events WHERE correlation_id = ? ORDER BY seq`).all(correlationId) as EventRow[];
+    return rows.map(toEvent);
+  }
+
+  /** Re-projects these correlation ids from their events; runs inside the caller's transaction. */
+  refresh(ids: Iterable<string>): void {
+    for (const id of new Set(ids)) {
+      const events = this.eventsOf(id);
+      const before = this.stmt('SELECT status, done FROM tasks WHERE correlation_id = ?').get(id) as
+        | { status: string | null; done: number }
+        | undefined;
+      if (events.length === 0) {
+        if (before) this.bump(before.status, before.done, -1);
+        this.stmt('DELETE FROM tasks WHERE correlation_id = ?').run(id);
+        continue;
+      }
+      const state = projectTask(id, events);
+      const request = events.find((e) => e.id === state.request_event_id);
+      const first = events[0] as LogEvent;
+      const last = events.at(-1) as LogEvent;
+      this.stmt(
+        `INSERT INTO tasks (correlation_id, first_seq, last_seq, status, done, requester, worker, to_agent, stream, created_at, last_event_at, state_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(correlation_id) DO UPDATE SET last_seq = excluded.last_seq,
+           status = excluded.status, done = excluded.done, requester = excluded.requester, worker = excluded.worker,
+           to_agent = excluded.to_agent, stream = excluded.stream, created_at = excluded.created_at,
+           last_event_at = excluded.last_event_at, state_json = excluded.state_json`,
+      ).run(
+        id,
+        first.seq,
+        last.seq,
+        state.status,
+        state.done ? 1 : 0,
+        state.requester,
+        state.worker,
+        request?.to_agent ?? null,
+        (request ?? first).stream,
+        state.created_at,
+        state.last_event_at,
+        JSON.stringify(state),
+      );
+      // first_seq never moves: events only ever get higher seqs. Counts move only on a change.
+      const done = state.done ? 1 : 0;
+      if (before && (before.status !== state.status || before.done !== done)) this.bump(before.status, before.done, -1);
+      if (!before || before.status !== state.status || before.done !== done) this.bump(state.status, done, 1);
+    }
+  }
+
+  /** Moves one task into (by +1) or out of (by -1) its (status, done) count; '' stands for no status. */
+  private bump(status: string | null, done: number, by: 1 | -1): void {
+    this.stmt(
+      'INSERT INTO task_counts (status, done, n) VALUES (?, ?, ?) ON CONFLICT(status, done) DO UPDATE SET n = n + excluded.n',
+    ).run(status ?? '', done, by);
+  }
+
+  /** The seq the build has reached, or null when the table is complete. */
+  builtSeq(): number | null {
+    const v = this.stmt(`SELECT value FROM meta WHERE key = '${BUILT_SEQ_KEY}'`).pluck().get() as string | undefined;
+    return v === undefined ? null : Number(v);
+  }
+
+  ready(): boolean {
+    return this.builtSeq() === null;
+  }
+
+  /**
+   * Projects the correlation ids of the next `rows` unbuilt events, in one transaction; true when the
+   * table is complete. Appends made meanwhile refresh their own tasks, so slices may interleave with them.
+   */
+  buildSlice(rows: number): boolean {
+    return this.db
+      .transaction((): boolean => {
+        const from = this.builtSeq();
+        if (from === null) return true;
+        const slice = this.stmt('SELECT seq, correlation_id FROM events WHERE seq > ? ORDER BY seq LIMIT ?').all(from, rows) as Array<{
+          seq: number;
+          correlation_id: string | null;
+        }>;
+        this.refresh(slice.flatMap((r) => (r.correlation_id ? [r.correlation_id] : [])));
+        if (slice.length < rows) {
+          this.stmt(`DELETE FROM meta WHERE key = '${BUILT_SEQ_KEY}'`).run();
+          return true;
+        }
+        this.stmt(`UPDATE meta SET value = ? WHERE key = '${BUILT_SEQ_KEY}'`).run(String(slice.at(-1)?.seq ?? from));
+        return false;
+      })
+      .immediate();
+  }
+
+  /** Empties the table and marks it unbuilt from the first event (then build it in slices). */
+  reset(): void {
+    this.db
+      .transaction(() => {
+        this.stmt('DELETE FROM tasks').run();
+        this.stmt('DELETE FROM task_counts').run();
+        this.stmt(`INSERT INTO meta (key, value) VALUES ('${BUILT_SEQ_KEY}', '0') ON CONFLICT(key) DO UPDATE SET value = '0'`).run();
+      })
+      .immediate();
+  }
+
+  /** One task as stored, or undefined. */
+  get(correlationId: string): TaskState | undefined {
+    const json = this.stmt('SELECT state_json FROM tasks WHERE correlation_id = ?').pluck().get(correlationId) as string | undefined;
+    return json === undefined ? undefined : (JSON.parse(json) as TaskState);
+  }
+
+  private where(f: TaskFilter, withStatus: boolean): { sql: string; params: unknown[] } {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const inList = (column: string, values: readonly string[] | undefined): void => {
+      if (!values || values.length === 0) return;
+      where.push(`${column} IN (${values.map(() => '?').join(',')})`);
+      params.push(...values);
+    };
+    if (withStatus) {
+      inList('status', f.status);
+      if (f.open !== undefined) where.push(f.open ? 'done = 0' : 'done = 1');
+    }
+    inList('stream', f.stream);
+    inList('requester', f.requester);
+    inList('worker', f.worker);
+    inList('to_agent', f.to_agent);
+    if (f.after_seq !== undefined) {
+      where.push('last_seq > ?');
+      params.push(f.after_seq);
+    }
+    return { sql: where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '', params };
+  }
+
+  /** Counts by status of the tasks matching the filters (the status and open filters aside). */
+  counts(f: TaskFilter = {}): TaskCounts {
+    const { sql, params } = this.where(f, false);
+    // Unfiltered: the kept counts; filtered: counted in the table.
+    const rows = (
+      sql === ''
+        ? this.stmt(`SELECT nullif(status, '') AS status, done, n FROM task_counts WHERE n != 0`).all()
+        : this.stmt(`SELECT status, done, count(*) AS n FROM tasks${sql} GROUP BY status, done`).all(...params)
+    ) as Array<{ status: EventStatus | null; done: number; n: number }>;
+    const counts = emptyCounts();
+    for (const r of rows) {
+      counts.all += r.n;
+      if (r.done) counts.done += r.n;
+      else counts.active += r.n;
+      counts.by_status[r.status ?? 'none'] += r.n;
+    }
+    return counts;
+  }
+
+  /** The kept counts against a count of the table: a description of each bucket that differs. */
+  countDrift(): string[] {
+    const kept = new Map(
+      (this.stmt(`SELECT status, done, n FROM task_counts WHERE n != 0`).all() as Array<{ status: string; done: number; n: number }>).map((r) => [`${r.status}/${r.done}`, r.n]),
+    );
+    const real = new Map(
+      (this.stmt(`SELECT coalesce(status, '') AS status, done, count(*) AS n FROM tasks GROUP BY 1, 2`).all() as Array<{ status: string; done: number; n: number }>).map((r) => [`${r.status}/${r.done}`, r.n]),
+    );
+    const drift: string[] = [];
+    for (const key of new Set([...kept.keys(), ...real.keys()]))
+      if ((kept.get(key) ?? 0) !== (real.get(key) ?? 0)) drift.push(`${key || 'none'}: kept ${kept.get(key) ?? 0}, counted ${real.get(key) ?? 0}`);
+    return drift;
+  }
+
+  /** A page of tasks in order of first appearance (or newest first), with true totals. */
+  page(q: TaskPageQuery): TaskPage {
+    return this.db.transaction((): TaskPage => {
+      const { sql, params } = this.where(q, true);
+      const total = (this.stmt(`SELECT count(*) FROM tasks${sql}`).pluck().get(...params) as number) ?? 0;
+      const counts = this.counts(q);
+      const keyset = q.cursor === undefined ? '' : `${sql ? ' AND' : ' WHERE'} first_seq ${q.order === 'desc' ? '<' : '>'} ?`;
+      const limit = q.limit === null ? '' : ' LIMIT ?';
+      const rows = this.stmt(
+        `SELECT correlation_id, first_seq, state_json FROM tasks${sql}${keyset} ORDER BY first_seq ${q.order === 'desc' ? 'DESC' : 'ASC'}${limit}`,
+      ).all(...params, ...(q.cursor === undefined ? [] : [q.cursor]), ...(q.limit === null ? [] : [q.limit + 1])) as Row[];
+      const hasMore = q.limit !== null && rows.length > q.limit;
+      const kept = hasMore ? rows.slice(0, q.limit ?? undefined) : rows;
+      return {
+        tasks: kept.map((r) => JSON.parse(r.state_json) as TaskState),
+        count: kept.length,
+        total,
+        counts,
+        has_more: hasMore,
+        cursor: hasMore ? String(kept.at(-1)?.first_seq) : null,
+      };
+    })();
+  }
+
+  /**
+   * Compares the table with a full scan of the log: every correlation id found reading the whole log
+   * (in slices of `rows` events), each re-projected from its events by the reducer, against the stored
+   * row. Yields between slices; returns every difference.
+   */
+  async verify(rows: number, yieldNow: () => Promise<void>): Promise<TaskCheck> {
+    const ids = new Set<string>();
+    let after = 0;
+    for (;;) {
+      const slice = this.stmt('SELECT seq, correlation_id FROM events WHERE seq > ? ORDER BY seq LIMIT ?').all(after, rows) as Array<{
+        seq: number;
+        correlation_id: string | null;
+      }>;
+      for (const r of slice) if (r.correlation_id) ids.add(r.correlation_id);
+      if (slice.length < rows) break;
+      after = slice.at(-1)?.seq ?? after;
+      await yieldNow();
+    }
+    const differences: TaskDiff[] = [];
+    let done = 0;
+    for (const id of ids) {
+      const problem = this.compare(id);
+      if (problem) differences.push({ correlation_id: id, problem });
+      if (++done % rows === 0) await yieldNow();
+    }
+    for (const id of this.stmt('SELECT correlation_id FROM tasks').pluck().all() as string[])
+      if (!ids.has(id)) differences.push({ correlation_id: id, problem: 'extra' });
+    // Another process may have appended meanwhile: confirm each difference in one snapshot.
+    return this.db.transaction((): TaskCheck => {
+      const confirmed = differences.flatMap((d): TaskDiff[] => {
+        const problem = this.compare(d.correlation_id);
+        return problem ? [{ correlation_id: d.correlation_id, problem }] : [];
+      });
+      return { tasks: ids.size, differences: confirmed, count_drift: this.countDrift() };
+    })();
+  }
+
+  /** How the stored row of one correlation id differs from the reducer over its events, if it does. */
+  private compare(id: string): TaskDiff['problem'] | null {
+    const events = this.eventsOf(id);
+    const stored = this.get(id);
+    if (events.length === 0) return stored ? 'extra' : null;
+    if (!stored) return 'missing';
+    return JSON.stringify(stored) === JSON.stringify(projectTask(id, events)) ? null : 'different';
+  }
+}

@@ -1,0 +1,66 @@
+// `palace repair --tasks` as a real child process: it checks the task projection against a full scan
+// of the log (exit 0 when equal), names every difference after the table was damaged (exit 1), and
+// `--mode rebuild` builds it again from the log.
+
+import { join } from 'node:path';
+
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { LOGSTREAM_FILE } from '../../hub/src/logstream/logstream.js';
+import { appendEvent, makeTempPalace, parseJson, type TempPalace } from '../helpers/cli.js';
+
+interface RepairJson {
+  mode: string;
+  tasks: number;
+  ok: boolean;
+  differences: Array<{ correlation_id: string; problem: string }>;
+}
+
+let palace: TempPalace;
+beforeEach(() => {
+  palace = makeTempPalace();
+});
+afterEach(async () => {
+  await palace.cleanup();
+});
+
+describe('palace repair --tasks', () => {
+  it('checks the projection, reports damage and rebuilds it', async () => {
+    for (const corr of ['task_r1', 'task_r2', 'task_r3'])
+      await appendEvent(palace, { type: 'task.request', from: 'lead', to: 'w', correlationId: corr, status: 'open' });
+    await appendEvent(palace, { type: 'task.reply', from: 'w', to: 'lead', correlationId: 'task_r2', status: 'failed' });
+
+    const clean = await palace.run(['repair', '--tasks', '--json']);
+    expect(clean.code).toBe(0);
+    expect(parseJson<RepairJson>(clean)).toMatchObject({ mode: 'check', tasks: 3, ok: true, differences: [] });
+
+    const db = new Database(join(palace.dir, LOGSTREAM_FILE));
+    db.prepare(`UPDATE tasks SET state_json = '{}' WHERE correlation_id = 'task_r2'`).run();
+    db.prepare(`DELETE FROM tasks WHERE correlation_id = 'task_r3'`).run();
+    db.prepare(`INSERT INTO tasks (correlation_id, first_seq, last_seq, done, stream, state_json) VALUES ('task_ghost', 99, 99, 0, 'x', '{}')`).run();
+    db.close();
+
+    const damaged = await palace.run(['repair', '--tasks', '--json']);
+    expect(damaged.code).toBe(1);
+    expect(parseJson<RepairJson>(damaged).differences).toEqual([
+      { correlation_id: 'task_r2', problem: 'different' },
+      { correlation_id: 'task_r3', problem: 'missing' },
+      { correlation_id: 'task_ghost', problem: 'extra' },
+    ]);
+    // The kept counts no longer match the damaged rows either (the ghost, the lost open task).
+    expect(parseJson<RepairJson & { count_drift: string[] }>(damaged).count_drift.length).toBeGreaterThan(0);
+    const text = await palace.run(['repair', '--tasks']);
+    expect(text.stdout).toContain('3 difference(s)');
+
+    const rebuilt = await palace.run(['repair', '--tasks', '--mode', 'rebuild', '--json']);
+    expect(rebuilt.code).toBe(0);
+    expect(parseJson<RepairJson>(rebuilt)).toMatchObject({ mode: 'rebuild', tasks: 3, ok: true, count_drift: [] });
+    const tasks = parseJson<{ tasks: Array<{ correlation_id: string; status: string }> }>(await palace.run(['logstream', 'tasks', '--json']));
+    expect(tasks.tasks.map((t) => [t.correlation_id, t.status])).toEqual([
+      ['task_r1', 'open'],
+      ['task_r2', 'failed'],
+      ['task_r3', 'open'],
+    ]);
+  });
+});

@@ -7,9 +7,10 @@ import { hubSuite } from './hub.js';
 import { logstreamSuite } from './logstream.js';
 import { memorySuite } from './memory.js';
 import { mineSuite } from './mine.js';
+import { scaleSuite } from './scale.js';
 import { syncSuite } from './sync.js';
 
-export const SUITES: readonly Suite[] = [logstreamSuite, hubSuite, memorySuite, syncSuite, mineSuite, cliSuite];
+export const SUITES: readonly Suite[] = [logstreamSuite, hubSuite, memorySuite, syncSuite, mineSuite, cliSuite, scaleSuite];
 
 export function findSuite(name: string): Suite | undefined {
   return SUITES.find((s) => s.name === name);

@@ -52,7 +52,10 @@ export const wakeupTool = defineTool({
   },
   mutating: false,
   lockFree: true,
-  handler: async (args, hub) => wakeUp(await hub.memory.get(), hub.config.home, args, args.aaak ? summaryReader(canonicalPalace(hub.config.palacePath)) : undefined),
+  handler: async (args, hub) =>
+    wakeUp(await hub.memory.get(), hub.config.home, args, args.aaak ? summaryReader(canonicalPalace(hub.config.palacePath)) : undefined, () =>
+      hub.logstream.tasks().filter((t) => !t.done),
+    ),
 });
 
 export const diaryTools = [diaryWriteTool, diaryReadTool, wakeupTool];

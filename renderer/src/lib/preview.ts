@@ -17,7 +17,10 @@ function terms(query: string): string[] {
 export function markTerms(text: string, query: string): Array<[number, number]> {
   const lower = text.toLowerCase();
   const found: Array<[number, number]> = [];
-  for (const t of terms(query)) for (let at = lower.indexOf(t); at >= 0; at = lower.indexOf(t, at + t.length)) found.push([at, at + t.length]);
+  // A term matches at the start of a word only ("are" is not marked inside "middleware").
+  const wordStart = (at: number): boolean => at === 0 || !/[\p{L}\p{N}_]/u.test(lower[at - 1] ?? '');
+  for (const t of terms(query))
+    for (let at = lower.indexOf(t); at >= 0; at = lower.indexOf(t, at + t.length)) if (wordStart(at)) found.push([at, at + t.length]);
   found.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
   const merged: Array<[number, number]> = [];
   for (const [s, e] of found) {

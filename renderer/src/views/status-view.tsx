@@ -79,7 +79,8 @@ function useMemoryCounts(): { memory: MemoryCounts | null; kg: { entities: numbe
   useEffect(() => {
     if (!tools?.includes('palace_status')) return;
     let live = true;
-    store.client.callTool<{ memory?: MemoryCounts }>('palace_status', { include_memory: true }).then(
+    // Counts only once the hub has loaded memory: the Status view never makes it load the embedder.
+    store.client.callTool<{ memory?: MemoryCounts }>('palace_status', {}).then(
       (r) => live && setMemory(r.memory ?? null),
       (err: Error) => live && setFailed(err.message),
     );
@@ -106,7 +107,7 @@ function MemoryCard(): ReactElement | null {
         <KeyValues
           rows={
             failed || !memory?.loaded
-              ? [{ label: 'Memory', value: failed ?? memory?.error?.message ?? 'not loaded' }]
+              ? [{ label: 'Memory', value: failed ?? memory?.error?.message ?? 'not loaded yet (loads on the first memory call)' }]
               : [
                   { label: 'Drawers', value: n(memory.drawers) },
                   { label: 'Wings', value: n(memory.wings) },

@@ -1,6 +1,9 @@
 // The benchmarks' own settings, read from the environment once here (never the hub's config):
 // sizes that can be shrunk to smoke-test a suite quickly on a shared machine.
 
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 /** Files in the `mine` suite's generated corpus: PALACE_BENCH_MINE_FILES, default 2,000. */
 export const DEFAULT_MINE_FILES = 2000;
 
@@ -8,11 +11,19 @@ export interface BenchConfig {
   mineFiles: number;
   /** PALACE_BENCH_RETRIEVAL_FRESH=1: the retrieval suite re-mines its sets instead of reusing cached palaces. */
   retrievalFresh: boolean;
+  /** Size factor of the `scale` suite's palace (PALACE_BENCH_SCALE, default 1 = 1M events, 200k drawers). */
+  scale: number;
+  /** Where built palaces are cached between runs (PALACE_BENCH_CACHE, default <tmp>/palace-bench-cache). */
+  cacheDir: string;
 }
 
 export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const raw = env.PALACE_BENCH_MINE_FILES?.trim();
   const mineFiles = raw ? Number(raw) : DEFAULT_MINE_FILES;
   if (!Number.isInteger(mineFiles) || mineFiles < 1) throw new Error(`PALACE_BENCH_MINE_FILES must be a whole number ≥ 1, not '${raw}'`);
-  return { mineFiles, retrievalFresh: env.PALACE_BENCH_RETRIEVAL_FRESH?.trim() === '1' };
+  const rawScale = env.PALACE_BENCH_SCALE?.trim();
+  const scale = rawScale ? Number(rawScale) : 1;
+  if (!Number.isFinite(scale) || scale <= 0 || scale > 1) throw new Error(`PALACE_BENCH_SCALE must be a number in (0, 1], not '${rawScale}'`);
+  const cacheDir = env.PALACE_BENCH_CACHE?.trim() || join(tmpdir(), 'palace-bench-cache');
+  return { mineFiles, retrievalFresh: env.PALACE_BENCH_RETRIEVAL_FRESH?.trim() === '1', scale, cacheDir };
 }

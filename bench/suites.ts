@@ -8,9 +8,10 @@ import { logstreamSuite } from './logstream.js';
 import { memorySuite } from './memory.js';
 import { mineSuite } from './mine.js';
 import { retrievalSuite } from './retrieval.js';
+import { scaleSuite } from './scale.js';
 import { syncSuite } from './sync.js';
 
-export const SUITES: readonly Suite[] = [logstreamSuite, hubSuite, memorySuite, syncSuite, mineSuite, cliSuite, retrievalSuite];
+export const SUITES: readonly Suite[] = [logstreamSuite, hubSuite, memorySuite, syncSuite, mineSuite, cliSuite, retrievalSuite, scaleSuite];
 
 export function findSuite(name: string): Suite | undefined {
   return SUITES.find((s) => s.name === name);

@@ -377,9 +377,24 @@ run('dashboard at /ui (Chromium)', { timeout: 90_000 }, () => {
     await drawer.getByText('docs/adr/007-password-hashing.md').waitFor();
     expect(await drawer.locator('.body-text').innerText()).toBe(drawers[0]?.content);
     expect(await drawer.innerText()).toContain(REQUESTER);
+    // The preview is whole lines with the query's terms marked.
+    expect(await hit.locator('[data-testid="hit-preview"] mark').count()).toBeGreaterThan(0);
     await shot('08-memory-search');
+    await page.screenshot({ path: '/tmp/shots-memscale/memory-search.png' });
 
+    // A wing's drawers are listed without a query, paged from the hub.
+    await page.reload();
+    await page.getByTestId('wings').getByRole('button', { name: 'webapp' }).click();
+    const listed = page.getByTestId('room-drawers').locator('.hit');
+    await expect.poll(() => listed.count()).toBe(3);
+    expect((await page.getByTestId('room-drawers').innerText()).toLowerCase()).toContain('3 drawers');
+    await page.screenshot({ path: '/tmp/shots-memscale/memory-room-browse.png' });
+
+    // The KG tab lists entities before any query; one click shows its facts.
     await page.getByRole('tab', { name: 'Knowledge graph' }).click();
+    const entities = page.getByTestId('kg-entities');
+    await entities.getByRole('button', { name: /webapp/ }).waitFor();
+    await page.screenshot({ path: '/tmp/shots-memscale/memory-kg-entities.png' });
     await page.getByTestId('kg-entity').fill('webapp');
     await page.keyboard.press('Enter');
     const facts = page.locator('.kg tbody tr');
@@ -387,6 +402,16 @@ run('dashboard at /ui (Chromium)', { timeout: 90_000 }, () => {
     expect(await facts.first().innerText()).not.toContain('bcrypt'); // current facts first
     expect(await facts.last().innerText()).toContain('bcrypt');
     await shot('08-memory-kg');
+
+    // Status shows memory counts and the embedder.
+    await go('status');
+    const counts = page.getByTestId('memory-counts');
+    await counts.getByText('Drawers').waitFor({ timeout: 30_000 });
+    const text = await counts.innerText();
+    expect(text).toMatch(/Drawers\s+3/);
+    expect(text).toMatch(/KG entities\s+4/);
+    expect(text).toContain('use-lite');
+    await page.screenshot({ path: '/tmp/shots-memscale/status-memory.png', fullPage: true });
   });
 
   it('says plainly when a hub has no memory tools or peer sync yet', async () => {

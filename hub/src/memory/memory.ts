@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 
 import { chunkText, joinChunks } from '../core/chunk.js';
-import { countBy } from '../core/dict.js';
+import { countBy, dict } from '../core/dict.js';
 import { DEFAULT_FUSION, fuseScored } from '../core/fusion.js';
 import { sanitizeQuery } from '../core/sanitize-query.js';
 import { isoSeconds } from '../core/ids.js';
@@ -13,6 +13,7 @@ import type { EmbedWorkersStatus, Embedder, EmbedderInfo } from '../embed/embedd
 import { embedderKey } from '../embed/embedder.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
 import { hitPresentation, type HitLocation, type HitSnippet } from './snippet.js';
+import { CensusVectorStore, type PlacementCounts } from './placement-census.js';
 import { assertContentSize, drawerContent, drawerId, MEMORY_LIMITS, optionalPlace, placeName, tagList } from './drawer-input.js';
 import { embeddingInput } from './embedding-input.js';
 
@@ -229,7 +230,7 @@ export interface MemoryOptions {
 }
 
 export class Memory {
-  private readonly store: VectorStore;
+  private readonly store: CensusVectorStore;
   private readonly embedder: Embedder;
   private readonly now: () => Date;
   private readonly key: string;
@@ -240,7 +241,8 @@ export class Memory {
 
   constructor(options: MemoryOptions) {
     this.onFirstWrite = options.onFirstWrite;
-    this.store = options.store;
+    // Every write goes through the census, so counts by wing and room never need a scan.
+    this.store = options.store instanceof CensusVectorStore ? options.store : new CensusVectorStore(options.store);
     this.embedder = options.embedder;
     this.now = options.now ?? (() => new Date());
     this.key = embedderKey(options.embedder.info());
@@ -566,15 +568,27 @@ export class Memory {
     return { is_duplicate: matches.length > 0, threshold, matches };
   }
 
+  /** Drawer rows per wing and room (kept by the census: no scan after the first). */
+  placements(): Promise<PlacementCounts> {
+    return this.store.placements();
+  }
+
+  /** Ids of the drawer rows rated useful (kept by the census). */
+  usefulIds(): Promise<string[]> {
+    return this.store.usefulIds();
+  }
+
   async listWings(): Promise<{ wings: Record<string, number> }> {
-    const rows = await this.store.scan({}, { columns: ['wing'] });
-    return { wings: countBy(rows, (r) => r.wing) };
+    const wings = dict<number>();
+    for (const [wing, rooms] of await this.placements()) wings[wing] = [...rooms.values()].reduce((a, b) => a + b, 0);
+    return { wings };
   }
 
   async listRooms(rawWing?: unknown): Promise<{ wing: string | null; rooms: Record<string, number> }> {
     const wing = optionalPlace('wing', rawWing);
-    const rows = await this.store.scan(wing ? { wing } : {}, { columns: ['room'] });
-    return { wing: wing ?? null, rooms: countBy(rows, (r) => r.room) };
+    const rooms = dict<number>();
+    for (const [w, byRoom] of await this.placements()) if (!wing || w === wing) for (const [room, n] of byRoom) rooms[room] = (rooms[room] ?? 0) + n;
+    return { wing: wing ?? null, rooms };
   }
 
   async listTags(raw: { wing?: unknown; room?: unknown; min_count?: unknown } = {}): Promise<{ tags: Record<string, number> }> {
@@ -678,8 +692,14 @@ export class Memory {
   }
 
   async counts(): Promise<{ drawers: number; wings: number; rooms: number }> {
-    const rows = await this.store.scan({}, { columns: ['wing', 'room'] });
-    return { drawers: rows.length, wings: new Set(rows.map((r) => r.wing)).size, rooms: new Set(rows.map((r) => `${r.wing}\u0000${r.room}`)).size };
+    const places = await this.placements();
+    let drawers = 0;
+    let rooms = 0;
+    for (const byRoom of places.values()) {
+      rooms += byRoom.size;
+      for (const n of byRoom.values()) drawers += n;
+    }
+    return { drawers, wings: places.size, rooms };
   }
 
   /** Embeds document texts in batches of 64 (the embedder coalesces the concurrent calls). */

@@ -1,5 +1,5 @@
 // The palace's shape from drawer placement alone: wing → room → count, and implicit tunnels (a room
-// name that appears in two or more wings links them). Reads the wing/room columns only; never embeds.
+// name that appears in two or more wings links them). From the memory's placement census; never embeds.
 
 import { dict } from '../core/dict.js';
 import { DIARY_ROOM } from './diary.js';
@@ -16,15 +16,20 @@ export interface PalaceShape {
 }
 
 export async function palaceShape(memory: Memory, wing?: string): Promise<PalaceShape> {
-  const rows = await memory.scanDrawers(wing ? { wing } : {}, { columns: ['wing', 'room'] });
+  const places = await memory.placements();
   const taxonomy = dict<Record<string, number>>();
   const wingsOfRoom = new Map<string, Map<string, number>>();
-  for (const { wing: w, room } of rows) {
+  let drawers = 0;
+  for (const [w, byRoom] of places) {
+    if (wing !== undefined && w !== wing) continue;
     const rooms = (taxonomy[w] ??= dict<number>());
-    rooms[room] = (rooms[room] ?? 0) + 1;
-    const byWing = wingsOfRoom.get(room) ?? new Map<string, number>();
-    byWing.set(w, (byWing.get(w) ?? 0) + 1);
-    wingsOfRoom.set(room, byWing);
+    for (const [room, n] of byRoom) {
+      rooms[room] = n;
+      drawers += n;
+      const byWing = wingsOfRoom.get(room) ?? new Map<string, number>();
+      byWing.set(w, n);
+      wingsOfRoom.set(room, byWing);
+    }
   }
   const tunnels = [...wingsOfRoom]
     // Every agent's diary sits in a room named `diary`; that shared name links no topics.
@@ -33,7 +38,7 @@ export async function palaceShape(memory: Memory, wing?: string): Promise<Palace
     .sort((a, b) => b.wings.length - a.wings.length || b.count - a.count || a.room.localeCompare(b.room));
   return {
     taxonomy,
-    drawers: rows.length,
+    drawers,
     wings: Object.keys(taxonomy).length,
     rooms: Object.values(taxonomy).reduce((n, rooms) => n + Object.keys(rooms).length, 0),
     tunnels,

@@ -25,7 +25,10 @@ export async function listDrawers(memory: Memory, raw: { wing?: unknown; room?: 
   const offset = boundedInt('offset', raw.offset, 0, 0, Number.MAX_SAFE_INTEGER);
   const filter = { ...(wing ? { wing } : {}), ...(room ? { room } : {}) };
   const total = await memory.countDrawers(filter);
-  const rows = await memory.scanDrawers(filter, { limit, offset });
+  // The order (filed_at, id) is found from two narrow columns; only the page's rows are read whole.
+  const page = await memory.scanDrawers(filter, { limit, offset, columns: ['id', 'filed_at'] });
+  const byId = new Map((page.length === 0 ? [] : await memory.scanDrawers({ ids: page.map((r) => r.drawer_id) })).map((r) => [r.drawer_id, r]));
+  const rows = page.map((r) => byId.get(r.drawer_id)).filter((r) => r !== undefined);
   return {
     drawers: rows.map(({ content, embedder: _e, ...meta }) => ({
       ...meta,

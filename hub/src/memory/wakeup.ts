@@ -1,15 +1,56 @@
-// Wake-up context: what an agent loads at session start. L0 = identity (<PALACE_HOME>/identity.txt),
-// L1 = the most important drawers grouped by room, hard-capped in size. Reads only; never embeds.
+// Wake-up context: what an agent loads at session start. L0 = identity (<PALACE_HOME>/identity.txt);
+// then the palace's wings and rooms with their sizes, open tasks, the latest decisions and diary
+// entries; L1 = the most important drawers grouped by room. Hard-capped in size; never embeds; never
+// quotes mined code (a code drawer is named by its path and lines).
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { invalid } from '../errors.js';
 import { optionalPlace } from './drawer-input.js';
-import { DIARY_TYPE } from './diary.js';
+import { DIARY_ROOM, DIARY_TYPE } from './diary.js';
 import type { DrawerView, Memory } from './memory.js';
 
-export const WAKEUP_LIMITS = { identityChars: 1_200, l1Chars: 3_200, l1Drawers: 15, scanned: 2_000, lineChars: 240 } as const;
+/** The room decisions are filed in (palace init proposes it; agents file decisions there). */
+export const DECISIONS_ROOM = 'decisions';
+
+export const WAKEUP_LIMITS = {
+  identityChars: 1_200,
+  l1Chars: 2_400,
+  l1Drawers: 15,
+  scanned: 2_000,
+  lineChars: 240,
+  overviewChars: 1_400,
+  wingsShown: 12,
+  roomsPerWing: 8,
+  tasksShown: 5,
+  decisionsShown: 4,
+  diaryShown: 3,
+} as const;
+
+/** Files whose drawers are source code: wake-up names them by path and lines, never quotes them. */
+const CODE_FILE = /\.(?:[cm]?[jt]sx?|py|go|rs|java|kt|kts|scala|c|cc|cpp|cxx|h|hh|hpp|cs|rb|php|swift|m|mm|sh|bash|zsh|ps1|lua|sql|r|dart|ex|exs|erl|hs|ml|clj|vue|svelte|css|scss|less|json|ya?ml|toml|xml|gradle|proto)$/i;
+
+/** Whether a drawer holds mined source code (its content is a fragment of a code file). */
+export function isCodeDrawer(d: Pick<DrawerView, 'source_file'>): boolean {
+  return d.source_file !== null && CODE_FILE.test(d.source_file);
+}
+
+/** A code drawer as a reference: the last path segments and its lines. */
+function codeReference(d: Pick<DrawerView, 'source_file' | 'metadata' | 'chunk_index'>): string {
+  const path = (d.source_file ?? '').split(/[\\/]/).slice(-3).join('/');
+  const { line_start: a, line_end: b } = d.metadata;
+  return typeof a === 'number' && typeof b === 'number' ? `${path}:${a}-${b} (code)` : `${path} chunk ${d.chunk_index} (code)`;
+}
+
+/** What wake-up shows of the open tasks; the caller reads them from the logstream. */
+export interface WakeTask {
+  correlation_id: string;
+  status: string | null;
+  requester: string | null;
+  worker: string | null;
+  last_event_at: string | null;
+}
 
 /**
  * Importance of a drawer for L1: metadata.importance (else weight, else emotional_weight; default 3),
@@ -38,37 +79,98 @@ function oneLine(text: string): string {
   return flat.length > WAKEUP_LIMITS.lineChars ? `${flat.slice(0, WAKEUP_LIMITS.lineChars - 1)}…` : flat;
 }
 
+function fmt(n: number): string {
+  return n.toLocaleString('en');
+}
+
+/** Lines of `lines` that fit in `budget` characters (each line costs its length + 1). */
+function within(lines: readonly string[], budget: number): string[] {
+  const out: string[] = [];
+  let used = 0;
+  for (const line of lines) {
+    if (used + line.length + 1 > budget) break;
+    out.push(line);
+    used += line.length + 1;
+  }
+  return out;
+}
+
+/** Wings (largest first) with their largest rooms and sizes, from the placement census. */
+async function palaceSection(memory: Memory, wing: string | undefined): Promise<string[]> {
+  const places = await memory.placements();
+  const wings = [...places]
+    .filter(([w]) => !wing || w === wing)
+    .map(([w, rooms]) => ({ w, rooms: [...rooms].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])), total: [...rooms.values()].reduce((a, b) => a + b, 0) }))
+    .sort((a, b) => b.total - a.total || a.w.localeCompare(b.w));
+  const drawers = wings.reduce((n, x) => n + x.total, 0);
+  const rooms = wings.reduce((n, x) => n + x.rooms.length, 0);
+  const lines = [`${fmt(drawers)} drawers in ${fmt(wings.length)} wing${wings.length === 1 ? '' : 's'}, ${fmt(rooms)} room${rooms === 1 ? '' : 's'}`];
+  for (const { w, rooms: rs, total } of wings.slice(0, WAKEUP_LIMITS.wingsShown)) {
+    const shown = rs.slice(0, WAKEUP_LIMITS.roomsPerWing).map(([r, n]) => `${r} ${fmt(n)}`);
+    const more = rs.length > shown.length ? ` · +${rs.length - shown.length} more` : '';
+    lines.push(oneLine(`${w} (${fmt(total)}): ${shown.join(' · ')}${more}`));
+  }
+  if (wings.length > WAKEUP_LIMITS.wingsShown) lines.push(`+${wings.length - WAKEUP_LIMITS.wingsShown} more wings`);
+  return lines;
+}
+
+/** The newest `n` drawer rows of a room (across wings unless one is given), content included. */
+async function latestIn(memory: Memory, room: string, wing: string | undefined, n: number): Promise<DrawerView[]> {
+  const order = await memory.scanDrawers({ room, ...(wing ? { wing } : {}) }, { columns: ['id', 'filed_at', 'chunk_index'] });
+  const newest = order.filter((d) => d.chunk_index === 0).slice(-n).reverse();
+  if (newest.length === 0) return [];
+  const rows = new Map((await memory.scanDrawers({ ids: newest.map((d) => d.drawer_id) })).map((d) => [d.drawer_id, d]));
+  return newest.map((d) => rows.get(d.drawer_id)).filter((d): d is DrawerView => d !== undefined);
+}
+
 /**
- * L0 + L1. With `aaak: true` and a summary reader (palace compress output), an L1 line is the
- * drawer's AAAK body line where one exists; drawers without a summary keep their verbatim line.
+ * Drawers considered for L1: every row of the scope when it is small (at most WAKEUP_LIMITS.scanned
+ * rows); otherwise the rows rated useful and the latest decisions, so a large palace is never scanned.
  */
-export async function wakeUp(memory: Memory, home: string, raw: { wing?: unknown; aaak?: unknown }, summaryOf?: (drawerId: string) => string | undefined) {
+async function candidates(memory: Memory, wing: string | undefined, total: number): Promise<DrawerView[]> {
+  const columns = ['id', 'wing', 'room', 'filed_at', 'useful', 'metadata', 'source_file', 'chunk_index'] as const;
+  if (total <= WAKEUP_LIMITS.scanned) return memory.scanDrawers(wing ? { wing } : {}, { columns: [...columns] });
+  const ids = new Set(await memory.usefulIds());
+  for (const d of (await memory.scanDrawers({ room: DECISIONS_ROOM, ...(wing ? { wing } : {}) }, { columns: ['id', 'filed_at'] })).slice(-WAKEUP_LIMITS.l1Drawers)) ids.add(d.drawer_id);
+  if (ids.size === 0) return [];
+  const rows = await memory.scanDrawers({ ids: [...ids] }, { columns: [...columns] });
+  return wing ? rows.filter((d) => d.wing === wing) : rows;
+}
+
+/**
+ * The wake-up text. With `aaak: true` and a summary reader (palace compress output), an L1 line is
+ * the drawer's AAAK body line where one exists; drawers without a summary keep their verbatim line.
+ * `openTasks` (the latest of the logstream's tasks that are not done, and how many there are) adds an
+ * open-tasks section.
+ */
+export async function wakeUp(
+  memory: Memory,
+  home: string,
+  raw: { wing?: unknown; aaak?: unknown },
+  summaryOf?: (drawerId: string) => string | undefined,
+  openTasks?: () => Promise<{ tasks: WakeTask[]; total: number }>,
+) {
   const wing = optionalPlace('wing', raw.wing);
   if (raw.aaak !== undefined && typeof raw.aaak !== 'boolean') throw invalid('aaak', 'aaak must be true or false');
   const summary = raw.aaak === true ? summaryOf : undefined;
   let summaries = 0;
-  const filter = wing ? { wing } : {};
-  const total = await memory.countDrawers(filter);
-  // The newest rows are the likeliest to matter; the scan is bounded so wake-up stays fast.
+  const total = await memory.countDrawers(wing ? { wing } : {});
   // Ranking reads metadata only; the content of the few shown drawers is fetched afterwards.
-  const rows = await memory.scanDrawers(filter, {
-    offset: Math.max(0, total - WAKEUP_LIMITS.scanned),
-    limit: WAKEUP_LIMITS.scanned,
-    columns: ['id', 'wing', 'room', 'filed_at', 'useful', 'metadata'],
-  });
+  const rows = await candidates(memory, wing, total);
   const top = rows
-    .filter((d) => d.metadata.type !== DIARY_TYPE)
+    .filter((d) => d.metadata.type !== DIARY_TYPE && d.chunk_index === 0)
     .map((d) => ({ d, score: importanceOf(d) }))
     .sort((a, b) => b.score - a.score || b.d.filed_at.localeCompare(a.d.filed_at) || a.d.drawer_id.localeCompare(b.d.drawer_id))
     .slice(0, WAKEUP_LIMITS.l1Drawers);
-  const contents = new Map((await memory.scanDrawers({ ids: top.map((t) => t.d.drawer_id) }, { columns: ['id', 'content'] })).map((d) => [d.drawer_id, d.content]));
-  const ranked = top.map(({ d, score }) => ({ d: { ...d, content: contents.get(d.drawer_id) ?? '' }, score }));
+  const prose = top.filter(({ d }) => !isCodeDrawer(d)).map(({ d }) => d.drawer_id);
+  const contents = new Map(prose.length === 0 ? [] : (await memory.scanDrawers({ ids: prose }, { columns: ['id', 'content'] })).map((d) => [d.drawer_id, d.content]));
   const groups = new Map<string, string[]>();
-  for (const { d } of ranked) {
+  for (const { d } of top) {
     const key = `${d.wing}/${d.room}`;
-    const aaak = summary?.(d.drawer_id)?.split('\n')[1];
+    const aaak = isCodeDrawer(d) ? undefined : summary?.(d.drawer_id)?.split('\n')[1];
     if (aaak) summaries++;
-    groups.set(key, [...(groups.get(key) ?? []), `- ${aaak ? oneLine(aaak) : oneLine(d.content)} (${d.drawer_id})`]);
+    const text = isCodeDrawer(d) ? codeReference(d) : (aaak ?? contents.get(d.drawer_id) ?? '');
+    groups.set(key, [...(groups.get(key) ?? []), `- ${oneLine(text)} (${d.drawer_id})`]);
   }
   const l1Lines: string[] = [];
   let used = 0;
@@ -86,14 +188,44 @@ export async function wakeUp(memory: Memory, home: string, raw: { wing?: unknown
       shown++;
     }
   }
+
+  // The overview: the palace's shape, open tasks, the latest decisions and diary entries.
+  const palace = await palaceSection(memory, wing);
+  const open = (await openTasks?.()) ?? { tasks: [], total: 0 };
+  const tasks = open.tasks
+    .slice()
+    .sort((a, b) => (b.last_event_at ?? '').localeCompare(a.last_event_at ?? ''))
+    .slice(0, WAKEUP_LIMITS.tasksShown)
+    .map((t) => oneLine(`* ${t.correlation_id} ${t.status ?? 'open'}${t.worker ? ` by ${t.worker}` : ''}${t.requester ? ` for ${t.requester}` : ''}${t.last_event_at ? ` (${t.last_event_at})` : ''}`));
+  const recent = [
+    ...(await latestIn(memory, DECISIONS_ROOM, wing, WAKEUP_LIMITS.decisionsShown)).map((d) => `* ${d.filed_at.slice(0, 10)} [${d.wing}/${d.room}] ${isCodeDrawer(d) ? codeReference(d) : d.content}`),
+    ...(await latestIn(memory, DIARY_ROOM, wing, WAKEUP_LIMITS.diaryShown)).map((d) => `* ${d.filed_at.slice(0, 10)} diary of ${typeof d.metadata.agent === 'string' ? d.metadata.agent : d.wing}: ${d.content}`),
+  ].map(oneLine);
+  const sections: string[] = [];
+  let budget = WAKEUP_LIMITS.overviewChars;
+  for (const [title, lines] of [
+    [`## PALACE${wing ? ` (${wing})` : ''}`, palace],
+    [`## OPEN TASKS (${fmt(open.total)})`, tasks],
+    ['## LATEST DECISIONS AND DIARY', recent],
+  ] as const) {
+    if (lines.length === 0) continue;
+    const fit = within(lines, budget - title.length - 2);
+    if (fit.length === 0) continue;
+    sections.push(`${title}\n${fit.join('\n')}`);
+    budget -= title.length + 2 + fit.reduce((n, l) => n + l.length + 1, 0);
+  }
+
   const l0 = identity(home);
   const l1 = l1Lines.length ? l1Lines.join('\n') : 'No drawers yet.';
-  const text = `## L0 — IDENTITY\n${l0.text}\n\n## L1 — ESSENTIAL${wing ? ` (${wing})` : ''}\n${l1}`;
+  const text = [`## L0 — IDENTITY\n${l0.text}`, ...sections, `## L1 — ESSENTIAL${wing ? ` (${wing})` : ''}\n${l1}`].join('\n\n');
   return {
     wing: wing ?? null,
     identity_configured: l0.configured,
     l0: l0.text,
     l1,
+    palace,
+    open_tasks: tasks,
+    recent,
     text,
     drawers_considered: rows.length,
     drawers_shown: shown,

@@ -52,7 +52,11 @@ export const wakeupTool = defineTool({
   },
   mutating: false,
   lockFree: true,
-  handler: async (args, hub) => wakeUp(await hub.memory.get(), hub.config.home, args, args.aaak ? summaryReader(canonicalPalace(hub.config.palacePath)) : undefined),
+  handler: async (args, hub) =>
+    wakeUp(await hub.memory.get(), hub.config.home, args, args.aaak ? summaryReader(canonicalPalace(hub.config.palacePath)) : undefined, () =>
+      // The newest open tasks from the stored projection (one page), and their true count.
+      hub.logstream.taskPage({ open: true, order: 'desc', limit: 50 }),
+    ),
 });
 
 export const diaryTools = [diaryWriteTool, diaryReadTool, wakeupTool];

@@ -143,6 +143,8 @@ export interface SearchHit {
   source_file?: string | null;
   score?: number;
   similarity?: number | null;
+  location?: HitLocation | null;
+  snippet?: HitSnippet | null;
 }
 
 export interface Drawer {
@@ -191,4 +193,31 @@ export interface TaskPagePayload {
   counts: TaskCountsPayload;
   has_more: boolean;
   cursor: string | null;
+}
+
+/** Where a search hit sits in its source file (relative path when the hub knows the mined root). */
+export interface HitLocation {
+  path: string;
+  line_start: number;
+  line_end: number;
+}
+
+/** The best-matching lines of a hit, with [start, end) offsets of the query terms in `text`. */
+export interface HitSnippet {
+  text: string;
+  line_start: number | null;
+  marks: Array<[number, number]>;
+}
+
+/** One row of palace_list_drawers: metadata and a short preview. */
+export interface DrawerRow {
+  drawer_id: string;
+  wing: string;
+  room: string;
+  source_file: string | null;
+  filed_at: string;
+  added_by: string;
+  preview: string;
+  content_chars: number;
+  metadata?: Record<string, unknown>;
 }

@@ -1,6 +1,6 @@
-// Memory: search the palace with the same tool agents use (palace_search), browse wings and rooms,
-// open a drawer with its provenance, and read knowledge-graph facts over time. On a hub without
-// the memory tools it says so instead.
+// Memory: search the palace with the same tool agents use (palace_search), browse wings and rooms
+// (a room's drawers paged from the hub, no query needed), open a drawer with its provenance, and
+// read knowledge-graph facts over time. On a hub without the memory tools it says so instead.
 
 import { useEffect, useState, type FormEvent, type ReactElement } from 'react';
 
@@ -10,7 +10,105 @@ import { IconMemory } from '../components/icons.js';
 import { KgPanel } from '../components/kg-panel.js';
 import { SearchField } from '../components/search-field.js';
 import { useDashboard, useStore } from '../hooks/useDashboard.js';
-import type { SearchHit } from '../state/hub-types.js';
+import { linePreview, shortPath, type Preview } from '../lib/preview.js';
+import type { DrawerRow, SearchHit } from '../state/hub-types.js';
+
+const PAGE = 25;
+
+/** Text with the [start, end) ranges marked. */
+function Marked({ text, marks }: { text: string; marks: ReadonlyArray<readonly [number, number]> }): ReactElement {
+  const parts: ReactElement[] = [];
+  let at = 0;
+  marks.forEach(([s, e], i) => {
+    if (s < at || e > text.length) return;
+    if (s > at) parts.push(<span key={`t${i}`}>{text.slice(at, s)}</span>);
+    parts.push(<mark key={`m${i}`}>{text.slice(s, e)}</mark>);
+    at = e;
+  });
+  if (at < text.length) parts.push(<span key="rest">{text.slice(at)}</span>);
+  return <>{parts}</>;
+}
+
+/** The hub's snippet when it sends one; otherwise whole lines of the content around the best match. */
+function hitPreview(h: SearchHit, query: string): Preview {
+  if (h.snippet && typeof h.snippet.text === 'string') return { text: h.snippet.text, marks: h.snippet.marks ?? [], lineStart: h.snippet.line_start ?? null };
+  return linePreview(h.content ?? h.text ?? '', query, h.location?.line_start ?? null);
+}
+
+/** Where a hit comes from: `path:lines` (relative when the hub says), else the source file's tail. */
+function hitPlace(h: SearchHit): string | null {
+  if (h.location) return `${h.location.path}:${h.location.line_start}-${h.location.line_end}`;
+  return h.source_file ? shortPath(h.source_file) : null;
+}
+
+/** A room's (or wing's) drawers, paged from the hub through palace_list_drawers. */
+function RoomDrawers({ wing, room, selected, onOpen }: { wing: string; room: string; selected: string | null; onOpen: (id: string) => void }): ReactElement {
+  const store = useStore();
+  const [rows, setRows] = useState<DrawerRow[]>([]);
+  const [total, setTotal] = useState<number | null>(null);
+  const [busy, setBusy] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+  const fetchPage = (offset: number) =>
+    store.client.callTool<{ drawers?: DrawerRow[]; total?: number }>('palace_list_drawers', { wing, ...(room ? { room } : {}), limit: PAGE, offset });
+  const apply = (offset: number, r: { drawers?: DrawerRow[]; total?: number }): void => {
+    setRows((prev) => (offset === 0 ? (r.drawers ?? []) : [...prev, ...(r.drawers ?? [])]));
+    setTotal(r.total ?? null);
+    setError(null);
+  };
+  const load = (offset: number): void => {
+    setBusy(true);
+    fetchPage(offset)
+      .then((r) => apply(offset, r), (err: Error) => setError(err.message))
+      .finally(() => setBusy(false));
+  };
+  // Mounted once per wing/room (keyed by the caller): the first page loads on mount.
+  useEffect(() => {
+    let live = true;
+    fetchPage(0)
+      .then((r) => live && apply(0, r), (err: Error) => live && setError(err.message))
+      .finally(() => live && setBusy(false));
+    return () => {
+      live = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+  return (
+    <div className="room-drawers" data-testid="room-drawers">
+      <h3 className="section-title">
+        {wing}
+        {room ? ` / ${room}` : ''} <span className="muted small">{total === null ? '' : `· ${total.toLocaleString('en')} drawers`}</span>
+      </h3>
+      {error ? <p className="error-text">{error}</p> : null}
+      <ol className="hits">
+        {rows.map((d) => {
+          const preview = linePreview(d.preview, '', null, 3);
+          const lines = d.metadata && typeof d.metadata.line_start === 'number' ? `:${String(d.metadata.line_start)}-${String(d.metadata.line_end)}` : '';
+          return (
+            <li key={d.drawer_id}>
+              <button type="button" className={`hit ${selected === d.drawer_id ? 'hit-selected' : ''}`} onClick={() => onOpen(d.drawer_id)}>
+                <div className="hit-head">
+                  <span className="tag">
+                    {d.wing} / {d.room}
+                  </span>
+                  {d.source_file ? <span className="muted small mono ellipsis">{shortPath(d.source_file)}{lines}</span> : null}
+                  <span className="spacer" />
+                  <span className="muted small">{d.filed_at.slice(0, 10)}</span>
+                </div>
+                <div className="hit-text">{preview.text}</div>
+              </button>
+            </li>
+          );
+        })}
+      </ol>
+      {total !== null && rows.length < total ? (
+        <button type="button" className="btn" disabled={busy} onClick={() => load(rows.length)} data-testid="room-more">
+          Show more ({(total - rows.length).toLocaleString('en')} left)
+        </button>
+      ) : null}
+      {total === 0 ? <p className="muted">No drawers here.</p> : null}
+    </div>
+  );
+}
 
 /** Wings with their drawer counts and, when the hub says, their rooms. */
 type Taxonomy = Record<string, { total: number | null; rooms: Record<string, number> }>;
@@ -163,7 +261,14 @@ export function MemoryView(): ReactElement {
               </button>
             </form>
             {error ? <p className="error-text">{error}</p> : null}
-            {hits === null ? (
+            {hits === null && wing && tools.includes('palace_list_drawers') ? (
+              <>
+                <button type="button" className="link small" onClick={() => (setWing(''), setRoom(''))}>
+                  ← all wings
+                </button>
+                <RoomDrawers key={`${wing}\u0000${room}`} wing={wing} room={room} selected={drawer} onOpen={setDrawer} />
+              </>
+            ) : hits === null ? (
               taxonomy && Object.keys(taxonomy).length > 0 ? (
                 <div className="wings" data-testid="wings">
                   <h3 className="section-title">Wings and rooms</h3>
@@ -212,6 +317,7 @@ export function MemoryView(): ReactElement {
                 {hits.map((h, i) => {
                   const id = h.drawer_id ?? '';
                   const similarity = typeof h.similarity === 'number' ? h.similarity : undefined;
+                  const preview = hitPreview(h, query);
                   return (
                     <li key={`${id}-${i}`}>
                       <button
@@ -223,8 +329,10 @@ export function MemoryView(): ReactElement {
                           <span className="tag">
                             {h.wing ?? '?'} / {h.room ?? '?'}
                           </span>
-                          {h.source_file ? (
-                            <span className="muted small mono ellipsis">{h.source_file}</span>
+                          {hitPlace(h) ? (
+                            <span className="muted small mono ellipsis" title={h.source_file ?? ''}>
+                              {hitPlace(h)}
+                            </span>
                           ) : null}
                           <span className="spacer" />
                           {similarity !== undefined ? (
@@ -240,7 +348,9 @@ export function MemoryView(): ReactElement {
                             </span>
                           ) : null}
                         </div>
-                        <div className="hit-text">{(h.content ?? h.text ?? '').slice(0, 360)}</div>
+                        <div className="hit-text" data-testid="hit-preview">
+                          <Marked text={preview.text} marks={preview.marks} />
+                        </div>
                       </button>
                     </li>
                   );

@@ -1,7 +1,7 @@
 // Status: what /statusz says (version, uptime, palace, backend, writer lease, log size, SQLite
 // integrity, requests, recent MCP clients), plus any block the hub adds (embedder and its workers, memory counts).
 
-import { useEffect, type ReactElement } from 'react';
+import { useEffect, useState, type ReactElement } from 'react';
 
 import { EmptyState } from '../components/empty-state.js';
 import { IconAlert, IconCheck, IconGauge } from '../components/icons.js';
@@ -56,6 +56,71 @@ function Card({
       </header>
       {children}
     </section>
+  );
+}
+
+interface MemoryCounts {
+  loaded?: boolean;
+  drawers?: number;
+  wings?: number;
+  rooms?: number;
+  embedder?: { provider?: string; model?: string; dimensions?: number; device?: string };
+  backend?: string;
+  error?: { message?: string };
+}
+
+/** Memory counts and the embedder (palace_status with memory) and the KG's size (palace_kg_stats). */
+function useMemoryCounts(): { memory: MemoryCounts | null; kg: { entities: number; triples: number } | null; failed: string | null } {
+  const store = useStore();
+  const { tools } = useDashboard();
+  const [memory, setMemory] = useState<MemoryCounts | null>(null);
+  const [kg, setKg] = useState<{ entities: number; triples: number } | null>(null);
+  const [failed, setFailed] = useState<string | null>(null);
+  useEffect(() => {
+    if (!tools?.includes('palace_status')) return;
+    let live = true;
+    // Counts only once the hub has loaded memory: the Status view never makes it load the embedder.
+    store.client.callTool<{ memory?: MemoryCounts }>('palace_status', {}).then(
+      (r) => live && setMemory(r.memory ?? null),
+      (err: Error) => live && setFailed(err.message),
+    );
+    if (tools.includes('palace_kg_stats'))
+      store.client.callTool<{ entities: number; triples: number }>('palace_kg_stats').then(
+        (r) => live && setKg({ entities: r.entities, triples: r.triples }),
+        () => undefined,
+      );
+    return () => {
+      live = false;
+    };
+  }, [store, tools]);
+  return { memory, kg, failed };
+}
+
+function MemoryCard(): ReactElement | null {
+  const { memory, kg, failed } = useMemoryCounts();
+  if (!memory && !failed) return null;
+  const n = (v: number | undefined): string => (v === undefined ? '—' : v.toLocaleString('en'));
+  const e = memory?.embedder;
+  return (
+    <Card title="Memory">
+      <div data-testid="memory-counts">
+        <KeyValues
+          rows={
+            failed || !memory?.loaded
+              ? [{ label: 'Memory', value: failed ?? memory?.error?.message ?? 'not loaded yet (loads on the first memory call)' }]
+              : [
+                  { label: 'Drawers', value: n(memory.drawers) },
+                  { label: 'Wings', value: n(memory.wings) },
+                  { label: 'Rooms', value: n(memory.rooms) },
+                  { label: 'KG entities', value: kg ? n(kg.entities) : '—' },
+                  { label: 'KG facts', value: kg ? n(kg.triples) : '—' },
+                  { label: 'Embedder', value: e ? `${e.model ?? '?'} (${e.provider ?? '?'}, ${e.dimensions ?? '?'}-d${e.device ? `, ${e.device}` : ''})` : '—', mono: true },
+                  { label: 'Backend', value: memory.backend ?? '—', mono: true },
+                ]
+          }
+        />
+      </div>
+    </Card>
   );
 }
 
@@ -137,6 +202,7 @@ export function StatusView(): ReactElement {
             ]}
           />
         </Card>
+        <MemoryCard />
         <Card title="Logstream">
           <KeyValues
             rows={[

@@ -1,0 +1,208 @@
+// A VectorStore wrapper that keeps the palace's census: drawer rows per wing and room, and the ids
+// rated useful. Loaded by one scan on first read, then kept up to date by every write through it
+// (the rows a write touches are read first); a write that fails or surprises it drops the census.
+
+import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
+
+const KEY_SEP = '\u0000';
+/** Rows read per step when looking up what an upsert replaces. */
+const ID_BATCH = 500;
+
+interface Census {
+  /** `wing\0room` → rows. */
+  places: Map<string, number>;
+  /** Ids of rows rated useful. */
+  useful: Set<string>;
+}
+
+/** wing → room → rows, a snapshot (safe to keep and change). */
+export type PlacementCounts = Map<string, Map<string, number>>;
+
+function key(wing: string, room: string): string {
+  return `${wing}${KEY_SEP}${room}`;
+}
+
+function bump(places: Map<string, number>, wing: string, room: string, by: number): void {
+  const k = key(wing, room);
+  const n = (places.get(k) ?? 0) + by;
+  if (n > 0) places.set(k, n);
+  else places.delete(k);
+}
+
+export class CensusVectorStore implements VectorStore {
+  private census: Census | undefined;
+  private loading: Promise<Census> | undefined;
+  /** Bumped at the start and end of every write: a load that saw it change is not kept. */
+  private generation = 0;
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly inner: VectorStore) {}
+
+  /** Rows per wing and room (one scan the first time, then kept up to date by writes). */
+  async placements(): Promise<PlacementCounts> {
+    const census = await this.load();
+    const out: PlacementCounts = new Map();
+    for (const [k, n] of census.places) {
+      const at = k.indexOf(KEY_SEP);
+      const wing = k.slice(0, at);
+      const rooms = out.get(wing) ?? new Map<string, number>();
+      rooms.set(k.slice(at + 1), n);
+      out.set(wing, rooms);
+    }
+    return out;
+  }
+
+  /** Ids of the rows rated useful. */
+  async usefulIds(): Promise<string[]> {
+    return [...(await this.load()).useful];
+  }
+
+  /** Whether the census is loaded (tests and status). */
+  loaded(): boolean {
+    return this.census !== undefined;
+  }
+
+  private load(): Promise<Census> {
+    if (this.census) return Promise.resolve(this.census);
+    this.loading ??= (async () => {
+      for (;;) {
+        const seen = this.generation;
+        const rows = await this.inner.scan({}, { columns: ['id', 'wing', 'room', 'useful'] });
+        const census: Census = { places: new Map(), useful: new Set() };
+        for (const r of rows) {
+          bump(census.places, r.wing, r.room, 1);
+          if (r.useful === true) census.useful.add(r.id);
+        }
+        // A write ran meanwhile: the scan may have missed it, so it is read again.
+        if (seen !== this.generation || seen % 2 === 1) {
+          await this.chain.catch(() => undefined);
+          continue;
+        }
+        this.census = census;
+        return census;
+      }
+    })().finally(() => {
+      this.loading = undefined;
+    });
+    return this.loading;
+  }
+
+  /** Runs writes one at a time; the census (if loaded) is updated from what `apply` reports. */
+  private write<T>(apply: (census: Census | undefined) => Promise<T>): Promise<T> {
+    const run = async (): Promise<T> => {
+      this.generation++;
+      const census = this.census;
+      try {
+        return await apply(census);
+      } catch (err) {
+        this.census = undefined;
+        throw err;
+      } finally {
+        this.generation++;
+      }
+    };
+    const next = this.chain.then(run, run);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  upsert(drawers: readonly StoredDrawer[]): Promise<void> {
+    return this.write(async (census) => {
+      const byId = new Map(drawers.map((d) => [d.id, d]));
+      const prior: StoredDrawer[] = [];
+      if (census) {
+        const ids = [...byId.keys()];
+        for (let i = 0; i < ids.length; i += ID_BATCH)
+          prior.push(...(await this.inner.scan({ ids: ids.slice(i, i + ID_BATCH) }, { columns: ['id', 'wing', 'room', 'useful'] })));
+      }
+      await this.inner.upsert(drawers);
+      if (!census || this.census !== census) return;
+      for (const r of prior) {
+        bump(census.places, r.wing, r.room, -1);
+        census.useful.delete(r.id);
+      }
+      for (const d of byId.values()) {
+        bump(census.places, d.wing, d.room, 1);
+        if (d.useful === true) census.useful.add(d.id);
+      }
+    });
+  }
+
+  patch(filter: DrawerFilter, patch: DrawerPatch): Promise<number> {
+    return this.write(async (census) => {
+      const moves = patch.wing !== undefined || patch.room !== undefined;
+      const rates = patch.useful !== undefined;
+      const prior = census && (moves || rates) ? await this.inner.scan(filter, { columns: ['id', 'wing', 'room'] }) : [];
+      const changed = await this.inner.patch(filter, patch);
+      if (!census || this.census !== census || !(moves || rates)) return changed;
+      if (changed !== prior.length) {
+        this.census = undefined;
+        return changed;
+      }
+      for (const r of prior) {
+        if (moves) {
+          bump(census.places, r.wing, r.room, -1);
+          bump(census.places, patch.wing ?? r.wing, patch.room ?? r.room, 1);
+        }
+        if (patch.useful === true) census.useful.add(r.id);
+        else if (rates) census.useful.delete(r.id);
+      }
+      return changed;
+    });
+  }
+
+  delete(filter: DrawerFilter): Promise<number> {
+    return this.write(async (census) => {
+      const prior = census ? await this.inner.scan(filter, { columns: ['id', 'wing', 'room'] }) : [];
+      const deleted = await this.inner.delete(filter);
+      if (!census || this.census !== census) return deleted;
+      if (deleted !== prior.length) {
+        this.census = undefined;
+        return deleted;
+      }
+      for (const r of prior) {
+        bump(census.places, r.wing, r.room, -1);
+        census.useful.delete(r.id);
+      }
+      return deleted;
+    });
+  }
+
+  scan(filter: DrawerFilter, options?: ScanOptions): Promise<StoredDrawer[]> {
+    return this.inner.scan(filter, options);
+  }
+
+  search(vector: Float32Array, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; distance: number }>> {
+    return this.inner.search(vector, filter, limit);
+  }
+
+  fullText(query: string, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
+    return this.inner.fullText(query, filter, limit);
+  }
+
+  count(filter: DrawerFilter = {}): Promise<number> {
+    // Counts by placement alone come from the census once it is loaded; anything finer asks the store.
+    const census = this.census;
+    if (census && Object.keys(filter).every((k) => k === 'wing' || k === 'room')) {
+      if (filter.wing !== undefined && filter.room !== undefined) return Promise.resolve(census.places.get(key(filter.wing, filter.room)) ?? 0);
+      let n = 0;
+      for (const [k, c] of census.places) {
+        const at = k.indexOf(KEY_SEP);
+        if (filter.wing !== undefined && k.slice(0, at) !== filter.wing) continue;
+        if (filter.room !== undefined && k.slice(at + 1) !== filter.room) continue;
+        n += c;
+      }
+      return Promise.resolve(n);
+    }
+    return this.inner.count(filter);
+  }
+
+  /** Passes through to the inner store's background maintenance, when it has any. */
+  async indexesSettled(): Promise<void> {
+    await (this.inner as { indexesSettled?: () => Promise<void> }).indexesSettled?.();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}

@@ -1,0 +1,114 @@
+// The placement census (hub/src/memory/placement-census.ts) against the truth: after every kind of
+// write (add, forced re-add, delete by id and by filter, move, retag, rate, re-mine of a source file)
+// the census-backed counts, wings, rooms, taxonomy and useful ids equal a fresh scan of the store.
+
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { loadConfig } from '../../hub/src/config.js';
+import { silentLogger } from '../../hub/src/log.js';
+import type { Memory } from '../../hub/src/memory/memory.js';
+import { openMemory } from '../../hub/src/memory/open-memory.js';
+import { palaceShape } from '../../hub/src/memory/palace-graph.js';
+import { makeTmpDir, type TmpDir } from '../helpers/tmp-dir.js';
+
+/** wing → room → rows, and useful ids, counted from a full scan (what the census must equal). */
+async function truth(memory: Memory): Promise<{ taxonomy: Record<string, Record<string, number>>; useful: string[] }> {
+  const rows = await memory.scanDrawers({}, { columns: ['id', 'wing', 'room', 'useful'] });
+  const taxonomy: Record<string, Record<string, number>> = {};
+  for (const r of rows) {
+    const rooms = (taxonomy[r.wing] ??= {});
+    rooms[r.room] = (rooms[r.room] ?? 0) + 1;
+  }
+  return { taxonomy, useful: rows.filter((r) => r.useful === true).map((r) => r.drawer_id).sort() };
+}
+
+async function expectCensusRight(memory: Memory, step: string): Promise<void> {
+  const want = await truth(memory);
+  const shape = await palaceShape(memory);
+  expect(shape.taxonomy, step).toEqual(want.taxonomy);
+  const drawers = Object.values(want.taxonomy).reduce((n, rooms) => n + Object.values(rooms).reduce((a, b) => a + b, 0), 0);
+  const rooms = Object.values(want.taxonomy).reduce((n, r) => n + Object.keys(r).length, 0);
+  expect(await memory.counts(), step).toEqual({ drawers, wings: Object.keys(want.taxonomy).length, rooms });
+  const wings = (await memory.listWings()).wings;
+  expect(wings, step).toEqual(Object.fromEntries(Object.entries(want.taxonomy).map(([w, r]) => [w, Object.values(r).reduce((a, b) => a + b, 0)])));
+  for (const wing of Object.keys(want.taxonomy)) {
+    expect((await memory.listRooms(wing)).rooms, `${step}: rooms of ${wing}`).toEqual(want.taxonomy[wing]);
+    expect(await memory.countDrawers({ wing }), `${step}: count of ${wing}`).toBe(wings[wing]);
+  }
+  expect((await memory.usefulIds()).sort(), step).toEqual(want.useful);
+}
+
+describe('placement census', () => {
+  let dir: TmpDir;
+  let memory: Memory;
+  const config = (): ReturnType<typeof loadConfig> => loadConfig({}, { PALACE_HOME: join(dir.path, 'home'), PALACE_PALACE_PATH: join(dir.path, 'palace') });
+
+  beforeAll(async () => {
+    dir = makeTmpDir('palace-census-');
+    memory = await openMemory(config(), config().palacePath, silentLogger);
+  }, 60_000);
+
+  afterAll(async () => {
+    await memory.close();
+    dir.cleanup();
+  });
+
+  it('stays equal to a full scan through adds, moves, ratings, deletes and re-mines', async () => {
+    await expectCensusRight(memory, 'empty');
+    const a = await memory.addDrawer({ wing: 'acme', room: 'ops', content: 'The deploy runs every night at two.', added_by: 't' });
+    const b = await memory.addDrawer({ wing: 'acme', room: 'people', content: 'Alice owns the billing service and its alerts.', added_by: 't' });
+    await expectCensusRight(memory, 'two drawers (census loaded)');
+    const c = await memory.addDrawer({ wing: 'zeta', room: 'ops', content: 'Zeta keeps its backups in a separate region for safety.', added_by: 't' });
+    // Filing the same content in the same place again changes nothing.
+    await memory.addDrawer({ wing: 'zeta', room: 'ops', content: 'Zeta keeps its backups in a separate region for safety.', added_by: 't', force: true });
+    const long = await memory.addDrawer({ wing: 'zeta', room: 'notes', content: `${'A long note about the sync protocol and its peers. '.repeat(60)}`, added_by: 't', force: true });
+    expect(long.chunk_ids?.length ?? 0).toBeGreaterThan(1);
+    await expectCensusRight(memory, 'adds');
+
+    await memory.relocate(a.drawer_id, { wing: 'zeta', room: 'ops' });
+    await memory.relocate(long.drawer_id, { room: 'protocol' });
+    await expectCensusRight(memory, 'moves');
+
+    await memory.rate(b.drawer_id, true);
+    await memory.rate(c.drawer_id, true);
+    await expectCensusRight(memory, 'rated useful');
+    await memory.rate(c.drawer_id, false);
+    await memory.relocate(b.drawer_id, { tags: ['people'] });
+    await expectCensusRight(memory, 'rated not useful, retagged');
+
+    await memory.fileSources([
+      { source_file: '/src/app.ts', wing: 'code', room: 'src', tags: [], added_by: 't', metadata: {}, chunks: [0, 1, 2].map((index) => ({ index, start: index * 10, end: index * 10 + 10, text: `function part${index}() { return ${index}; }` })), vectors: (await memory.embedDocuments(['x', 'y', 'z'])), replace: false },
+    ]);
+    await expectCensusRight(memory, 'mined three chunks');
+    await memory.fileSources([
+      { source_file: '/src/app.ts', wing: 'code', room: 'lib', tags: [], added_by: 't', metadata: {}, chunks: [{ index: 0, start: 0, end: 10, text: 'function whole() {}' }], vectors: await memory.embedDocuments(['w']), replace: true },
+    ]);
+    await expectCensusRight(memory, 're-mined into one chunk in another room');
+
+    await memory.patchDrawers({ wing: 'zeta' }, { wing: 'omega' }, 'test');
+    await expectCensusRight(memory, 'bulk move of a wing');
+    await memory.deleteDrawer(b.drawer_id);
+    await expectCensusRight(memory, 'deleted the useful drawer');
+    expect(await memory.deleteDrawers({ room: 'protocol' })).toBeGreaterThan(1);
+    await memory.removeSources(['/src/app.ts']);
+    await expectCensusRight(memory, 'deleted by filter and by source');
+
+    // Concurrent writes and reads: the census still agrees once they settle.
+    await Promise.all([
+      ...Array.from({ length: 6 }, (_, i) => memory.addDrawer({ wing: `w${i % 3}`, room: `r${i % 2}`, content: `Concurrent note ${i}: the quick brown fox ${i} jumps.`, added_by: 't', force: true })),
+      memory.counts(),
+      memory.listWings(),
+    ]);
+    await expectCensusRight(memory, 'concurrent adds');
+  }, 120_000);
+
+  it('a freshly opened memory loads the same census from the store', async () => {
+    const before = await palaceShape(memory);
+    await memory.close();
+    memory = await openMemory(config(), config().palacePath, silentLogger);
+    expect((await palaceShape(memory)).taxonomy).toEqual(before.taxonomy);
+    await expectCensusRight(memory, 'reopened');
+  }, 60_000);
+});

@@ -1,5 +1,5 @@
 // The CLI's one road (issue 18): with a live hub, `palace logstream append|ack`, `artifact put|get`,
-// `reserve|reservations|release`, `guard check` and `patch submit|apply` go through the hub over MCP. The CLI child runs with a module hook that makes better-sqlite3
+// `reserve|reservations|release`, `guard check`, `patch submit|apply` and `hook inbox` go through the hub over MCP. The CLI child runs with a module hook that makes better-sqlite3
 // unloadable, so it cannot touch SQLite itself; a hub palace_event_wait waiter is woken by its append.
 
 import { execFileSync } from 'node:child_process';
@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { registrationPath } from '../../hub/src/registration.js';
 import type { Hub } from '../../hub/src/server.js';
 import { startCli } from '../helpers/cli.js';
 import { callJson, childEnv, connectHttpClient, makeHubDirs, startTestHub, waitUntil, type HubDirs } from '../helpers/hub.js';
@@ -161,5 +162,42 @@ describe('the CLI with a live hub', () => {
     expect(JSON.parse(applied.stdout)).toMatchObject({ status: 'applied', patch_event_id: filed.event.id });
     expect(readFileSync(join(requester, 'a.txt'), 'utf8')).toBe('two\n');
     expect(hub.services.logstream.task('task_road').status).toBe('applied');
+  }, 90_000);
+
+  it('reads the hook inbox through the hub with no SQLite of its own, each item once', async () => {
+    hub = await startTestHub(dirs);
+    expect((await cli(APPEND)).code).toBe(0);
+    const state = join(dirs.root, 'inbox-state.json');
+    const inbox = ['hook', 'inbox', '--agent', 'road-b', '--format', 'text', '--event', 'UserPromptSubmit', '--state-file', state];
+    const first = await cli(inbox);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('palace inbox for road-b (1 new, first look');
+    expect(first.stdout).toContain('new task task_road from road-a');
+    const before = hub.services.stats.mcpRequests;
+    const again = await cli(inbox);
+    expect(again.stdout).toBe('');
+    expect(hub.services.stats.mcpRequests - before).toBeGreaterThan(0);
+
+    const request = hub.services.logstream.list({ correlation_id: 'task_road' }).events[0];
+    expect((await cli(['logstream', 'ack', request?.id ?? '', '--from-agent', 'road-b', '--status', 'claimed', '--json'])).code).toBe(0);
+    const requester = ['hook', 'inbox', '--agent', 'road-a', '--format', 'text', '--event', 'X', '--state-file', join(dirs.root, 'a.json')];
+    expect((await cli(requester)).stdout).toBe('');
+    await cli(['logstream', 'append', '--type', 'task.reply', '--stream', 'project/road', '--room', 'delegation', '--from-agent', 'road-b', '--correlation-id', 'task_road', '--status', 'blocked', '--body', 'need a key', '--json']);
+    const news = await cli(requester);
+    expect(news.stdout).toContain('task.reply blocked on task_road from road-b');
+  }, 90_000);
+
+  it('guard check lets the commit through with a warning when the registered hub cannot be reached', async () => {
+    hub = await startTestHub(dirs);
+    expect((await cli(['reserve', 'src/**', '--stream', 'project/road', '--from-agent', 'road-b', '--exclusive', '--json'])).code).toBe(0);
+    // The hub goes away but its registration stays (a live pid, a closed port): the CLI dials it and fails.
+    const registration = readFileSync(registrationPath(dirs.palaceHome, dirs.palace), 'utf8');
+    await hub.close();
+    hub = undefined;
+    writeFileSync(registrationPath(dirs.palaceHome, dirs.palace), registration);
+    const r = await cli(['guard', 'check', 'src/a.ts', '--agent', 'road-a']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('unreachable');
+    expect(r.stderr).toContain('commit not checked');
   }, 90_000);
 });

@@ -1,15 +1,60 @@
 // `palace hook inbox --agent X`: what is new for an agent since its last look, as additional context
-// for Claude Code / Codex SessionStart and UserPromptSubmit hooks. Reads the palace's log file
-// directly (no hub needed), prints nothing when nothing is new, and keeps a cursor per agent so an
-// item is shown once. It never fails or holds up the prompt: any error is logged and swallowed.
+// for Claude Code / Codex SessionStart and UserPromptSubmit hooks. Reads through the live hub's
+// palace_event_list, or with no hub the log file directly (read-only, see openDirectInboxLog), prints
+// nothing when nothing is new, and keeps a cursor per agent so an item is shown once.
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { PalaceConfig } from '../hub/src/config.js';
-import type { LogEvent } from '../hub/src/core/types.js';
-import type { Logstream } from '../hub/src/logstream/logstream.js';
+import { LOGSTREAM_FILE } from '../hub/src/core/palace-files.js';
+import { projectTask } from '../hub/src/core/task-state.js';
+import type { EventPage, LogEvent } from '../hub/src/core/types.js';
+import { eventQuery, type RawQuery } from '../hub/src/core/validate.js';
+import { HubError } from '../hub/src/errors.js';
 import { defaultStatePath, readState, writeState } from './watch-state.js';
+
+/** What the inbox reads: one page of events, as palace_event_list answers it. */
+export type InboxLog = (query: RawQuery) => Promise<EventPage>;
+
+/** The inbox over a tool caller (runTool: the live hub, or the MCP server in-process). */
+export function toolInboxLog(call: (name: string, args: Record<string, unknown>) => Promise<unknown>): InboxLog {
+  return async (query) => (await call('palace_event_list', query as Record<string, unknown>)) as EventPage;
+}
+
+/**
+ * With no hub: the log file opened read-only in this process. The in-process MCP road opens the
+ * whole palace per call (measured ~5x `node -e 0` per call, several calls a run); a prompt hook
+ * must stay near node's start-up time, so this one path reads SQLite itself. It never writes,
+ * never migrates (an old log is the next hub's job) and never creates a palace.
+ */
+export async function openDirectInboxLog(palacePath: string): Promise<{ log: InboxLog; close: () => void }> {
+  const { SqliteEventStore } = await import('../hub/src/logstream/sqlite-event-store.js');
+  const store = new SqliteEventStore(join(palacePath, LOGSTREAM_FILE), { readonly: true, mintReplicaId: () => 'rep_000000000000' });
+  return { log: (query) => Promise.resolve(store.query(eventQuery(query))), close: () => store.close() };
+}
+
+/** Every event of one task, in append order. */
+async function eventsOf(log: InboxLog, correlationId: string): Promise<LogEvent[]> {
+  const out: LogEvent[] = [];
+  let since: string | undefined;
+  for (;;) {
+    const page = await log({ correlation_id: correlationId, limit: PAGE, ...(since ? { since_event_id: since } : {}) });
+    out.push(...page.events);
+    if (!page.has_more) return out;
+    since = page.events.at(-1)?.id;
+  }
+}
+
+/** A page after the cursor; a cursor the log no longer knows (a restored log) restarts from the start. */
+async function pageAfter(log: InboxLog, query: RawQuery, cursor: string | null): Promise<{ page: EventPage; cursor: string | null }> {
+  try {
+    return { page: await log({ ...query, ...(cursor ? { since_event_id: cursor } : {}) }), cursor };
+  } catch (err) {
+    if (!(cursor && err instanceof HubError && err.code === 'log.unknown_cursor')) throw err;
+    return { page: await log(query), cursor: null };
+  }
+}
 
 /** The event types an inbox reports. */
 export const INBOX_TYPES = [
@@ -80,7 +125,7 @@ export function inboxStatePath(home: string, agent: string): string {
  * Collects what is new for `agent` after its cursor and moves the cursor past what was examined.
  * A first run (no cursor) reports the agent's open tasks and starts the cursor at the tip.
  */
-export function collectInbox(ls: Logstream, agent: string, statePath: string): InboxResult {
+export async function collectInbox(log: InboxLog, agent: string, statePath: string): Promise<InboxResult> {
   const state = readState(statePath);
   const lines: string[] = [];
   let items = 0;
@@ -91,50 +136,44 @@ export function collectInbox(ls: Logstream, agent: string, statePath: string): I
   let cursor: string | null;
   const firstLook = state.kind === 'absent' || state.kind === 'corrupt'; // never flood a prompt with the whole log
   if (firstLook) {
-    cursor = ls.tipId();
+    const tip = (await log({ order: 'desc', limit: 1 })).events[0];
+    cursor = tip?.id ?? null;
     // Only requests up to the tip the cursor starts at: a later one is reported by the next run.
-    const tipSeq = cursor ? (ls.store.getEvent(cursor)?.seq ?? 0) : 0;
-    const requests = ls.list({
-      type: 'task.request',
-      to_agent: agent,
-      exclude_from_agent: agent,
-      order: 'desc',
-      limit: 50,
-    }).events;
+    const tipSeq = tip?.seq ?? 0;
+    const requests = (
+      await log({ type: 'task.request', to_agent: agent, exclude_from_agent: agent, order: 'desc', limit: 50 })
+    ).events;
     for (const request of requests.reverse()) {
       if (request.seq > tipSeq) continue;
       const cid = request.correlation_id;
       if (!cid) continue;
-      const task = ls.task(cid);
+      const task = projectTask(cid, await eventsOf(log, cid));
       if (task.status === 'open' || (task.status === 'claimed' && task.worker === agent))
         push(itemLine(request, agent, task.status));
     }
   } else {
-    cursor = state.kind === 'ok' && ls.store.getEvent(state.cursor) ? state.cursor : null;
+    cursor = state.kind === 'ok' ? state.cursor : null;
     const mine = new Map<string, boolean>();
-    const isMine = (cid: string): boolean => {
+    const isMine = async (cid: string): Promise<boolean> => {
       let v = mine.get(cid);
       if (v === undefined) {
-        const t = ls.task(cid);
+        const t = projectTask(cid, await eventsOf(log, cid));
         v = t.requester === agent || t.worker === agent;
         mine.set(cid, v);
       }
       return v;
     };
     for (let scanned = 0; scanned < MAX_SCANNED; scanned += PAGE) {
-      const page = ls.list({
-        type: [...INBOX_TYPES],
-        exclude_from_agent: agent,
-        since_event_id: cursor ?? undefined,
-        limit: PAGE,
-      });
+      const read = await pageAfter(log, { type: [...INBOX_TYPES], exclude_from_agent: agent, limit: PAGE }, cursor);
+      const page = read.page;
+      cursor = read.cursor;
       for (const e of page.events) {
         const addressed = e.to_agent === agent || (e.to_agent === '*' && e.type === 'task.request');
         const worker = e.type === 'claim.expired' ? bodyField(e.body, 'worker') : undefined;
         if (
           addressed ||
           worker === agent ||
-          (e.correlation_id !== null && e.type !== 'task.request' && isMine(e.correlation_id))
+          (e.correlation_id !== null && e.type !== 'task.request' && (await isMine(e.correlation_id)))
         )
           push(itemLine(e, agent));
       }

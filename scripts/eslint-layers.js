@@ -39,6 +39,10 @@ export const CLI_EXCEPTIONS = {
   // The default wing name a hook or `init` files under, and init's project detection.
   'cli/commands/hook.ts': ['mine'],
   'cli/commands/init.ts': ['mine'],
+  // `hook inbox` with no live hub reads the log read-only itself: a prompt hook must stay near node's
+  // start-up time, and the in-process MCP road opens the whole palace per call (measured ~5x node -e 0
+  // per call). With a live hub it goes through palace_event_list like every other command.
+  'cli/hook-inbox.ts': ['logstream'],
   // The timeline cap (a constant); offline Cypher over the knowledge graph when no hub runs.
   'cli/commands/kg.ts': ['memory'],
   'cli/commands/cypher.ts': ['memory'],

@@ -13,11 +13,12 @@ import { defaultWing } from '../../hub/src/mine/walk.js';
 import { createHubClient, type HubClientError } from '../../hub/src/client/hub-client.js';
 import { canonicalPalace, liveHub } from '../../hub/src/registration.js';
 import { AGENT_INSTRUCTIONS } from '../../hub/src/tools/instructions.js';
-import { LOGSTREAM_FILE } from '../../hub/src/logstream/logstream.js';
-import { action, withLogstream } from '../context.js';
-import { collectInbox, hasLog, hookContextJson, inboxStatePath } from '../hook-inbox.js';
+import { LOGSTREAM_FILE } from '../../hub/src/core/palace-files.js';
+import { action } from '../context.js';
+import { collectInbox, hasLog, hookContextJson, inboxStatePath, openDirectInboxLog, toolInboxLog } from '../hook-inbox.js';
 import { httpFetch } from '../http-fetch.js';
 import { readText } from '../read-input.js';
+import { runTool } from '../tool-runner.js';
 
 const HOOK_TIMEOUT_MS = 3000;
 const FILING_HOOKS: ReadonlySet<string> = new Set(['stop', 'precompact', 'session-end', 'subagent-stop']);
@@ -171,7 +172,16 @@ export function registerHook(program: Command): void {
           const event = typeof o.event === 'string' ? o.event : payload.hook_event_name || 'UserPromptSubmit';
           if (!hasLog(ctx.config, LOGSTREAM_FILE)) return 0;
           const statePath = typeof o.stateFile === 'string' ? o.stateFile : inboxStatePath(ctx.config.home, agent);
-          const inbox = await withLogstream(ctx, (ls) => collectInbox(ls, agent, statePath));
+          let inbox;
+          if (liveHub(ctx.config)) inbox = await collectInbox(toolInboxLog((name, args) => runTool(ctx.config, name, args)), agent, statePath);
+          else {
+            const direct = await openDirectInboxLog(ctx.config.palacePath);
+            try {
+              inbox = await collectInbox(direct.log, agent, statePath);
+            } finally {
+              direct.close();
+            }
+          }
           if (inbox.text) ctx.out.line(o.format === 'text' ? inbox.text : hookContextJson(event, inbox.text));
         } catch (err) {
           hookLog(ctx.config, `inbox ${agent}: ${(err as Error).message}`);

@@ -10,14 +10,15 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 
 import { isEventId } from '../../hub/src/core/ids.js';
-import type { LogEvent } from '../../hub/src/core/types.js';
+import type { Artifact, EventPage, LogEvent } from '../../hub/src/core/types.js';
 import { HubError, invalid } from '../../hub/src/errors.js';
-import type { Logstream } from '../../hub/src/logstream/logstream.js';
-import { action, withLogstream, type CommandContext } from '../context.js';
+import type { StoredArtifact } from '../../hub/src/logstream/logstream.js';
+import { action, type CommandContext } from '../context.js';
 import { eventLine } from '../format.js';
 import { gitOk, runGit, type Git } from '../git.js';
 import { EXIT } from '../output.js';
 import { readText } from '../read-input.js';
+import { runTool } from '../tool-runner.js';
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
@@ -34,8 +35,13 @@ function agentOf(ctx: CommandContext, fallback?: string | null): string {
   return agent;
 }
 
-function requestOf(ls: Logstream, correlationId: string): LogEvent {
-  const request = ls.list({ correlation_id: correlationId, type: 'task.request', limit: 1 }).events[0];
+/** One page of events through the one road (the live hub, or the MCP server in-process). */
+async function listEvents(ctx: CommandContext, query: Record<string, unknown>): Promise<LogEvent[]> {
+  return ((await runTool(ctx.config, 'palace_event_list', query)) as EventPage).events;
+}
+
+async function requestOf(ctx: CommandContext, correlationId: string): Promise<LogEvent> {
+  const request = (await listEvents(ctx, { correlation_id: correlationId, type: 'task.request', limit: 1 }))[0];
   if (!request)
     throw new HubError('log.event_not_found', `no task.request with correlation_id '${correlationId}'`, {
       field: '--task',
@@ -92,10 +98,24 @@ export async function workingTreeDiff(git: Git, repo: string): Promise<string> {
   }
 }
 
+/**
+ * One event by id with the list tool alone (there is no get-event tool): the event just before it
+ * (desc, before_event_id), then the first one after that; ids are local append order, so nothing can
+ * land between the two. An unknown id is refused by the list (log.unknown_cursor): not found.
+ */
+async function eventById(ctx: CommandContext, id: string): Promise<LogEvent | undefined> {
+  const previous = (await listEvents(ctx, { before_event_id: id, order: 'desc', limit: 1 }))[0];
+  const event = (await listEvents(ctx, { ...(previous ? { since_event_id: previous.id } : {}), limit: 1 }))[0];
+  return event?.id === id ? event : undefined;
+}
+
 /** The patch.ready event a reference names: the event itself, or the latest one of a correlation id. */
-function patchEventOf(ls: Logstream, ref: string): LogEvent {
+async function patchEventOf(ctx: CommandContext, ref: string): Promise<LogEvent> {
   if (isEventId(ref)) {
-    const event = ls.store.getEvent(ref);
+    const event = await eventById(ctx, ref).catch((err: unknown) => {
+      if (err instanceof HubError && err.code === 'log.unknown_cursor') return undefined;
+      throw err;
+    });
     if (!event) throw new HubError('log.event_not_found', `event '${ref}' not found`, { field: 'event' });
     if (event.type !== 'patch.ready')
       throw invalid(
@@ -104,8 +124,7 @@ function patchEventOf(ls: Logstream, ref: string): LogEvent {
       );
     return event;
   }
-  const patches = ls.eventsOf(ref).filter((e) => e.type === 'patch.ready');
-  const last = patches.at(-1);
+  const last = (await listEvents(ctx, { correlation_id: ref, type: 'patch.ready', order: 'desc', limit: 1 }))[0];
   if (!last)
     throw new HubError('log.event_not_found', `no patch.ready with correlation_id '${ref}'`, {
       field: 'event',
@@ -135,7 +154,7 @@ export function registerPatch(program: Command, git: Git = runGit): void {
         const task = String(o.task);
         const agent = agentOf(ctx);
         const repo = resolve(str(o.repo) ?? process.cwd());
-        const request = await withLogstream(ctx, (ls) => requestOf(ls, task));
+        const request = await requestOf(ctx, task);
         const content =
           str(o.file) !== undefined ? readText(String(o.file), '--file') : await workingTreeDiff(git, repo);
         if (content.trim() === '')
@@ -149,9 +168,12 @@ export function registerPatch(program: Command, git: Git = runGit): void {
         if (!request.base_commit)
           ctx.out.note(`The request names no base commit; checked against HEAD (${base.slice(0, 12)}).`);
         await checkAppliesAt(git, repo, base, content);
-        const filed = await withLogstream(ctx, (ls) =>
-          ls.submitPatch({ correlation_id: task, from_agent: agent, content, body: str(o.body) }),
-        );
+        const filed = (await runTool(ctx.config, 'palace_patch_submit', {
+          correlation_id: task,
+          from_agent: agent,
+          content,
+          body: str(o.body),
+        })) as { artifact: StoredArtifact; event: LogEvent };
         for (const warning of filed.artifact.warnings ?? []) ctx.out.warn(warning);
         ctx.out.result(filed, () =>
           [
@@ -175,15 +197,13 @@ export function registerPatch(program: Command, git: Git = runGit): void {
       action(async (ctx, ref: string) => {
         const o = ctx.opts;
         const repo = resolve(str(o.repo) ?? process.cwd());
-        const { event, artifact } = await withLogstream(ctx, (ls) => {
-          const event = patchEventOf(ls, ref);
-          const artifactId = event.artifact_ids[0];
-          if (!artifactId)
-            throw new HubError('artifact.not_found', `patch.ready ${event.id} carries no artifact`, {
-              field: 'event',
-            });
-          return { event, artifact: ls.getArtifact(artifactId) };
-        });
+        const event = await patchEventOf(ctx, ref);
+        const artifactId = event.artifact_ids[0];
+        if (!artifactId)
+          throw new HubError('artifact.not_found', `patch.ready ${event.id} carries no artifact`, {
+            field: 'event',
+          });
+        const artifact = (await runTool(ctx.config, 'palace_artifact_get', { artifact_id: artifactId })) as Artifact;
         const agent = agentOf(ctx, event.to_agent);
         const hash = createHash('sha256').update(artifact.content, 'utf8').digest('hex');
         let failure: string | undefined;
@@ -194,14 +214,12 @@ export function registerPatch(program: Command, git: Git = runGit): void {
           if (applied.code !== 0)
             failure = (applied.stderr || applied.stdout).trim() || `git apply exited ${applied.code}`;
         }
-        const ack = await withLogstream(ctx, (ls) =>
-          ls.ack({
-            event_id: event.id,
-            from_agent: agent,
-            status: failure ? 'failed' : 'applied',
-            body: failure ?? str(o.note),
-          }),
-        );
+        const ack = (await runTool(ctx.config, 'palace_event_ack', {
+          event_id: event.id,
+          from_agent: agent,
+          status: failure ? 'failed' : 'applied',
+          body: failure ?? str(o.note),
+        })) as LogEvent;
         const status = failure ? 'failed' : 'applied';
         ctx.out.result(
           {

@@ -7,14 +7,15 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 
 import type { Command } from 'commander';
 
-import { leaseBounds } from '../../hub/src/config.js';
+import type { LogEvent } from '../../hub/src/core/types.js';
 import { pathMatches } from '../../hub/src/core/globs.js';
+import { LOGSTREAM_FILE } from '../../hub/src/core/palace-files.js';
+import { describeHolder, type Reservation } from '../../hub/src/core/task-state.js';
 import { HubError, invalid } from '../../hub/src/errors.js';
-import { describeHolder, type Reservation } from '../../hub/src/logstream/coordination.js';
-import { LOGSTREAM_FILE } from '../../hub/src/logstream/logstream.js';
-import { action, withLogstream, type CommandContext } from '../context.js';
+import { action, type CommandContext } from '../context.js';
 import { reservationLine } from '../format.js';
 import { EXIT } from '../output.js';
+import { runTool } from '../tool-runner.js';
 
 /** The line that marks a pre-commit hook as palace's own (install replaces only those). */
 export const GUARD_MARKER = '# palace guard: pre-commit hook';
@@ -77,6 +78,16 @@ export function guardHits(paths: readonly string[], reservations: readonly Reser
   return hits;
 }
 
+interface ReserveResult {
+  reservation: Reservation;
+  overridden: Reservation[];
+}
+
+/** Reservations in force through the one road (the live hub, or the MCP server in-process). */
+async function reservationsOf(ctx: CommandContext, filter: Record<string, unknown>): Promise<{ reservations: Reservation[]; count: number }> {
+  return (await runTool(ctx.config, 'palace_reservations', filter)) as { reservations: Reservation[]; count: number };
+}
+
 export function registerReserve(program: Command): void {
   program
     .command('reserve <paths...>')
@@ -92,12 +103,15 @@ export function registerReserve(program: Command): void {
       action(async (ctx, paths: string[]) => {
         const o = ctx.opts;
         const from = agentOf(ctx);
-        const result = await withLogstream(ctx, (ls) =>
-          ls.reserve(
-            { paths, stream: o.stream, from_agent: from, exclusive: Boolean(o.exclusive), ttl_ms: o.ttl, correlation_id: o.task, force: Boolean(o.force) },
-            leaseBounds(ctx.config),
-          ),
-        );
+        const result = (await runTool(ctx.config, 'palace_reserve', {
+          paths,
+          stream: o.stream,
+          from_agent: from,
+          exclusive: Boolean(o.exclusive),
+          ttl_ms: o.ttl,
+          correlation_id: o.task,
+          force: Boolean(o.force),
+        })) as ReserveResult;
         for (const r of result.overridden) ctx.out.warn(`forced over: ${describeHolder(r)}`);
         ctx.out.result(result, () => `Reserved (${result.reservation.reservation_id}):\n${reservationLine(result.reservation)}`);
       }),
@@ -114,7 +128,7 @@ export function registerReserve(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const list = await withLogstream(ctx, (ls) => ls.reservations({ stream: o.stream, agent: o.agent, path: o.path, correlation_id: o.task }));
+        const { reservations: list } = await reservationsOf(ctx, { stream: o.stream, agent: o.agent, path: o.path, correlation_id: o.task });
         ctx.out.result({ reservations: list, count: list.length }, () =>
           list.length === 0 ? 'No reservations.' : [`${list.length} reservation(s):`, ...list.map(reservationLine)].join('\n'),
         );
@@ -129,7 +143,7 @@ export function registerReserve(program: Command): void {
     .action(
       action(async (ctx, id: string) => {
         const from = agentOf(ctx);
-        const event = await withLogstream(ctx, (ls) => ls.releaseReservation({ reservation_id: id, from_agent: from }));
+        const event = (await runTool(ctx.config, 'palace_release', { reservation_id: id, from_agent: from })) as LogEvent;
         ctx.out.result(event, () => `Released ${id}.`);
       }),
     );
@@ -190,7 +204,17 @@ export function registerReserve(program: Command): void {
         const paths = [...given, ...staged];
         const agent = typeof o.agent === 'string' && o.agent.trim() ? o.agent.trim() : ctx.config.agentName;
         if (!agent) ctx.out.warn('palace guard: no agent name (PALACE_AGENT_NAME); every exclusive reservation counts as another agent\'s');
-        const reservations = paths.length === 0 ? [] : await withLogstream(ctx, (ls) => ls.reservations({ stream: o.stream }));
+        let reservations: Reservation[] = [];
+        if (paths.length > 0) {
+          try {
+            reservations = (await reservationsOf(ctx, { stream: o.stream })).reservations;
+          } catch (err) {
+            // A hub that went away between the check and the call: never block a commit on it.
+            if (!(err instanceof HubError && err.code === 'hub.unreachable')) throw err;
+            ctx.out.warn(`palace guard: ${err.message}; commit not checked`);
+            return EXIT.ok;
+          }
+        }
         const hits = guardHits(paths, reservations, agent);
         if (hits.length > 0)
           throw new HubError(

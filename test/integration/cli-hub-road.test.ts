@@ -1,14 +1,16 @@
-// The CLI's one road (issue 18): with a live hub, `palace logstream append|ack` and `artifact put|get`
-// go through the hub over MCP. The CLI child runs with a module hook that makes better-sqlite3
+// The CLI's one road (issue 18): with a live hub, `palace logstream append|ack`, `artifact put|get`,
+// `reserve|reservations|release`, `guard check`, `patch submit|apply` and `hook inbox` go through the hub over MCP. The CLI child runs with a module hook that makes better-sqlite3
 // unloadable, so it cannot touch SQLite itself; a hub palace_event_wait waiter is woken by its append.
 
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { registrationPath } from '../../hub/src/registration.js';
 import type { Hub } from '../../hub/src/server.js';
 import { startCli } from '../helpers/cli.js';
 import { callJson, childEnv, connectHttpClient, makeHubDirs, startTestHub, waitUntil, type HubDirs } from '../helpers/hub.js';
@@ -98,5 +100,104 @@ describe('the CLI with a live hub', () => {
     const woke = await waiting;
     expect(woke.timed_out).toBe(false);
     expect(woke.events.map((e) => e.id)).toEqual([event.id]);
+  }, 90_000);
+
+  it('reserves, lists, guards and releases through the hub with no SQLite of its own', async () => {
+    hub = await startTestHub(dirs);
+    const before = hub.services.stats.mcpRequests;
+    const reserved = await cli(['reserve', 'src/auth/**', '--stream', 'project/road', '--from-agent', 'road-b', '--exclusive', '--ttl', '1h', '--json']);
+    expect(reserved.stderr).toBe('');
+    expect(reserved.code).toBe(0);
+    const { reservation } = JSON.parse(reserved.stdout) as { reservation: { reservation_id: string } };
+    expect(hub.services.logstream.reservations({}).map((r) => r.reservation_id)).toEqual([reservation.reservation_id]);
+
+    const conflict = await cli(['reserve', 'src/auth/login.ts', '--stream', 'project/road', '--from-agent', 'road-a', '--exclusive', '--json']);
+    expect(conflict.code).not.toBe(0);
+    expect(JSON.parse(conflict.stdout)).toMatchObject({ error: { code: 'reservation.conflict' } });
+
+    const listed = await cli(['reservations', '--json']);
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout)).toMatchObject({ count: 1 });
+
+    const refused = await cli(['guard', 'check', 'src/auth/login.ts', '--agent', 'road-a']);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('road-b holds exclusive src/auth/**');
+    const allowed = await cli(['guard', 'check', 'src/auth/login.ts', '--agent', 'road-b']);
+    expect(allowed.code).toBe(0);
+
+    const released = await cli(['release', reservation.reservation_id, '--from-agent', 'road-b', '--json']);
+    expect(released.code).toBe(0);
+    expect(JSON.parse(released.stdout)).toMatchObject({ type: 'file.released' });
+    expect(hub.services.logstream.reservations({})).toEqual([]);
+    expect(hub.services.stats.mcpRequests - before).toBe(6);
+  }, 90_000);
+
+  it('submits and applies a patch through the hub with no SQLite of its own', async () => {
+    const git = (cwd: string, ...args: string[]): string =>
+      execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const requester = join(dirs.root, 'requester');
+    const worker = join(dirs.root, 'worker');
+    mkdirSync(requester);
+    git(requester, 'init', '--quiet', '--initial-branch=main');
+    writeFileSync(join(requester, 'a.txt'), 'one\n');
+    git(requester, 'add', '.');
+    git(requester, 'commit', '--quiet', '-m', 'base');
+    const base = git(requester, 'rev-parse', 'HEAD').trim();
+    git(dirs.root, 'clone', '--quiet', requester, worker);
+    writeFileSync(join(worker, 'a.txt'), 'two\n');
+
+    hub = await startTestHub(dirs);
+    const request = await cli([...APPEND.slice(0, -1), '--base-commit', base, '--json']);
+    expect(request.code).toBe(0);
+    const submitted = await cli(['patch', 'submit', '--task', 'task_road', '--agent', 'road-b', '--repo', worker, '--json']);
+    expect(submitted.stderr).toBe('');
+    expect(submitted.code).toBe(0);
+    const filed = JSON.parse(submitted.stdout) as { artifact: { id: string }; event: { id: string; type: string; to_agent: string } };
+    expect(filed.event).toMatchObject({ type: 'patch.ready', to_agent: 'road-a' });
+    expect(hub.services.logstream.getArtifact(filed.artifact.id).content).toContain('+two');
+
+    const applied = await cli(['patch', 'apply', filed.event.id, '--agent', 'road-a', '--repo', requester, '--json']);
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+    expect(JSON.parse(applied.stdout)).toMatchObject({ status: 'applied', patch_event_id: filed.event.id });
+    expect(readFileSync(join(requester, 'a.txt'), 'utf8')).toBe('two\n');
+    expect(hub.services.logstream.task('task_road').status).toBe('applied');
+  }, 90_000);
+
+  it('reads the hook inbox through the hub with no SQLite of its own, each item once', async () => {
+    hub = await startTestHub(dirs);
+    expect((await cli(APPEND)).code).toBe(0);
+    const state = join(dirs.root, 'inbox-state.json');
+    const inbox = ['hook', 'inbox', '--agent', 'road-b', '--format', 'text', '--event', 'UserPromptSubmit', '--state-file', state];
+    const first = await cli(inbox);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('palace inbox for road-b (1 new, first look');
+    expect(first.stdout).toContain('new task task_road from road-a');
+    const before = hub.services.stats.mcpRequests;
+    const again = await cli(inbox);
+    expect(again.stdout).toBe('');
+    expect(hub.services.stats.mcpRequests - before).toBeGreaterThan(0);
+
+    const request = hub.services.logstream.list({ correlation_id: 'task_road' }).events[0];
+    expect((await cli(['logstream', 'ack', request?.id ?? '', '--from-agent', 'road-b', '--status', 'claimed', '--json'])).code).toBe(0);
+    const requester = ['hook', 'inbox', '--agent', 'road-a', '--format', 'text', '--event', 'X', '--state-file', join(dirs.root, 'a.json')];
+    expect((await cli(requester)).stdout).toBe('');
+    await cli(['logstream', 'append', '--type', 'task.reply', '--stream', 'project/road', '--room', 'delegation', '--from-agent', 'road-b', '--correlation-id', 'task_road', '--status', 'blocked', '--body', 'need a key', '--json']);
+    const news = await cli(requester);
+    expect(news.stdout).toContain('task.reply blocked on task_road from road-b');
+  }, 90_000);
+
+  it('guard check lets the commit through with a warning when the registered hub cannot be reached', async () => {
+    hub = await startTestHub(dirs);
+    expect((await cli(['reserve', 'src/**', '--stream', 'project/road', '--from-agent', 'road-b', '--exclusive', '--json'])).code).toBe(0);
+    // The hub goes away but its registration stays (a live pid, a closed port): the CLI dials it and fails.
+    const registration = readFileSync(registrationPath(dirs.palaceHome, dirs.palace), 'utf8');
+    await hub.close();
+    hub = undefined;
+    writeFileSync(registrationPath(dirs.palaceHome, dirs.palace), registration);
+    const r = await cli(['guard', 'check', 'src/a.ts', '--agent', 'road-a']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('unreachable');
+    expect(r.stderr).toContain('commit not checked');
   }, 90_000);
 });

@@ -223,5 +223,9 @@ describe('palace patch apply', () => {
     const none = await apply('task_nothing_here');
     expect(none.code).toBe(1);
     expect(parseJson<ErrorJson>(none).error.code).toBe('log.event_not_found');
+    const missing = await apply('evt_20260101T000000_0123456789ab');
+    expect(missing.code).toBe(1);
+    expect(parseJson<ErrorJson>(missing).error).toMatchObject({ code: 'log.event_not_found', field: 'event' });
+    expect(parseJson<ErrorJson>(missing).error.message).toContain('evt_20260101T000000_0123456789ab');
   });
 });

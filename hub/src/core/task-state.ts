@@ -27,6 +27,17 @@ export interface TaskReservation {
   expires_at: string;
 }
 
+/** A file reservation in force, as palace_reservations lists it (the task's reservation plus its task and time). */
+export interface Reservation extends TaskReservation {
+  correlation_id: string | null;
+  created_at: string;
+}
+
+/** One line naming who holds a reservation, how, for which task and until when (conflict and guard messages). */
+export function describeHolder(r: Reservation): string {
+  return `${r.agent} holds ${r.exclusive ? 'exclusive' : 'shared'} ${r.paths.join(', ')}${r.correlation_id ? ` for task ${r.correlation_id}` : ''} until ${r.expires_at} (reservation ${r.reservation_id})`;
+}
+
 export interface TaskState {
   correlation_id: string;
   status: TaskStatus | null;

@@ -7,11 +7,12 @@ import { globsOverlap, normalizeGlob, pathMatches } from '../core/globs.js';
 import {
   blockedBy,
   dependsOnOf,
+  describeHolder,
   jsonBody,
   leaseLeftMs,
   projectTask,
   reservationOf,
-  type TaskReservation,
+  type Reservation,
   type TaskState,
   type TaskStatus,
 } from '../core/task-state.js';
@@ -39,10 +40,8 @@ export type TaskView = TaskState & {
   lease_left_ms: number | null;
 };
 
-export interface Reservation extends TaskReservation {
-  correlation_id: string | null;
-  created_at: string;
-}
+export type { Reservation } from '../core/task-state.js';
+export { describeHolder } from '../core/task-state.js';
 
 /** Parses a duration: a number of ms, or `<n>ms|s|m|h|d` (e.g. 30m). */
 export function durationMs(field: string, value: unknown): number | undefined {
@@ -327,10 +326,6 @@ export function reservationConflicts(
     if (overlapping.length > 0) out.push({ reservation: r, paths: overlapping });
   }
   return out;
-}
-
-export function describeHolder(r: Reservation): string {
-  return `${r.agent} holds ${r.exclusive ? 'exclusive' : 'shared'} ${r.paths.join(', ')}${r.correlation_id ? ` for task ${r.correlation_id}` : ''} until ${r.expires_at} (reservation ${r.reservation_id})`;
 }
 
 /** Validates a reservation and checks conflicts; returns the `file.reserved` append (and forced-over conflicts). */

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Durability } from '../config.js';
 import { HubError, invalid } from '../errors.js';
 import { isoSeconds, makeId } from '../core/ids.js';
+import { LOGSTREAM_FILE } from '../core/palace-files.js';
 import { projectTask, type TaskState } from '../core/task-state.js';
 import type { Artifact, ArtifactMeta, EventPage, LogEvent, NewEvent, WaitResult } from '../core/types.js';
 import {
@@ -54,7 +55,7 @@ import type { ReplicaStore } from './replica-store.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
 import type { TaskCheck, TaskCounts, TaskFilter, TaskPage } from './task-projection.js';
 
-export const LOGSTREAM_FILE = 'logstream.sqlite3';
+export { LOGSTREAM_FILE };
 
 function shuttingDown(reason: string, cursor: string | null): HubError {
   return new HubError(

@@ -1,6 +1,7 @@
 // The placement census (hub/src/memory/placement-census.ts) against the truth: after every kind of
 // write (add, forced re-add, delete by id and by filter, move, retag, rate, re-mine of a source file)
-// the census-backed counts, wings, rooms, taxonomy and useful ids equal a fresh scan of the store.
+// the census-backed counts, wings, rooms, taxonomy, useful ids and the newest rows of the decisions
+// room and of the useful rows (wake-up's reads) equal a fresh scan of the store.
 
 import { join } from 'node:path';
 
@@ -15,7 +16,7 @@ import { makeTmpDir, type TmpDir } from '../helpers/tmp-dir.js';
 
 /** wing → room → rows, and useful ids, counted from a full scan (what the census must equal). */
 async function truth(memory: Memory): Promise<{ taxonomy: Record<string, Record<string, number>>; useful: string[] }> {
-  const rows = await memory.scanDrawers({}, { columns: ['id', 'wing', 'room', 'useful'] });
+  const rows = await memory.scanDrawers({}, { columns: ['id', 'wing', 'room', 'useful', 'filed_at', 'chunk_index'] });
   const taxonomy: Record<string, Record<string, number>> = {};
   for (const r of rows) {
     const rooms = (taxonomy[r.wing] ??= {});
@@ -38,6 +39,14 @@ async function expectCensusRight(memory: Memory, step: string): Promise<void> {
     expect(await memory.countDrawers({ wing }), `${step}: count of ${wing}`).toBe(wings[wing]);
   }
   expect((await memory.usefulIds()).sort(), step).toEqual(want.useful);
+  // Newest first by (filed_at, id), as a scan in the store's (filed_at, id) order reversed.
+  const all = (await memory.scanDrawers({}, { columns: ['id', 'wing', 'room', 'useful', 'filed_at', 'chunk_index'] })).reverse();
+  for (const wing of [undefined, ...Object.keys(want.taxonomy)]) {
+    const decisions = all.filter((r) => r.room === 'decisions' && r.chunk_index === 0 && (wing === undefined || r.wing === wing)).map((r) => r.drawer_id);
+    expect((await memory.newestInRoom('decisions', wing, 3)).map((r) => r.id), `${step}: newest decisions of ${wing ?? 'all'}`).toEqual(decisions.slice(0, 3));
+    const useful = all.filter((r) => r.useful === true && (wing === undefined || r.wing === wing)).map((r) => r.drawer_id);
+    expect((await memory.newestUseful(wing, 100)).map((r) => r.id), `${step}: newest useful of ${wing ?? 'all'}`).toEqual(useful);
+  }
 }
 
 describe('placement census', () => {
@@ -74,6 +83,12 @@ describe('placement census', () => {
     await memory.rate(b.drawer_id, true);
     await memory.rate(c.drawer_id, true);
     await expectCensusRight(memory, 'rated useful');
+    const d1 = await memory.addDrawer({ wing: 'acme', room: 'decisions', content: 'We chose Postgres for the billing ledger.', added_by: 't' });
+    await memory.addDrawer({ wing: 'zeta', room: 'decisions', content: 'Backups move to a second region in March.', added_by: 't' });
+    await expectCensusRight(memory, 'decisions filed');
+    await memory.relocate(c.drawer_id, { room: 'decisions' });
+    await memory.relocate(d1.drawer_id, { wing: 'zeta' });
+    await expectCensusRight(memory, 'moved into and within decisions');
     await memory.rate(c.drawer_id, false);
     await memory.relocate(b.drawer_id, { tags: ['people'] });
     await expectCensusRight(memory, 'rated not useful, retagged');

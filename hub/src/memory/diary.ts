@@ -5,6 +5,8 @@ import { invalid } from '../errors.js';
 import type { Memory } from './memory.js';
 
 export const DIARY_ROOM = 'diary';
+/** The room decisions are filed in (wake-up shows the latest). */
+export const DECISIONS_ROOM = 'decisions';
 export const DIARY_TYPE = 'diary_entry';
 
 /** The agent's wing: its name with whitespace runs as `_` (e.g. `laptop-claude`). */

@@ -13,7 +13,8 @@ import type { EmbedWorkersStatus, Embedder, EmbedderInfo } from '../embed/embedd
 import { embedderKey } from '../embed/embedder.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
 import { hitPresentation, type HitLocation, type HitSnippet } from './snippet.js';
-import { CensusVectorStore, type PlacementCounts } from './placement-census.js';
+import { DECISIONS_ROOM, DIARY_ROOM } from './diary.js';
+import { CensusVectorStore, type PlacementCounts, type RowStamp } from './placement-census.js';
 import { assertContentSize, drawerContent, drawerId, MEMORY_LIMITS, optionalPlace, placeName, tagList } from './drawer-input.js';
 import { embeddingInput } from './embedding-input.js';
 
@@ -242,7 +243,7 @@ export class Memory {
   constructor(options: MemoryOptions) {
     this.onFirstWrite = options.onFirstWrite;
     // Every write goes through the census, so counts by wing and room never need a scan.
-    this.store = options.store instanceof CensusVectorStore ? options.store : new CensusVectorStore(options.store);
+    this.store = options.store instanceof CensusVectorStore ? options.store : new CensusVectorStore(options.store, new Set([DECISIONS_ROOM, DIARY_ROOM]));
     this.embedder = options.embedder;
     this.now = options.now ?? (() => new Date());
     this.key = embedderKey(options.embedder.info());
@@ -576,6 +577,16 @@ export class Memory {
   /** Ids of the drawer rows rated useful (kept by the census). */
   usefulIds(): Promise<string[]> {
     return this.store.usefulIds();
+  }
+
+  /** The newest first-chunk rows of the decisions or diary room, newest first (kept by the census). */
+  newestInRoom(room: string, wing: string | undefined, n: number): Promise<RowStamp[]> {
+    return this.store.newestInRoom(room, wing, n);
+  }
+
+  /** The newest rows rated useful, newest first (kept by the census). */
+  newestUseful(wing: string | undefined, n: number): Promise<RowStamp[]> {
+    return this.store.newestUseful(wing, n);
   }
 
   async listWings(): Promise<{ wings: Record<string, number> }> {

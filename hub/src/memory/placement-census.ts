@@ -1,5 +1,6 @@
-// A VectorStore wrapper that keeps the palace's census: drawer rows per wing and room, and the ids
-// rated useful. Loaded by one scan on first read, then kept up to date by every write through it
+// A VectorStore wrapper that keeps the palace's census: drawer rows per wing and room, the ids rated
+// useful, and the filing time of the rows wake-up ranks (tracked rooms such as decisions and diaries,
+// and useful rows). Loaded by one scan on first read, then kept up to date by every write through it
 // (the rows a write touches are read first); a write that fails or surprises it drops the census.
 
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
@@ -8,12 +9,30 @@ const KEY_SEP = '\u0000';
 /** Rows read per step when looking up what an upsert replaces. */
 const ID_BATCH = 500;
 
+/** What the census keeps of a row in a tracked room or rated useful: enough to rank by recency. */
+export interface RowStamp {
+  id: string;
+  wing: string;
+  room: string;
+  filed_at: string;
+  chunk_index: number;
+  useful: boolean;
+}
+
 interface Census {
   /** `wing\0room` → rows. */
   places: Map<string, number>;
   /** Ids of rows rated useful. */
   useful: Set<string>;
+  /** Rows in a tracked room or rated useful, by id. */
+  stamps: Map<string, RowStamp>;
 }
+
+/** The columns a census needs of a row. */
+const CENSUS_COLUMNS = ['id', 'wing', 'room', 'useful', 'filed_at', 'chunk_index'] as const;
+
+/** Newest first (filed_at, then id), like the store's own (filed_at, id) order reversed. */
+const newestFirst = (a: RowStamp, b: RowStamp): number => b.filed_at.localeCompare(a.filed_at) || b.id.localeCompare(a.id);
 
 /** wing → room → rows, a snapshot (safe to keep and change). */
 export type PlacementCounts = Map<string, Map<string, number>>;
@@ -36,7 +55,36 @@ export class CensusVectorStore implements VectorStore {
   private generation = 0;
   private chain: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly inner: VectorStore) {}
+  /** `trackedRooms`: rooms whose rows' filing times are kept (wake-up's latest decisions and diaries). */
+  constructor(
+    private readonly inner: VectorStore,
+    private readonly trackedRooms: ReadonlySet<string> = new Set(),
+  ) {}
+
+  /** Keeps (or forgets) a row's stamp after it was written as `row`. */
+  private stamp(census: Census, row: Pick<StoredDrawer, 'id' | 'wing' | 'room' | 'useful' | 'filed_at' | 'chunk_index'>): void {
+    if (row.useful === true || this.trackedRooms.has(row.room))
+      census.stamps.set(row.id, { id: row.id, wing: row.wing, room: row.room, filed_at: row.filed_at, chunk_index: row.chunk_index, useful: row.useful === true });
+    else census.stamps.delete(row.id);
+  }
+
+  /**
+   * The newest rows of a tracked room (across wings unless one is given), first chunks only, newest
+   * first: read from the census, so a large palace is not scanned.
+   */
+  async newestInRoom(room: string, wing: string | undefined, n: number): Promise<RowStamp[]> {
+    if (!this.trackedRooms.has(room)) throw new Error(`room '${room}' is not tracked by the census`);
+    const census = await this.load();
+    const rows = [...census.stamps.values()].filter((r) => r.room === room && r.chunk_index === 0 && (wing === undefined || r.wing === wing));
+    return rows.sort(newestFirst).slice(0, n);
+  }
+
+  /** The newest `n` rows rated useful (optionally in one wing), newest first. */
+  async newestUseful(wing: string | undefined, n: number): Promise<RowStamp[]> {
+    const census = await this.load();
+    const rows = [...census.stamps.values()].filter((r) => r.useful && (wing === undefined || r.wing === wing));
+    return rows.sort(newestFirst).slice(0, n);
+  }
 
   /** Rows per wing and room (one scan the first time, then kept up to date by writes). */
   async placements(): Promise<PlacementCounts> {
@@ -67,11 +115,12 @@ export class CensusVectorStore implements VectorStore {
     this.loading ??= (async () => {
       for (;;) {
         const seen = this.generation;
-        const rows = await this.inner.scan({}, { columns: ['id', 'wing', 'room', 'useful'] });
-        const census: Census = { places: new Map(), useful: new Set() };
+        const rows = await this.inner.scan({}, { columns: [...CENSUS_COLUMNS] });
+        const census: Census = { places: new Map(), useful: new Set(), stamps: new Map() };
         for (const r of rows) {
           bump(census.places, r.wing, r.room, 1);
           if (r.useful === true) census.useful.add(r.id);
+          this.stamp(census, r);
         }
         // A write ran meanwhile: the scan may have missed it, so it is read again.
         if (seen !== this.generation || seen % 2 === 1) {
@@ -113,17 +162,19 @@ export class CensusVectorStore implements VectorStore {
       if (census) {
         const ids = [...byId.keys()];
         for (let i = 0; i < ids.length; i += ID_BATCH)
-          prior.push(...(await this.inner.scan({ ids: ids.slice(i, i + ID_BATCH) }, { columns: ['id', 'wing', 'room', 'useful'] })));
+          prior.push(...(await this.inner.scan({ ids: ids.slice(i, i + ID_BATCH) }, { columns: [...CENSUS_COLUMNS] })));
       }
       await this.inner.upsert(drawers);
       if (!census || this.census !== census) return;
       for (const r of prior) {
         bump(census.places, r.wing, r.room, -1);
         census.useful.delete(r.id);
+        census.stamps.delete(r.id);
       }
       for (const d of byId.values()) {
         bump(census.places, d.wing, d.room, 1);
         if (d.useful === true) census.useful.add(d.id);
+        this.stamp(census, d);
       }
     });
   }
@@ -132,7 +183,7 @@ export class CensusVectorStore implements VectorStore {
     return this.write(async (census) => {
       const moves = patch.wing !== undefined || patch.room !== undefined;
       const rates = patch.useful !== undefined;
-      const prior = census && (moves || rates) ? await this.inner.scan(filter, { columns: ['id', 'wing', 'room'] }) : [];
+      const prior = census && (moves || rates) ? await this.inner.scan(filter, { columns: [...CENSUS_COLUMNS] }) : [];
       const changed = await this.inner.patch(filter, patch);
       if (!census || this.census !== census || !(moves || rates)) return changed;
       if (changed !== prior.length) {
@@ -146,6 +197,12 @@ export class CensusVectorStore implements VectorStore {
         }
         if (patch.useful === true) census.useful.add(r.id);
         else if (rates) census.useful.delete(r.id);
+        this.stamp(census, {
+          ...r,
+          wing: patch.wing ?? r.wing,
+          room: patch.room ?? r.room,
+          useful: rates ? patch.useful === true : r.useful,
+        });
       }
       return changed;
     });
@@ -163,6 +220,7 @@ export class CensusVectorStore implements VectorStore {
       for (const r of prior) {
         bump(census.places, r.wing, r.room, -1);
         census.useful.delete(r.id);
+        census.stamps.delete(r.id);
       }
       return deleted;
     });

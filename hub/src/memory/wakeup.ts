@@ -8,11 +8,10 @@ import { join } from 'node:path';
 
 import { invalid } from '../errors.js';
 import { optionalPlace } from './drawer-input.js';
-import { DIARY_ROOM, DIARY_TYPE } from './diary.js';
+import { DECISIONS_ROOM, DIARY_ROOM, DIARY_TYPE } from './diary.js';
 import type { DrawerView, Memory } from './memory.js';
 
 /** The room decisions are filed in (palace init proposes it; agents file decisions there). */
-export const DECISIONS_ROOM = 'decisions';
 
 export const WAKEUP_LIMITS = {
   identityChars: 1_200,
@@ -116,25 +115,25 @@ async function palaceSection(memory: Memory, wing: string | undefined): Promise<
 
 /** The newest `n` drawer rows of a room (across wings unless one is given), content included. */
 async function latestIn(memory: Memory, room: string, wing: string | undefined, n: number): Promise<DrawerView[]> {
-  const order = await memory.scanDrawers({ room, ...(wing ? { wing } : {}) }, { columns: ['id', 'filed_at', 'chunk_index'] });
-  const newest = order.filter((d) => d.chunk_index === 0).slice(-n).reverse();
+  // The census keeps the filing times of the decisions and diary rooms: no scan of the room.
+  const newest = await memory.newestInRoom(room, wing, n);
   if (newest.length === 0) return [];
-  const rows = new Map((await memory.scanDrawers({ ids: newest.map((d) => d.drawer_id) })).map((d) => [d.drawer_id, d]));
-  return newest.map((d) => rows.get(d.drawer_id)).filter((d): d is DrawerView => d !== undefined);
+  const rows = new Map((await memory.scanDrawers({ ids: newest.map((d) => d.id) })).map((d) => [d.drawer_id, d]));
+  return newest.map((d) => rows.get(d.id)).filter((d): d is DrawerView => d !== undefined);
 }
 
 /**
  * Drawers considered for L1: every row of the scope when it is small (at most WAKEUP_LIMITS.scanned
- * rows); otherwise the rows rated useful and the latest decisions, so a large palace is never scanned.
+ * rows); otherwise the newest rows rated useful and the latest decisions (both from the census, at
+ * most WAKEUP_LIMITS.scanned rows read), so a large palace is never scanned.
  */
 async function candidates(memory: Memory, wing: string | undefined, total: number): Promise<DrawerView[]> {
   const columns = ['id', 'wing', 'room', 'filed_at', 'useful', 'metadata', 'source_file', 'chunk_index'] as const;
   if (total <= WAKEUP_LIMITS.scanned) return memory.scanDrawers(wing ? { wing } : {}, { columns: [...columns] });
-  const ids = new Set(await memory.usefulIds());
-  for (const d of (await memory.scanDrawers({ room: DECISIONS_ROOM, ...(wing ? { wing } : {}) }, { columns: ['id', 'filed_at'] })).slice(-WAKEUP_LIMITS.l1Drawers)) ids.add(d.drawer_id);
+  const ids = new Set((await memory.newestUseful(wing, WAKEUP_LIMITS.scanned - WAKEUP_LIMITS.l1Drawers)).map((d) => d.id));
+  for (const d of await memory.newestInRoom(DECISIONS_ROOM, wing, WAKEUP_LIMITS.l1Drawers)) ids.add(d.id);
   if (ids.size === 0) return [];
-  const rows = await memory.scanDrawers({ ids: [...ids] }, { columns: [...columns] });
-  return wing ? rows.filter((d) => d.wing === wing) : rows;
+  return memory.scanDrawers({ ids: [...ids] }, { columns: [...columns] });
 }
 
 /**

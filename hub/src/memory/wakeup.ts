@@ -18,6 +18,8 @@ export const WAKEUP_LIMITS = {
   l1Chars: 2_400,
   l1Drawers: 15,
   scanned: 2_000,
+  /** In a large palace, L1 ranks the newest this-many useful rows (and the latest decisions). */
+  usefulConsidered: 200,
   lineChars: 240,
   overviewChars: 1_400,
   wingsShown: 12,
@@ -124,13 +126,13 @@ async function latestIn(memory: Memory, room: string, wing: string | undefined, 
 
 /**
  * Drawers considered for L1: every row of the scope when it is small (at most WAKEUP_LIMITS.scanned
- * rows); otherwise the newest rows rated useful and the latest decisions (both from the census, at
- * most WAKEUP_LIMITS.scanned rows read), so a large palace is never scanned.
+ * rows); otherwise the newest rows rated useful and the latest decisions (both from the census, a
+ * few hundred rows read by id), so a large palace is never scanned.
  */
 async function candidates(memory: Memory, wing: string | undefined, total: number): Promise<DrawerView[]> {
   const columns = ['id', 'wing', 'room', 'filed_at', 'useful', 'metadata', 'source_file', 'chunk_index'] as const;
   if (total <= WAKEUP_LIMITS.scanned) return memory.scanDrawers(wing ? { wing } : {}, { columns: [...columns] });
-  const ids = new Set((await memory.newestUseful(wing, WAKEUP_LIMITS.scanned - WAKEUP_LIMITS.l1Drawers)).map((d) => d.id));
+  const ids = new Set((await memory.newestUseful(wing, WAKEUP_LIMITS.usefulConsidered)).map((d) => d.id));
   for (const d of await memory.newestInRoom(DECISIONS_ROOM, wing, WAKEUP_LIMITS.l1Drawers)) ids.add(d.id);
   if (ids.size === 0) return [];
   return memory.scanDrawers({ ids: [...ids] }, { columns: [...columns] });

@@ -21,6 +21,11 @@ export const IN_PLACE_COLUMNS: readonly string[] = ['keywords'];
 /** Columns with a BM25 index that full-text search matches (either may match). */
 const FTS_COLUMNS = ['content', 'keywords'] as const;
 const ANN_THRESHOLD = 50_000;
+/**
+ * From this many rows a B-tree index on `id` is kept: lookups by id (wake-up, drawer get, the census's
+ * reads of the rows a write touches) and mergeInsert's match stop scanning the whole table.
+ */
+const ID_INDEX_THRESHOLD = 10_000;
 
 /** Errno texts of a full disk or a file-size limit as LanceDB (Rust std::io) reports them. */
 const FULL_DISK = /No space left on device|os error 28\b|File too large|os error 27\b|Disk quota exceeded|os error 122\b/i;
@@ -201,6 +206,7 @@ export class LanceDbVectorStore implements VectorStore {
   private ftsReady = false;
   private ftsBuild: Promise<boolean> | undefined;
   private annStarted = false;
+  private idIndexStarted = false;
   private maintenance: Promise<void> = Promise.resolve();
   private pendingJobs = 0;
   private rowsSinceOptimize = 0;
@@ -243,6 +249,9 @@ export class LanceDbVectorStore implements VectorStore {
     const indices = await table.listIndices();
     store.ftsReady = FTS_COLUMNS.every((c) => indices.some((i) => i.columns.includes(c)));
     store.annStarted = indices.some((i) => i.columns.includes('vector'));
+    store.idIndexStarted = indices.some((i) => i.columns.includes('id'));
+    // A palace that grew past the threshold before this index existed gets it in the background.
+    if (!store.idIndexStarted) store.ensureIdIndex();
     return store;
   }
 
@@ -361,7 +370,23 @@ export class LanceDbVectorStore implements VectorStore {
    * whichever comes first, and drops versions older than an hour (this process is the only writer:
    * the palace lease; the hour covers a reader still on an old version).
    */
+  /** Builds the `id` B-tree index in the background once the table has ID_INDEX_THRESHOLD rows. */
+  private ensureIdIndex(): void {
+    this.maintain(async () => {
+      if (this.idIndexStarted) return;
+      if ((await this.table.countRows()) < ID_INDEX_THRESHOLD) return;
+      this.idIndexStarted = true;
+      try {
+        await this.table.createIndex('id', { config: lancedb.Index.btree() });
+      } catch (err) {
+        this.idIndexStarted = false;
+        throw err;
+      }
+    }, 'id index build');
+  }
+
   private afterWrite(rows: number): void {
+    if (!this.idIndexStarted) this.ensureIdIndex();
     this.rowsSinceOptimize += rows;
     this.writesSinceOptimize += 1;
     if (this.rowsSinceOptimize >= OPTIMIZE_ROWS || this.writesSinceOptimize >= OPTIMIZE_WRITES) {

@@ -2,7 +2,7 @@
 // with artifacts) and 200k drawers with generated unit vectors written straight into the LanceDB
 // store (no embedding), plus a mined tree and its manifest. Cached under a versioned directory.
 
-import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { BUNDLED_MODEL } from '../hub/src/embed/bundled-embedder.js';
@@ -14,6 +14,7 @@ import { DIARY_ROOM, DIARY_TYPE, agentWing } from '../hub/src/memory/diary.js';
 import { sourceDrawerId, sourceParentId } from '../hub/src/memory/memory.js';
 import type { Manifest } from '../hub/src/mine/manifest.js';
 import { manifestPath } from '../hub/src/mine/manifest.js';
+import { PROJECT_CHUNKER } from '../hub/src/mine/miner.js';
 import { LanceDbVectorStore } from '../hub/src/vector/lancedb-vector-store.js';
 import type { StoredDrawer } from '../hub/src/vector/vector-store.js';
 import { makeTraffic } from './event-fixtures.js';
@@ -204,15 +205,31 @@ function buildTree(dir: string, palace: string, files: number, wing: string, dra
   const minedAt = '2026-01-01T00:00:00Z';
   for (const file of out) {
     const s = statSync(file);
-    manifest[file] = { mtime_ms: s.mtimeMs, size: s.size, sha256: '0'.repeat(64), wing, room: 'src', mode: 'projects', root: tree, drawers: 1, mined_at: minedAt };
+    manifest[file] = { mtime_ms: s.mtimeMs, size: s.size, sha256: '0'.repeat(64), wing, room: 'src', mode: 'projects', root: tree, drawers: 1, mined_at: minedAt, chunker: PROJECT_CHUNKER };
   }
   for (let fileNo = 0; fileNo < Math.ceil(drawers / CHUNKS_PER_FILE); fileNo++) {
     const w = WINGS[fileNo % WINGS.length] ?? 'proj-0';
     const room = CODE_ROOMS[Math.floor(fileNo / WINGS.length) % CODE_ROOMS.length] ?? 'src';
-    manifest[`/srv/code/${w}/${room}/file-${fileNo}.ts`] = { mtime_ms: 0, size: 4000, sha256: '0'.repeat(64), wing: w, room, mode: 'projects', root: `/srv/code/${w}`, drawers: CHUNKS_PER_FILE, mined_at: minedAt };
+    manifest[`/srv/code/${w}/${room}/file-${fileNo}.ts`] = { mtime_ms: 0, size: 4000, sha256: '0'.repeat(64), wing: w, room, mode: 'projects', root: `/srv/code/${w}`, drawers: CHUNKS_PER_FILE, mined_at: minedAt, chunker: PROJECT_CHUNKER };
   }
   writeFileSync(manifestPath(palace), JSON.stringify(manifest));
   return out;
+}
+
+/**
+ * A cached palace's manifest says its files were cut by the current chunker (they are generated, never
+ * chunked): without it a newer miner would re-chunk the whole unchanged tree instead of checking it.
+ */
+function refreshManifestChunker(palace: string): void {
+  const path = manifestPath(palace);
+  const manifest = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
+  let stale = 0;
+  for (const entry of Object.values(manifest))
+    if (entry.mode === 'projects' && entry.chunker !== PROJECT_CHUNKER) {
+      entry.chunker = PROJECT_CHUNKER;
+      stale++;
+    }
+  if (stale > 0) writeFileSync(path, JSON.stringify(manifest));
 }
 
 /** The cached scale palace for `scale` (1 = full size), built if missing. */
@@ -227,6 +244,7 @@ export async function scalePalace(cacheDir: string, scale: number, progress: (m:
   const done = join(dir, 'built.json');
   if (existsSync(done)) {
     const saved = JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(done, 'utf8'))) as { sampleTask: string };
+    refreshManifestChunker(palace);
     return { ...info, sampleTask: saved.sampleTask, built: false, buildSeconds: 0 };
   }
   progress(`building the scale palace (${events} events, ${drawers} drawers) in ${dir}`);

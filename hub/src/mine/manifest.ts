@@ -1,7 +1,7 @@
 // The mined-files manifest (`<palace>/mined-files.json`): per source file its mtime, size, sha256,
 // placement and drawer count, so unchanged files are skipped without reading or embedding them.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { writeFileAtomic } from '../atomic-file.js';
@@ -27,13 +27,36 @@ export function manifestPath(palacePath: string): string {
   return join(palacePath, 'mined-files.json');
 }
 
-export function readManifest(palacePath: string): Manifest {
+function parseManifest(path: string): Manifest {
   try {
-    const value: unknown = JSON.parse(readFileSync(manifestPath(palacePath), 'utf8'));
+    const value: unknown = JSON.parse(readFileSync(path, 'utf8'));
     return value && typeof value === 'object' && !Array.isArray(value) ? (value as Manifest) : {};
   } catch {
     return {};
   }
+}
+
+/** The last manifest read per file, with the mtime and size it had: a large one is parsed once. */
+const parsed = new Map<string, { mtimeMs: number; size: number; manifest: Readonly<Manifest> }>();
+
+/**
+ * The manifest, read-only: parsed again only when the file's mtime or size changed (a palace a
+ * year old has tens of thousands of entries, megabytes of JSON, and every mine checks it).
+ */
+export function readManifest(palacePath: string): Readonly<Manifest> {
+  const path = manifestPath(palacePath);
+  let stat;
+  try {
+    stat = statSync(path);
+  } catch {
+    parsed.delete(path);
+    return {};
+  }
+  const hit = parsed.get(path);
+  if (hit && hit.mtimeMs === stat.mtimeMs && hit.size === stat.size) return hit.manifest;
+  const manifest = parseManifest(path);
+  parsed.set(path, { mtimeMs: stat.mtimeMs, size: stat.size, manifest });
+  return manifest;
 }
 
 /**
@@ -41,7 +64,7 @@ export function readManifest(palacePath: string): Manifest {
  * keep their entries) and writes it atomically. `null` removes an entry.
  */
 export function commitManifest(palacePath: string, changes: ReadonlyMap<string, MinedFileEntry | null>): Manifest {
-  const current = readManifest(palacePath);
+  const current = parseManifest(manifestPath(palacePath));
   for (const [file, entry] of changes) {
     if (entry === null) delete current[file];
     else current[file] = entry;

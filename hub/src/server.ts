@@ -125,16 +125,22 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const sse = { clients: 0 };
   const listening: { bound?: { host: string; port: number; scheme: 'http' | 'https' } } = {};
   let integrity: { at: number; verdict: string } | undefined;
-  // quick_check runs on a worker thread (integrity-check.ts); one check at a time, its verdict kept 60 s.
+  // quick_check runs on a worker thread (integrity-check.ts), one at a time. Only the first call waits
+  // for a verdict; later ones answer the last verdict at once and, when it is older than 60 s, start a
+  // fresh check behind it (a year-old palace takes seconds to check, and /statusz feeds the dashboard).
   let checking: Promise<string> | undefined;
+  const recheck = (): Promise<string> =>
+    (checking ??= quickCheckOffThread(logstream.store)
+      .catch((err: unknown) => `check failed: ${(err as Error).message}`)
+      .then((verdict) => {
+        integrity = { at: Date.now(), verdict };
+        checking = undefined;
+        return verdict;
+      }));
   const sqliteIntegrity = async (): Promise<string> => {
-    if (integrity && Date.now() - integrity.at <= 60_000) return integrity.verdict;
-    checking ??= quickCheckOffThread(logstream.store).then((verdict) => {
-      integrity = { at: Date.now(), verdict };
-      checking = undefined;
-      return verdict;
-    });
-    return checking;
+    if (!integrity) return recheck();
+    if (Date.now() - integrity.at > 60_000) void recheck();
+    return integrity.verdict;
   };
 
   let hostAllow: ReadonlySet<string> = new Set();

@@ -61,6 +61,8 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
     return c;
   }, [list.counts, rows]);
   const shown = state === 'stalled' ? rows.filter((r) => r.stalled) : rows;
+  // The hub's total for All and In flight includes correlations with no status yet, which are not rows.
+  const shownTotal = state === 'all' || state === 'active' ? Math.max(0, list.total - (list.counts?.by_status.none ?? 0)) : list.total;
   const selected = rows.find((r) => r.correlation_id === selectedId);
   const request = selected ? taskRequests.get(selected.correlation_id) : undefined;
 
@@ -102,7 +104,7 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
         </div>
         <div className="list-meta">
           <span data-testid="tasks-shown">
-            {shown.length.toLocaleString()} shown of {(state === 'stalled' ? shown.length : list.total).toLocaleString()}
+            {shown.length.toLocaleString()} shown of {(state === 'stalled' ? shown.length : shownTotal).toLocaleString()}
           </span>
         </div>
         <div className="table-wrap">

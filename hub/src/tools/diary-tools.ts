@@ -45,7 +45,7 @@ export const wakeupTool = defineTool({
   name: 'palace_wakeup',
   title: 'Wake up',
   description:
-    'Load at session start: L0 identity plus L1, the most important drawers (by importance, rating and recency) grouped by room, capped at about 3,200 characters. Use palace_search for anything deeper.',
+    'Load at session start: L0 identity; the palace overview (wings and rooms with sizes, open tasks, latest decisions and diary entries); L1, the most important drawers (by importance, rating and recency) grouped by room, code named by path and lines. About 5,000 characters at most. Use palace_search for anything deeper.',
   input: {
     wing: z.string().optional().describe('Only this wing (project)'),
     aaak: z.boolean().optional().describe('Show drawers by their AAAK summary where palace compress made one (shorter, lossy)'),

@@ -379,6 +379,11 @@ run('dashboard at /ui (Chromium)', { timeout: 90_000 }, () => {
     expect(await drawer.innerText()).toContain(REQUESTER);
     // The preview is whole lines with the query's terms marked.
     expect(await hit.locator('[data-testid="hit-preview"] mark').count()).toBeGreaterThan(0);
+    // Each hit shows the fused score the list is sorted by, so the figures never rise down the list.
+    const scores = page.getByTestId('hit-score');
+    const shown = await Promise.all((await scores.all()).map(async (s) => Number(await s.getAttribute('data-score'))));
+    expect(shown.length).toBe(await page.locator('.hit').count());
+    expect(shown.every((s, i) => Number.isFinite(s) && (i === 0 || s <= (shown[i - 1] ?? s)))).toBe(true);
     await shot('08-memory-search');
     await page.screenshot({ path: '/tmp/shots-memscale/memory-search.png' });
 

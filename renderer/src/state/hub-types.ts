@@ -141,8 +141,11 @@ export interface SearchHit {
   content?: string;
   text?: string;
   source_file?: string | null;
+  /** The fused score the list is sorted by (never increases down the list). */
   score?: number;
   similarity?: number | null;
+  /** The ranked lists that found the hit: 'vector', 'text'. */
+  matched?: string[];
   location?: HitLocation | null;
   snippet?: HitSnippet | null;
 }

@@ -335,16 +335,18 @@ export function MemoryView(): ReactElement {
                             </span>
                           ) : null}
                           <span className="spacer" />
-                          {similarity !== undefined ? (
+                          {h.score !== undefined ? (
                             <span
-                              className="muted small"
-                              title={`cosine similarity ${similarity}; fused score ${h.score ?? '—'}`}
+                              className="muted small mono"
+                              data-testid="hit-score"
+                              data-score={h.score}
+                              title={`fused score ${h.score} (the list is sorted by it)${similarity !== undefined ? `; cosine similarity ${similarity}` : ''}; found by ${(h.matched ?? []).join(' + ') || '?'}`}
                             >
-                              {Math.round(similarity * 100)}% similar
+                              {h.score >= 0.005 ? `score ${h.score.toFixed(2)}` : 'weak match'}
                             </span>
-                          ) : h.score !== undefined ? (
-                            <span className="muted small mono" title="fused score">
-                              {h.score.toFixed(3)}
+                          ) : similarity !== undefined ? (
+                            <span className="muted small" title={`cosine similarity ${similarity}`}>
+                              {Math.round(similarity * 100)}% similar
                             </span>
                           ) : null}
                         </div>

@@ -1,0 +1,71 @@
+// The MCP tool reference (docs/tools.md), generated from the one registry so it cannot drift:
+// every tool's name, title, whether it writes, whether the lean profile lists it, its description and
+// its arguments as the zod schema states them. `npm run docs:tools` writes it; a unit test compares.
+
+import { z } from 'zod';
+
+import { LEAN_TOOLS } from './profiles.js';
+import { TOOLS } from './registry.js';
+
+interface JsonSchema {
+  type?: string | string[];
+  description?: string;
+  enum?: unknown[];
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  minimum?: number;
+  maximum?: number;
+}
+
+function typeOf(s: JsonSchema): string {
+  if (s.enum) return s.enum.map((v) => JSON.stringify(v)).join(' \\| ');
+  if (s.anyOf) return s.anyOf.map(typeOf).join(' \\| ');
+  if (s.type === 'array') return `${s.items ? typeOf(s.items) : 'any'}[]`;
+  if (Array.isArray(s.type)) return s.type.join(' \\| ');
+  return s.type ?? 'any';
+}
+
+function range(s: JsonSchema): string {
+  if (s.minimum !== undefined && s.maximum !== undefined) return ` (${s.minimum}-${s.maximum})`;
+  if (s.minimum !== undefined) return ` (≥ ${s.minimum})`;
+  if (s.maximum !== undefined) return ` (≤ ${s.maximum})`;
+  return '';
+}
+
+const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+
+/** The markdown reference of every tool the full profile serves, plus the lean profile's two. */
+export function toolReference(): string {
+  const out = [
+    '# MCP tools',
+    '',
+    '<!-- Generated from hub/src/tools/registry.ts by `npm run docs:tools`; test/unit/tools-doc.test.ts checks it. Do not edit by hand. -->',
+    '',
+    `The hub serves ${TOOLS.length} tools at \`/mcp\` (profile \`full\`, the default). The \`lean\` profile`,
+    `(\`/mcp?profile=lean\`, \`palace mcp --profile lean\`) lists the ${LEAN_TOOLS.size} marked "lean" plus \`palace_tools\` and`,
+    '`palace_call`, which reach every other tool. On a read-only hub the tools that write are neither listed nor run.',
+    'Errors come back as `isError` results whose JSON names a stable `code` (docs/http.md).',
+    '',
+    '| tool | writes | lean |',
+    '| --- | --- | --- |',
+    ...TOOLS.map((t) => `| [\`${t.name}\`](#${t.name}) ${cell(t.title)} | ${t.mutating ? 'yes' : 'no'} | ${LEAN_TOOLS.has(t.name) ? 'lean' : ''} |`),
+    '',
+  ];
+  for (const t of TOOLS) {
+    const schema = z.toJSONSchema(z.object(t.input), { unrepresentable: 'any' }) as JsonSchema;
+    const required = new Set(schema.required ?? []);
+    out.push(`## ${t.name}`, '', `**${t.title}**${t.mutating ? ' (writes)' : ''}. ${t.description}`, '');
+    const props = Object.entries(schema.properties ?? {});
+    if (props.length === 0) out.push('No arguments.', '');
+    else
+      out.push(
+        '| argument | type | required | meaning |',
+        '| --- | --- | --- | --- |',
+        ...props.map(([name, p]) => `| \`${name}\` | ${cell(typeOf(p))}${range(p)} | ${required.has(name) ? 'yes' : ''} | ${cell(p.description ?? '')} |`),
+        '',
+      );
+  }
+  return out.join('\n');
+}

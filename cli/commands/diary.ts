@@ -1,4 +1,4 @@
-// Diary and wake-up commands: diary write|read (agent from --agent or PALACE_AGENT_NAME) and
+// Diary and wake-up commands: diary write [entry]|read (agent from --agent or PALACE_AGENT_NAME) and
 // wake-up (--wing, --aaak). Each runs one palace tool, through the live hub when there is one.
 
 import type { Command } from 'commander';
@@ -15,8 +15,10 @@ function agentOf(ctx: CommandContext): string {
   return agent;
 }
 
-function entryOf(o: Record<string, unknown>): string {
-  if (typeof o.entry === 'string' && typeof o.file === 'string') throw invalid('--entry', 'pass --entry or --file, not both');
+function entryOf(o: Record<string, unknown>, positional: string | undefined): string {
+  const given = [positional !== undefined && 'the entry text', typeof o.entry === 'string' && '--entry', typeof o.file === 'string' && '--file'].filter(Boolean);
+  if (given.length > 1) throw invalid('--entry', `give the entry one way, not ${given.join(' and ')}`);
+  if (positional !== undefined) return positional;
   if (typeof o.entry === 'string') return o.entry;
   if (typeof o.file === 'string') return readText(o.file, '--file');
   if (process.stdin.isTTY) throw invalid('--entry', 'give the entry with --entry, --file PATH, or on stdin');
@@ -26,18 +28,18 @@ function entryOf(o: Record<string, unknown>): string {
 export function registerDiary(program: Command): void {
   const diary = program.command('diary').description("an agent's own diary (drawers in its wing, room diary)");
   diary
-    .command('write')
-    .description('write an entry (from --entry, --file or stdin)')
+    .command('write [entry]')
+    .description('write an entry (the text, or --entry, --file or stdin)')
     .option('--agent <name>', 'agent name (default PALACE_AGENT_NAME)')
     .option('--entry <text>', 'the entry')
     .option('--file <path>', 'read the entry from a file')
     .option('--topic <topic>', 'short topic (default general)')
     .option('--json', 'machine-readable output')
     .action(
-      action(async (ctx) => {
+      action(async (ctx, text?: string) => {
         const o = ctx.opts;
         const agent = agentOf(ctx);
-        const r = (await runTool(ctx.config, 'palace_diary_write', { agent_name: agent, entry: entryOf(o), topic: o.topic })) as {
+        const r = (await runTool(ctx.config, 'palace_diary_write', { agent_name: agent, entry: entryOf(o, text), topic: o.topic })) as {
           entry_id: string;
           wing: string;
         };

@@ -55,6 +55,7 @@ function nextSteps(ctx: CommandContext, d: Detection, declared: boolean): string
   return [
     ...(declared || !rooms ? [] : [`${palace} init ${d.dir} --yes   # declare the proposed rooms`]),
     ...d.projects.map((p) => `${palace} mine ${p.path}`),
+    ...d.skipped.filter((f) => f.reason === 'no_marker').map((f) => `${palace} mine ${f.path}   # skipped above (no project marker); mine it as a plain folder if it holds knowledge`),
     `${palace} mine <transcripts-dir> --mode convos   # or: ${palace} sweep (Claude Code, Codex and Gemini CLI sessions)`,
     `${palace} mine <documents-dir> --mode extract   # PDF, DOCX, HTML, Markdown`,
     `${palace} daemon start   # or ${palace} serve: the hub; it prints the client config to paste`,
@@ -69,6 +70,7 @@ function detectionText(d: Detection): string[] {
       `${p.markers.length > 0 ? 'project' : 'folder'} ${p.path}  → wing ${p.wing}  (${p.markers.length > 0 ? p.markers.join(', ') : 'no package.json, .git, pyproject.toml, Cargo.toml, go.mod, ... found'})`,
       `  rooms: ${p.rooms.join(', ') || '(none)'}`,
     );
+  for (const f of d.skipped) lines.push(`skipped ${f.path}/  (${f.why})`);
   lines.push(d.people.length === 0 ? 'people: none found' : `people: ${d.people.map((p) => `${p.name} (${p.sources.join('+')})`).join(', ')}`);
   return lines;
 }

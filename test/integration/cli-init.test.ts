@@ -23,6 +23,7 @@ interface InitJson {
   proposal_file: string;
   proposal_written: boolean;
   declared: Array<{ wing: string; room: string; created: boolean }>;
+  skipped: Array<{ path: string; reason: string; why: string }>;
   next: string[];
 }
 
@@ -83,6 +84,26 @@ describe('palace init', SLOW, () => {
     expect(r.next).toContain(`palace --palace ${palace.dir} mine ${join(workspace, 'alpha')}`);
     expect(r.next.some((n) => n.includes('--mode convos'))).toBe(true);
     expect(r.next[0]).toContain('--yes');
+    // Sub-folders that are no project are named with the reason, and offered as plain folders to mine.
+    expect(r.skipped).toEqual([{ path: join(workspace, 'notes'), reason: 'no_marker', why: expect.stringContaining('no project marker') }]);
+    expect(r.next.some((n) => n.startsWith(`palace --palace ${palace.dir} mine ${join(workspace, 'notes')} `))).toBe(true);
+    const text = ok(await palace.run(['init', workspace])).stdout;
+    expect(text).toContain(`skipped ${join(workspace, 'notes')}/  (no project marker`);
+  });
+
+  it('proposes the sub-folders of a folder that holds most of a project as its rooms, as mine files them', async () => {
+    const app = join(palace.root, 'app');
+    writeTree(app, {
+      'package.json': '{"name": "app"}',
+      'src/api/routes.ts': 'export {};\n',
+      'src/api/handlers.ts': 'export {};\n',
+      'src/db/schema.ts': 'export {};\n',
+      'src/db/migrate.ts': 'export {};\n',
+      'docs/intro.md': '# Intro\n',
+    });
+    const r = parseJson<InitJson>(ok(await palace.run(['init', app, '--json'])));
+    expect(r.projects.map((p) => p.rooms)).toEqual([['api', 'db', 'docs', 'general']]);
+    expect(r.skipped).toEqual([]);
   });
 
   it('keeps an existing proposal without --yes; --yes replaces it and declares the rooms', async () => {

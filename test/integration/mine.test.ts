@@ -56,6 +56,30 @@ describe('palace mine (project files, on the palace directly)', SLOW, () => {
     expect(mined.total_files).toBe(0);
   });
 
+  it('when one folder holds most files (a src/ layout), its sub-folders become the rooms', async () => {
+    const layout = join(palace.root, 'src-layout');
+    writeTree(layout, {
+      'README.md': '# Layout\n',
+      'auth/notes.md': 'A top-level auth folder.\n',
+      'src/index.ts': 'export {};\n',
+      'src/auth/login.ts': 'export const login = 1;\n',
+      'src/auth/logout.ts': 'export const logout = 1;\n',
+      'src/billing/invoice.ts': 'export const invoice = 1;\n',
+      'src/billing/tax.ts': 'export const tax = 1;\n',
+    });
+    const r = parseJson<MineReport>(ok(await palace.run(['mine', layout, '--json', '--dry-run'])));
+    const rooms = Object.fromEntries((r.files ?? []).map((f) => [f.file.slice(layout.length + 1), f.room]));
+    expect(rooms).toEqual({
+      'README.md': 'general',
+      'auth/notes.md': 'auth',
+      'src/index.ts': 'src',
+      'src/auth/login.ts': 'src-auth', // a top-level auth/ exists too: never merged into it
+      'src/auth/logout.ts': 'src-auth',
+      'src/billing/invoice.ts': 'billing',
+      'src/billing/tax.ts': 'billing',
+    });
+  });
+
   it('files every chunk with source_file and position; re-mining is idempotent and cheap', async () => {
     const first = await mine();
     expect(first.files_mined).toBe(4);

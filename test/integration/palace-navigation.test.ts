@@ -79,9 +79,14 @@ describe('diaries', () => {
     const w = await cli(['diary', 'write', '--agent', 'laptop-codex', '--entry', 'Started on the export command.', '--json']);
     expect(w.code).toBe(0);
     expect(parseJson<{ wing: string }>(w).wing).toBe('laptop-codex');
+    // The entry may be given positionally; given two ways it is refused and nothing is written.
+    expect((await cli(['diary', 'write', '--agent', 'laptop-codex', 'Export command: CSV first, then JSON.', '--json'])).code).toBe(0);
+    const twice = await cli(['diary', 'write', '--agent', 'laptop-codex', 'one', '--entry', 'two']);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain('not the entry text and --entry');
     const r = await cli(['diary', 'read', '--json'], { PALACE_AGENT_NAME: 'laptop-codex' });
     expect(r.code).toBe(0);
-    expect(parseJson<{ entries: DiaryEntry[] }>(r).entries.map((e) => e.content)).toEqual(['Started on the export command.']);
+    expect(parseJson<{ entries: DiaryEntry[] }>(r).entries.map((e) => e.content)).toEqual(['Export command: CSV first, then JSON.', 'Started on the export command.']);
     const none = await cli(['diary', 'read']);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/--agent/);

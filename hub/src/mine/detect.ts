@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 
-import { SKIP_DIRS, defaultWing, listFiles } from './walk.js';
+import { PROJECT_EXTENSIONS, SKIP_DIRS, defaultWing, listFiles, projectRoom, roomPlan } from './walk.js';
 
 /** Files whose presence makes a folder a project. */
 export const PROJECT_MARKERS: readonly string[] = [
@@ -46,8 +46,16 @@ export interface DetectedProject {
   wing: string;
   /** Which marker files made it a project. */
   markers: string[];
-  /** Rooms proposed from its top-level folders (plus `general` when files sit at its root). */
+  /** Rooms proposed as `palace mine` would file its files (plus `general` when files sit at its root). */
   rooms: string[];
+}
+
+/** A sub-folder of the scanned folder that was not proposed as a project, and why. */
+export interface SkippedFolder {
+  path: string;
+  reason: 'no_marker' | 'hidden' | 'ignored';
+  /** The reason in words. */
+  why: string;
 }
 
 export interface DetectedPerson {
@@ -61,6 +69,8 @@ export interface DetectedPerson {
 export interface Detection {
   dir: string;
   projects: DetectedProject[];
+  /** Sub-folders left out when `dir` holds projects (empty when `dir` itself is the one project). */
+  skipped: SkippedFolder[];
   people: DetectedPerson[];
 }
 
@@ -79,35 +89,43 @@ function markersOf(dir: string): string[] {
   return PROJECT_MARKERS.filter((m) => existsSync(join(dir, m)));
 }
 
-/** Room names from a project's top-level folders (as the miner names rooms), skip-listed and hidden ones left out. */
+/**
+ * The rooms `palace mine` would file a project's files into (its layout rules in walk.ts: first
+ * folder, or the sub-folders of one folder that holds most files), `general` last.
+ */
 export function proposeRooms(project: string): string[] {
-  const rooms = new Set<string>();
-  let rootFiles = false;
-  for (const e of entriesOf(project)) {
-    if (e.isFile() && !e.name.startsWith('.')) rootFiles = true;
-    if (!e.isDirectory() || e.name.startsWith('.') || SKIP_DIRS.has(e.name) || e.name.endsWith('.egg-info')) continue;
-    rooms.add(e.name.toLowerCase());
-  }
-  const list = [...rooms].sort().slice(0, MAX_ROOMS);
-  return rootFiles && !list.includes('general') ? [...list, 'general'] : list;
+  const files = listFiles(project, { extensions: PROJECT_EXTENSIONS, gitignore: true });
+  const plan = roomPlan(project, files);
+  const rooms = new Set(files.map((f) => projectRoom(project, f, plan)));
+  const list = [...rooms].filter((r) => r !== 'general').sort().slice(0, MAX_ROOMS);
+  return rooms.has('general') ? [...list, 'general'] : list;
 }
 
+const NO_MARKER = `no project marker (${PROJECT_MARKERS.slice(0, 6).join(', ')}, ...)`;
+
 /**
- * The projects in `dir`: `dir` itself when it is one, else its sub-folders that are; with none, `dir`
- * itself without markers (what `palace mine <dir>` files into one wing anyway).
+ * The projects in `dir`: `dir` itself when it is one, else its sub-folders that are (the others are
+ * listed as skipped, with why); with none, `dir` itself without markers (what `palace mine <dir>`
+ * files into one wing anyway).
  */
-export function findProjects(dir: string): DetectedProject[] {
+export function findProjects(dir: string): { projects: DetectedProject[]; skipped: SkippedFolder[] } {
   const at = (path: string, markers: string[]): DetectedProject => ({ path, wing: defaultWing(path), markers, rooms: proposeRooms(path) });
   const own = markersOf(dir);
-  if (own.length > 0) return [at(dir, own)];
-  const out: DetectedProject[] = [];
+  if (own.length > 0) return { projects: [at(dir, own)], skipped: [] };
+  const projects: DetectedProject[] = [];
+  const skipped: SkippedFolder[] = [];
   for (const e of entriesOf(dir)) {
-    if (!e.isDirectory() || e.name.startsWith('.') || SKIP_DIRS.has(e.name)) continue;
+    if (!e.isDirectory()) continue;
     const path = join(dir, e.name);
-    const markers = markersOf(path);
-    if (markers.length > 0) out.push(at(path, markers));
+    if (e.name.startsWith('.') && !SKIP_DIRS.has(e.name)) skipped.push({ path, reason: 'hidden', why: 'hidden folder' });
+    else if (SKIP_DIRS.has(e.name)) skipped.push({ path, reason: 'ignored', why: 'dependency, build or cache folder: never mined' });
+    else {
+      const markers = markersOf(path);
+      if (markers.length > 0) projects.push(at(path, markers));
+      else skipped.push({ path, reason: 'no_marker', why: NO_MARKER });
+    }
   }
-  return out.length > 0 ? out : [at(dir, [])];
+  return projects.length > 0 ? { projects, skipped } : { projects: [at(dir, [])], skipped: [] };
 }
 
 /**
@@ -134,7 +152,7 @@ function textFiles(dir: string): string[] {
 
 /** Scans `dir` for projects and people. People from text need two mentions to count. */
 export async function detect(dir: string, gitAuthors: GitAuthors): Promise<Detection> {
-  const projects = findProjects(dir);
+  const { projects, skipped } = findProjects(dir);
   const people = new Map<string, DetectedPerson>();
   const see = (name: string, source: 'git' | 'text', count = 1): void => {
     const key = name.toLowerCase();
@@ -165,6 +183,7 @@ export async function detect(dir: string, gitAuthors: GitAuthors): Promise<Detec
   return {
     dir,
     projects,
+    skipped,
     people: [...people.values()].sort((a, b) => b.count - a.count || a.name.localeCompare(b.name)),
   };
 }

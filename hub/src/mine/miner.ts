@@ -17,7 +17,7 @@ import { exchangeChunks, parseTranscript } from './convos.js';
 import { extractDocument, isBinaryDocument, type DocumentLoaders, type ExtractedDocument } from './documents.js';
 import { extractText } from './extract.js';
 import { commitManifest, readManifest, type MinedFileEntry } from './manifest.js';
-import { CONVO_EXTENSIONS, EXTRACT_EXTENSIONS, MAX_FILE_BYTES, PROJECT_EXTENSIONS, defaultWing, listFiles, looksText, projectRoom } from './walk.js';
+import { CONVO_EXTENSIONS, EXTRACT_EXTENSIONS, MAX_FILE_BYTES, PROJECT_EXTENSIONS, defaultWing, listFiles, looksText, projectRoom, roomPlan, type RoomPlan } from './walk.js';
 
 const BATCH_FILES = 32;
 /** Version of the project-file chunker (code-chunks.ts); files mined with another are re-chunked. */
@@ -123,6 +123,7 @@ export async function chunksFor(
   root: string,
   file: string,
   text: string,
+  plan?: RoomPlan,
 ): Promise<{ room: string; chunks: SourceChunk[]; format?: string; language?: string } | undefined> {
   if (mode === 'convos') {
     const parsed = parseTranscript(text);
@@ -134,7 +135,7 @@ export async function chunksFor(
     // The code chunker (and web-tree-sitter behind it) loads only when a project is mined.
     const { codeChunks } = await import('./code-chunks.js');
     const cut = await codeChunks(file, text);
-    return { room: projectRoom(root, file), chunks: cut.chunks, ...(cut.language ? { language: cut.language } : {}) };
+    return { room: projectRoom(root, file, plan), chunks: cut.chunks, ...(cut.language ? { language: cut.language } : {}) };
   }
   const body = extractText(file, text);
   if (body === undefined) return undefined;
@@ -152,8 +153,8 @@ export function documentChunks(doc: ExtractedDocument): { room: string; chunks: 
   return { room: 'documents', chunks, format: doc.format };
 }
 
-async function chunksOfText(mode: MineMode, root: string, file: string, text: string): ReturnType<typeof chunksFor> {
-  return text.trim() === '' ? undefined : chunksFor(mode, root, file, text);
+async function chunksOfText(mode: MineMode, root: string, file: string, text: string, plan: RoomPlan | undefined): ReturnType<typeof chunksFor> {
+  return text.trim() === '' ? undefined : chunksFor(mode, root, file, text, plan);
 }
 
 function under(root: string, file: string): boolean {
@@ -174,6 +175,8 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
   const addedBy = request.addedBy?.trim() || 'palace-mine';
   let files = listFiles(root, { extensions: extensionsOf(mode), gitignore: request.gitignore !== false, ...(request.admit ? { admit: request.admit } : {}) });
   if (request.adapter?.accepts) files = files.filter(request.adapter.accepts);
+  // Rooms follow the whole tree's layout (a `--limit` run files into the same rooms a full one would).
+  const plan = mode === 'projects' && !isFile ? roomPlan(base, files) : undefined;
   if (request.limit && request.limit > 0) files = files.slice(0, request.limit);
   const manifest = readManifest(palacePath);
   const report: MineReport = {
@@ -236,7 +239,7 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
         }
         const cut = binaryDocument
           ? documentChunks(await extractDocument(file, bytes, hooks.documentLoaders))
-          : await chunksOfText(mode, base, file, bytes.toString('utf8').replace(/^\uFEFF/, ''));
+          : await chunksOfText(mode, base, file, bytes.toString('utf8').replace(/^\uFEFF/, ''), plan);
         if (!cut || cut.chunks.length === 0) {
           report.files_skipped++;
           continue;

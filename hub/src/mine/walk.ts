@@ -113,11 +113,57 @@ export function looksText(bytes: Uint8Array): boolean {
   return true;
 }
 
-/** The room of a project file: its first folder under the mined root, else `general`. */
-export function projectRoom(root: string, file: string): string {
+/**
+ * How a project's files map to rooms. Normally a file's room is its first folder under the mined root.
+ * When one top-level folder holds most of the files (a `src/` layout) and has sub-folders, rooms of
+ * one big folder would say nothing, so that folder's sub-folders become the rooms instead.
+ */
+export interface RoomPlan {
+  /** The top-level folder (as named on disk) whose sub-folders are rooms; undefined: no split. */
+  split?: string;
+  /** Every top-level folder's room name, so a sub-folder room never merges into a top-level one. */
+  topLevel: ReadonlySet<string>;
+}
+
+const roomName = (folder: string): string => folder.replace(/^\.+/, '').toLowerCase();
+
+/** The room plan of the files a mine reads under `root`: split the one folder holding more than half of them. */
+export function roomPlan(root: string, files: readonly string[]): RoomPlan {
+  const count = new Map<string, number>();
+  const subfolders = new Map<string, Set<string>>();
+  for (const file of files) {
+    const rel = relative(root, file).split(sep);
+    if (rel.length < 2 || rel[0] === undefined) continue;
+    count.set(rel[0], (count.get(rel[0]) ?? 0) + 1);
+    if (rel.length > 2 && rel[1] !== undefined) subfolders.set(rel[0], (subfolders.get(rel[0]) ?? new Set()).add(rel[1]));
+  }
+  const topLevel = new Set([...count.keys()].map(roomName));
+  const [biggest, n] = [...count].reduce<[string | undefined, number]>((best, [folder, c]) => (c > best[1] ? [folder, c] : best), [undefined, 0]);
+  const split = biggest !== undefined && n * 2 > files.length && (subfolders.get(biggest)?.size ?? 0) >= 2 ? biggest : undefined;
+  return split === undefined ? { topLevel } : { split, topLevel };
+}
+
+/**
+ * The room of a project file: its first folder under the mined root, else `general`; under the plan's
+ * split folder, its sub-folder (`src/auth/x.ts` → `auth`, or `src-auth` when a top-level `auth/` exists
+ * too), and the split folder's own files stay in its room.
+ */
+export function projectRoom(root: string, file: string, plan?: RoomPlan): string {
   const rel = relative(root, file).split(sep);
   const first = rel.length > 1 ? rel[0] : undefined;
-  return first ? first.replace(/^\.+/, '').toLowerCase() || 'general' : 'general';
+  if (!first) return 'general';
+  const top = roomName(first) || 'general';
+  if (plan?.split !== first || rel.length < 3) return top;
+  const sub = roomName(rel[1] ?? '');
+  if (sub === '') return top;
+  return plan.topLevel.has(sub) ? `${top}-${sub}` : sub;
+}
+
+/** The rooms a file gets when its top-level folder is split (either form), for explaining a placement. */
+export function splitRoomsOf(root: string, file: string): string[] {
+  const [first, sub, ...rest] = relative(root, file).split(sep);
+  if (first === undefined || sub === undefined || rest.length === 0) return [];
+  return [roomName(sub), `${roomName(first)}-${roomName(sub)}`];
 }
 
 /** The default wing of a mined directory: its folder name, lower-case, safe characters only. */

@@ -2,7 +2,7 @@
 // diary, filed by an agent), every later move (metadata.placement_history), its provenance, and the
 // tunnels and hallways touching its room. Reads only.
 
-import { basename, dirname, relative } from 'node:path';
+import { basename, dirname, relative, sep } from 'node:path';
 
 import { readSummary } from '../memory/compress.js';
 import { DIARY_TYPE } from '../memory/diary.js';
@@ -12,7 +12,7 @@ import { roomProfiles } from '../memory/room-profiles.js';
 import { listTunnels, type Tunnel } from '../memory/tunnels.js';
 import { readManifest } from './manifest.js';
 import { ADAPTERS } from './adapters.js';
-import { defaultWing, projectRoom } from './walk.js';
+import { defaultWing, projectRoom, splitRoomsOf } from './walk.js';
 
 interface Move {
   from: { wing: string; room: string };
@@ -48,7 +48,10 @@ function minedReasons(palacePath: string, sourceFile: string, wing: string, room
         ? `room 'general': ${basename(sourceFile)} sits at the top of the mined folder, in no sub-folder`
         : `room '${room}' is the first sub-folder of the mined folder that holds the file`,
     );
-  else if (mode === 'convos' && adapter) reasons.push(`room '${room}' is the room of the '${adapter.name}' source adapter`);
+  else if (mode === 'projects' && splitRoomsOf(entry.root, sourceFile).includes(room)) {
+    const folder = relative(entry.root, sourceFile).split(sep)[0] ?? '';
+    reasons.push(`room '${room}' is the sub-folder of ${folder}/ that holds the file: ${folder}/ held most of the mined files, so its sub-folders became the rooms`);
+  } else if (mode === 'convos' && adapter) reasons.push(`room '${room}' is the room of the '${adapter.name}' source adapter`);
   else if (mode === 'convos' && typeof metadata.format === 'string')
     reasons.push(`room '${room}' comes from the transcript format (${metadata.format}) recognised when the conversation was mined`);
   else if (mode === 'extract' && room === 'documents') reasons.push(`room 'documents' is where extracted documents go`);

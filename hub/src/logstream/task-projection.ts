@@ -219,6 +219,52 @@ export class TaskProjection {
     return json === undefined ? undefined : (JSON.parse(json) as TaskState);
   }
 
+  /** The stored status (and whether done) of each of these tasks that has a row (none for an id with no events). */
+  statuses(ids: readonly string[]): Map<string, { status: EventStatus | null; done: boolean }> {
+    const out = new Map<string, { status: EventStatus | null; done: boolean }>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const rows = this.stmt(
+        `SELECT correlation_id, status, done FROM tasks WHERE correlation_id IN (${chunk.map(() => '?').join(',')})`,
+      ).all(...chunk) as Array<{ correlation_id: string; status: EventStatus | null; done: number }>;
+      for (const r of rows) out.set(r.correlation_id, { status: r.status, done: r.done === 1 });
+    }
+    return out;
+  }
+
+  /** Whether any event carries this correlation id (one index probe). */
+  hasEvents(correlationId: string): boolean {
+    return this.stmt('SELECT 1 FROM events WHERE correlation_id = ? LIMIT 1').get(correlationId) !== undefined;
+  }
+
+  /**
+   * Open tasks addressed to `agent` or to '*' (optionally of some streams), oldest first (created_at,
+   * then first appearance), `limit` at a time after `after` (the previous page's last row): the ready
+   * queue's candidates, read through tasks_ready_idx.
+   */
+  openFor(
+    agent: string,
+    stream: string | null,
+    limit: number,
+    after?: { created_at: string; first_seq: number },
+  ): { tasks: TaskState[]; last: { created_at: string; first_seq: number } | undefined } {
+    const rows = this.stmt(
+      `SELECT first_seq, coalesce(created_at, '') AS created_at, state_json FROM tasks
+        WHERE to_agent IN (?, '*') AND status = 'open'${stream === null ? '' : ' AND stream = ?'}
+          ${after ? "AND (coalesce(created_at, ''), first_seq) > (?, ?)" : ''}
+        ORDER BY coalesce(created_at, ''), first_seq LIMIT ?`,
+    ).all(agent, ...(stream === null ? [] : [stream]), ...(after ? [after.created_at, after.first_seq] : []), limit) as Array<{
+      first_seq: number;
+      created_at: string;
+      state_json: string;
+    }>;
+    const lastRow = rows.at(-1);
+    return {
+      tasks: rows.map((r) => JSON.parse(r.state_json) as TaskState),
+      last: lastRow ? { created_at: lastRow.created_at, first_seq: lastRow.first_seq } : undefined,
+    };
+  }
+
   private where(f: TaskFilter, withStatus: boolean): { sql: string; params: unknown[] } {
     const where: string[] = [];
     const params: unknown[] = [];

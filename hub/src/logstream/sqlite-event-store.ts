@@ -217,20 +217,30 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
       this.db
         .transaction(() => {
           this.observeLocalClock();
+          // The next seq, read once per transaction (the write lock is held until commit).
+          let seq = (this.stmt('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number) + 1;
           for (const event of batch) {
             if (!isolate) {
-              results.push(this.insertEvent(event));
+              results.push(this.insertEvent(event, seq));
               continue;
             }
-            // Group commit: each event in its own savepoint, so one bad event fails alone.
-            this.stmt('SAVEPOINT one_event').run();
             const head = this.head;
+            // Group commit: each event fails alone. An event without artifacts is one INSERT, which
+            // SQLite undoes by itself when it fails; one with artifacts writes several rows, so it gets
+            // a savepoint to roll back to.
+            const several = event.artifact_ids.length > 0;
+            if (several) this.stmt('SAVEPOINT one_event').run();
             try {
-              results.push(this.insertEvent(event));
-              this.stmt('RELEASE one_event').run();
+              results.push(this.insertEvent(event, seq));
+              if (several) this.stmt('RELEASE one_event').run();
+              seq++;
             } catch (err) {
-              this.stmt('ROLLBACK TO one_event').run();
-              this.stmt('RELEASE one_event').run();
+              // Whatever ended the transaction itself (a full disk) ends the whole batch.
+              if (!this.db.inTransaction) throw err;
+              if (several) {
+                this.stmt('ROLLBACK TO one_event').run();
+                this.stmt('RELEASE one_event').run();
+              }
               this.head = head;
               results.push(toHubError(err));
             }
@@ -274,10 +284,9 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
     });
   }
 
-  private insertEvent(event: NewEvent): LogEvent {
+  /** Stores one local event at `seq` (the next one); throws, having written nothing, when it cannot. */
+  private insertEvent(event: NewEvent, seq: number): LogEvent {
     const shas = this.artifactShas(event.artifact_ids, (id) => `artifact_ids references unknown artifact '${id}'`);
-    const top = this.stmt('SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number };
-    const seq = top.seq + 1;
     this.clock = tick(this.clock, this.now());
     const hlc = formatHlc(this.clock, this.replicaId);
     const stamped = { ...event, origin_replica: this.replicaId, origin_seq: seq, hlc };

@@ -130,8 +130,8 @@ const MIGRATIONS: readonly Migration[] = [
   // for a log that already has events; and an index for the ready queue (open tasks of one addressee).
   (db) => {
     db.exec(RESERVATIONS_DDL);
-    // Partial: only open tasks are in it, so most task row updates leave it alone.
-    db.exec(`CREATE INDEX tasks_ready_idx ON tasks(to_agent, created_at, first_seq) WHERE status = 'open'`);
+    // status first: the planner then prefers it to tasks_status_idx for "status = 'open' AND to_agent IN".
+    db.exec('CREATE INDEX tasks_ready_idx ON tasks(status, to_agent, created_at, first_seq)');
     if (db.prepare('SELECT 1 FROM events LIMIT 1').get() !== undefined)
       db.prepare(`INSERT INTO meta (key, value) VALUES ('${RESERVATIONS_BUILT_SEQ_KEY}', '0')`).run();
   },

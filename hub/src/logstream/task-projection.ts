@@ -247,9 +247,9 @@ export class TaskProjection {
   }
 
   /**
-   * Open tasks addressed to `agent` or to '*' (optionally of some streams), oldest first (created_at,
+   * Open tasks addressed to `agent` or to '*' (optionally of one stream), oldest first (created_at,
    * then first appearance), `limit` at a time after `after` (the previous page's last row): the ready
-   * queue's candidates, read through tasks_ready_idx.
+   * queue's candidates, read through tasks_ready_idx. (A row always has created_at: its first event's.)
    */
   openFor(
     agent: string,
@@ -258,10 +258,10 @@ export class TaskProjection {
     after?: { created_at: string; first_seq: number },
   ): { tasks: TaskState[]; last: { created_at: string; first_seq: number } | undefined } {
     const rows = this.stmt(
-      `SELECT first_seq, coalesce(created_at, '') AS created_at, state_json FROM tasks
-        WHERE to_agent IN (?, '*') AND status = 'open'${stream === null ? '' : ' AND stream = ?'}
-          ${after ? "AND (coalesce(created_at, ''), first_seq) > (?, ?)" : ''}
-        ORDER BY coalesce(created_at, ''), first_seq LIMIT ?`,
+      `SELECT first_seq, created_at, state_json FROM tasks
+        WHERE status = 'open' AND to_agent IN (?, '*')${stream === null ? '' : ' AND stream = ?'}
+          ${after ? 'AND (created_at, first_seq) > (?, ?)' : ''}
+        ORDER BY created_at, first_seq LIMIT ?`,
     ).all(agent, ...(stream === null ? [] : [stream]), ...(after ? [after.created_at, after.first_seq] : []), limit) as Array<{
       first_seq: number;
       created_at: string;

@@ -87,6 +87,7 @@ export function coordinationFigures(ctx: SuiteContext, log: Logstream): { figure
   const total = log.store.countEvents();
   ctx.progress(`coordination: ${CALLS} calls each of ready, reservations and reserve`);
   const ready = timed(CALLS, (i) => log.ready({ agent: AGENTS[i % AGENTS.length] }));
+  const head = timed(CALLS, (i) => log.ready({ agent: AGENTS[i % AGENTS.length], limit: 1 }));
   const held = timed(CALLS, (i) => log.reservations({ stream: STREAMS[i % STREAMS.length] }));
   const all = timed(CALLS, () => log.reservations({}));
   const reserve = timed(CALLS, (i) =>
@@ -99,6 +100,7 @@ export function coordinationFigures(ctx: SuiteContext, log: Logstream): { figure
   return {
     figures: [
       ...row('palace_task_ready (Logstream.ready, one agent)', ready),
+      ...row('palace_task_ready limit 1 (the head of the queue)', head),
       ...row('palace_reservations (one stream)', held),
       ...row('palace_reservations (all streams)', all),
       ...row('palace_reserve (conflict check + append)', reserve),
@@ -107,7 +109,7 @@ export function coordinationFigures(ctx: SuiteContext, log: Logstream): { figure
       `Coordination: on the list palace after it (${size.toLocaleString('en-US')} events) with ${events.toLocaleString('en-US')} more:` +
         ` ${RESERVATIONS.toLocaleString('en-US')} file.reserved over ${STREAMS.length} streams (~60% then released, ~30% already expired),` +
         ` ${DEPENDENT_TASKS} task.request with depends_on (1-2 tasks each); in-process calls, ${WARMUP} warm-up then ${CALLS} timed;` +
-        ' ready rotates over the 20 agents (each has thousands of open tasks in this traffic); reserve adds a reservation each call.',
+        ' ready rotates over the 20 agents (each has ~1,400 ready tasks in this traffic, all returned without a limit); reserve adds a reservation each call.',
     ],
   };
 }

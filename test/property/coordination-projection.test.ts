@@ -253,6 +253,36 @@ describe('coordination reads from stored projections', () => {
     );
   }, 90_000);
 
+  it('pages the ready queue in SQL: across pages, with ties and out-of-order created_at, and with a limit', () => {
+    const store = openStore(':memory:');
+    const ls = new Logstream(store, { now: () => NOW });
+    const stamps = ['2026-01-31T12:00:03Z', '2026-01-31T12:00:01Z', '2026-01-31T12:00:02Z', '2026-01-31T12:00:01Z', '2026-01-31T12:00:00Z'];
+    const results = store.append(
+      Array.from({ length: 450 }, (_, i) =>
+        newEvent({
+          type: 'task.request',
+          status: 'open',
+          correlation_id: `task_q${i}`,
+          from_agent: 'lead',
+          to_agent: i % 5 === 0 ? '*' : i % 7 === 0 ? 'agent-2' : 'agent-1',
+          created_at: stamps[(i * 7) % stamps.length] as string,
+          // Every third waits for a task that never comes.
+          metadata_json: JSON.stringify(i % 3 === 0 ? { depends_on: ['task_never'] } : {}),
+        }),
+      ),
+    );
+    for (const r of results) if (r instanceof HubError) throw r;
+    const events = allEvents(store);
+    const tasks = scanTasks(events);
+    const expected = [...tasks.values()]
+      .filter((t) => t.status === 'open' && (t.to_agent === 'agent-1' || t.to_agent === '*') && scanBlockedBy(tasks, t).length === 0)
+      .sort((a, b) => ((a.created_at ?? '') < (b.created_at ?? '') ? -1 : (a.created_at ?? '') > (b.created_at ?? '') ? 1 : 0)) // stable: first appearance breaks ties
+      .map((t) => t.correlation_id);
+    expect(expected.length).toBeGreaterThan(200); // more than one page
+    expect(ls.ready({ agent: 'agent-1' }).map((t) => t.correlation_id)).toEqual(expected);
+    for (const limit of [1, 7, 150, 500]) expect(ls.ready({ agent: 'agent-1', limit }).map((t) => t.correlation_id)).toEqual(expected.slice(0, limit));
+  });
+
   it('builds the table for a log from before it (schema 3), scanning until it is built', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'palace-coord-mig-'));
     dirs.push(dir);

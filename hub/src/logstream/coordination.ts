@@ -168,16 +168,18 @@ export function readyTasks(ls: Logstream, raw: { agent?: unknown; stream?: unkno
       throw invalid('limit', `limit must be a whole number from 1 to ${MAX_READY_LIMIT}, got ${JSON.stringify(raw.limit)}`);
   }
   ls.completeTasks();
+  // Pages no bigger than the limit asks for (a few more, as some may be blocked).
+  const pageSize = limit === undefined ? READY_PAGE : Math.min(READY_PAGE, Math.max(limit, 8));
   const out: TaskView[] = [];
   let after: { created_at: string; first_seq: number } | undefined;
   for (;;) {
-    const page = ls.store.tasks.openFor(agent, stream, READY_PAGE, after);
+    const page = ls.store.tasks.openFor(agent, stream, pageSize, after);
     for (const t of ls.enrichTasks(page.tasks)) {
       if (t.blocked_by.length > 0) continue;
       out.push(t);
       if (out.length === limit) return out;
     }
-    if (page.tasks.length < READY_PAGE) return out;
+    if (page.tasks.length < pageSize) return out;
     after = page.last;
   }
 }

@@ -10,6 +10,7 @@ import { LOGSTREAM_FILE, Logstream } from '../hub/src/logstream/logstream.js';
 import type { Figure, Suite, SuiteContext, SuiteResult } from './figure.js';
 import { appendFigures } from './logstream-append.js';
 import { artifactFigures } from './logstream-artifact.js';
+import { coordinationFigures } from './logstream-coord.js';
 import { LIST_SIZES, listFigures, listSamples } from './logstream-list.js';
 import { wakeFigures } from './logstream-wake.js';
 import { watchWakeFigures } from './logstream-watch.js';
@@ -53,6 +54,9 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
       notes.push(
         '`logstream watch`: the real CLI (`node bin/palace.js`, no hub) follows the 100k-event palace; this process appends after a random 0-100 ms pause and times until the watcher prints the batch (NDJSON) on its stdout.',
       );
+      const coordination = coordinationFigures(ctx, log);
+      figures.push(...coordination.figures);
+      notes.push(...coordination.notes);
     } finally {
       log.close();
     }

@@ -201,10 +201,12 @@ export function registerLogstream(program: Command): void {
     .description('open tasks for an agent (or *) whose dependencies are all applied, oldest first')
     .requiredOption('--agent <agent>', 'your agent name')
     .option('--stream <stream>', 'only this stream')
+    .option('--limit <n>', 'at most this many, 1-500 (default: all); 1 gives the head of the queue')
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
-        const { tasks } = (await runTool(ctx.config, 'palace_task_ready', { agent: ctx.opts.agent, stream: ctx.opts.stream })) as { tasks: TaskView[] };
+        const limit = ctx.opts.limit === undefined ? {} : { limit: Number(ctx.opts.limit) };
+        const { tasks } = (await runTool(ctx.config, 'palace_task_ready', { agent: ctx.opts.agent, stream: ctx.opts.stream, ...limit })) as { tasks: TaskView[] };
         ctx.out.result({ tasks, count: tasks.length }, () =>
           tasks.length === 0
             ? 'No task is ready.'

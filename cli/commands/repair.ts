@@ -1,6 +1,6 @@
 // `palace repair --mode check|rebuild` and `palace repair-status`: checks the vector index against
 // the verbatim drawers and rebuilds it from them (the path after `set-embedder --force` too).
-// `palace repair --tasks` does the same for the logstream's task projection against a full scan.
+// `palace repair --tasks` does the same for the logstream's task projection and reservations table.
 
 import type { Command } from 'commander';
 
@@ -63,18 +63,33 @@ async function repairTasks(ctx: CommandContext, mode: 'check' | 'rebuild'): Prom
   const result = await withLogstream(ctx, async (ls) => {
     if (mode === 'rebuild') await ls.rebuildTasks();
     const check = await ls.verifyTasks();
-    const ok = check.differences.length === 0 && check.count_drift.length === 0;
-    return { palace: ctx.config.palacePath, mode, tasks: check.tasks, differences: check.differences, count_drift: check.count_drift, ok };
+    const ok = check.differences.length === 0 && check.count_drift.length === 0 && check.reservations.differences.length === 0;
+    return {
+      palace: ctx.config.palacePath,
+      mode,
+      tasks: check.tasks,
+      differences: check.differences,
+      count_drift: check.count_drift,
+      reservations: check.reservations,
+      ok,
+    };
   });
+  const reservationsOk = result.reservations.differences.length === 0;
   ctx.out.result(result, () =>
     [
-      `${mode === 'rebuild' ? 'Rebuilt the task projection; ' : ''}${result.tasks} task(s) checked against a full scan of the log`,
-      ...(result.ok
+      `${mode === 'rebuild' ? 'Rebuilt the task projection and reservations table; ' : ''}${result.tasks} task(s) and ${result.reservations.held} unreleased reservation(s) checked against a full scan of the log`,
+      ...(result.differences.length === 0 && result.count_drift.length === 0
         ? ['tasks     ok']
         : [
             `tasks     ${result.differences.length} difference(s), ${result.count_drift.length} count(s) off; run palace repair --tasks --mode rebuild`,
             ...result.differences.slice(0, 20).map((d) => `  ${d.problem.padEnd(9)} ${d.correlation_id}`),
             ...result.count_drift.map((d) => `  count     ${d}`),
+          ]),
+      ...(reservationsOk
+        ? ['reservations ok']
+        : [
+            `reservations ${result.reservations.differences.length} difference(s); run palace repair --tasks --mode rebuild`,
+            ...result.reservations.differences.slice(0, 20).map((d) => `  ${d.problem.padEnd(15)} ${d.reservation_id}`),
           ]),
     ].join('\n'),
   );
@@ -86,7 +101,7 @@ export function registerRepair(program: Command): void {
     .command('repair')
     .description('check (default) or rebuild the vector index from the verbatim drawers (--tasks: the task projection from the log)')
     .option('--mode <mode>', 'check or rebuild', 'check')
-    .option('--tasks', 'the logstream task projection instead: compare it with a full scan of the log (rebuild: build it again first)')
+    .option('--tasks', 'the logstream task projection and reservations table instead: compare them with a full scan of the log (rebuild: build them again first)')
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {

@@ -265,6 +265,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   // A read-only hub serves its log to pullers but never pulls (it must not write).
   if (!readOnly) services.sync?.start();
   if (!readOnly) startLeaseSweeper(services.logstream, { log: log.child('leases') }); // stops when the logstream closes
+  // An older log's reservations table is built in slices in the background; reads scan the log until then.
+  if (!readOnly)
+    services.logstream.ensureReservations().catch((err: unknown) => log.warn('building the reservations table failed', { error: (err as Error).message }));
   log.info(`hub listening on ${url}`, { palace: palacePath, read_only: readOnly });
   return { url, host, port, scheme, token, services, registrationPath, close };
 }

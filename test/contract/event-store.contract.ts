@@ -150,6 +150,9 @@ export function runEventStoreContract(name: string, setup: () => EventStoreFixtu
         expect(results[0]).toBeInstanceOf(HubError);
         expect(results[1]).not.toBeInstanceOf(HubError);
         expect(store.getEvent(original.id)?.body).toBe('first');
+        // The failed slot takes no seq: the next event follows the original directly.
+        expect((results[1] as LogEvent).seq).toBe(original.seq + 1);
+        expect(appendOne(store, { body: 'after' }).seq).toBe(original.seq + 2);
       });
 
       it('links known artifacts in the caller’s order', () => {

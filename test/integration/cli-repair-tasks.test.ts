@@ -1,6 +1,6 @@
 // `palace repair --tasks` as a real child process: it checks the task projection against a full scan
 // of the log (exit 0 when equal), names every difference after the table was damaged (exit 1), and
-// `--mode rebuild` builds it again from the log.
+// `--mode rebuild` builds it again from the log; the same for the reservations table.
 
 import { join } from 'node:path';
 
@@ -62,5 +62,48 @@ describe('palace repair --tasks', () => {
       ['task_r2', 'failed'],
       ['task_r3', 'open'],
     ]);
+  });
+
+  it('checks the reservations table too: names a lost, a changed and a stray reservation, and rebuilds it', async () => {
+    const reserve = async (path: string, agent: string): Promise<string> => {
+      const r = await palace.run(['reserve', path, '--stream', 'project/r', '--from-agent', agent, '--exclusive', '--ttl', '2h', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      return parseJson<{ reservation: { reservation_id: string } }>(r).reservation.reservation_id;
+    };
+    const kept = await reserve('src/a.ts', 'w1');
+    const changed = await reserve('src/b.ts', 'w2');
+    const released = await reserve('src/c.ts', 'w3');
+    expect((await palace.run(['release', released, '--from-agent', 'w3'])).code).toBe(0);
+
+    const clean = await palace.run(['repair', '--tasks', '--json']);
+    expect(clean.code).toBe(0);
+    expect(parseJson<RepairJson & { reservations: unknown }>(clean).reservations).toEqual({ held: 2, differences: [] });
+
+    const db = new Database(join(palace.dir, LOGSTREAM_FILE));
+    db.prepare('DELETE FROM reservations WHERE reservation_id = ?').run(kept);
+    db.prepare(`UPDATE reservations SET expires_at = '2099-01-01T00:00:00.000Z' WHERE reservation_id = ?`).run(changed);
+    db.prepare(
+      `INSERT INTO reservations (reservation_id, seq, stream, agent, correlation_id, paths_json, exclusive, expires_at, created_at)
+       VALUES (?, 1, 'project/r', 'w3', NULL, '["src/c.ts"]', 1, '2099-01-01T00:00:00.000Z', '2026-01-01T00:00:00Z')`,
+    ).run(released);
+    db.close();
+    // The damaged table is what reads see: the lost reservation no longer conflicts.
+    const list = parseJson<{ reservations: Array<{ reservation_id: string }> }>(await palace.run(['reservations', '--json']));
+    expect(list.reservations.map((r) => r.reservation_id).sort()).toEqual([changed, released].sort());
+
+    const damaged = await palace.run(['repair', '--tasks', '--json']);
+    expect(damaged.code).toBe(1);
+    expect(parseJson<RepairJson & { reservations: { differences: unknown[] } }>(damaged).reservations.differences).toEqual([
+      { reservation_id: kept, problem: 'missing' },
+      { reservation_id: changed, problem: 'different' },
+      { reservation_id: released, problem: 'extra' },
+    ]);
+    expect((await palace.run(['repair', '--tasks'])).stdout).toContain('reservations 3 difference(s)');
+
+    const rebuilt = await palace.run(['repair', '--tasks', '--mode', 'rebuild', '--json']);
+    expect(rebuilt.code).toBe(0);
+    expect(parseJson<RepairJson & { reservations: unknown }>(rebuilt).reservations).toEqual({ held: 2, differences: [] });
+    const after = parseJson<{ reservations: Array<{ reservation_id: string }> }>(await palace.run(['reservations', '--json']));
+    expect(after.reservations.map((r) => r.reservation_id)).toEqual([kept, changed]);
   });
 });

@@ -199,6 +199,15 @@ describe('the ready queue and dependencies', () => {
     await callJson(client, 'palace_event_ack', { event_id: patch.event.id, from_agent: 'laptop-claude', status: 'applied' });
     expect(await ready()).toEqual(['task_chain_b']);
     expect(h.services.logstream.task('task_chain_b').blocked_by).toEqual([]);
+    // limit: the head of the queue only; a limit out of range is refused naming it.
+    await callJson(client, 'palace_event_append', request('task_later'));
+    expect(await ready()).toEqual(['task_chain_b', 'task_later']);
+    const head = await callJson<{ tasks: Array<{ correlation_id: string }> }>(client, 'palace_task_ready', { agent: 'desk-codex', limit: 1 });
+    expect(head.tasks.map((t) => t.correlation_id)).toEqual(['task_chain_b']);
+    const badLimit = await client.callTool({ name: 'palace_task_ready', arguments: { agent: 'desk-codex', limit: 0 } });
+    expect(badLimit.isError).toBe(true);
+    expect(JSON.stringify(badLimit.content)).toContain('limit');
+    expect(() => h.services.logstream.ready({ agent: 'desk-codex', limit: 501 })).toThrow(/limit must be a whole number from 1 to 500/);
 
     // A longer cycle through a forward reference is refused too: q -> r -> p -> q.
     await callJson(client, 'palace_event_append', request('task_p', { depends_on: ['task_q'] }));

@@ -35,11 +35,13 @@ function fillPalace(palace: string): { open: number; total: number } {
   }
   flush();
   ls.close();
-  // A palace from before the task projection: no projection table, schema version 2.
+  // A palace from before the task projection: no projection table (nor the reservations table of
+  // schema 4, which the hub then builds in the background), schema version 2.
   const db = new Database(join(palace, LOGSTREAM_FILE));
   const hasTable = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tasks'`).get() !== undefined;
   if (hasTable) {
-    db.exec(`DROP TABLE tasks; DROP TABLE IF EXISTS task_counts; DELETE FROM meta WHERE key LIKE 'tasks_%'`);
+    db.exec(`DROP TABLE tasks; DROP TABLE IF EXISTS task_counts; DELETE FROM meta WHERE key LIKE 'tasks_%';
+      DROP TABLE IF EXISTS reservations; DROP TABLE IF EXISTS released_reservations; DELETE FROM meta WHERE key LIKE 'reservations_%'`);
     db.pragma('user_version = 2');
   }
   db.close();

@@ -45,6 +45,7 @@ function downgradeToSchema1(name: string): void {
     ALTER TABLE artifacts DROP COLUMN sig;
     DELETE FROM meta WHERE key = 'public_key';
     DROP TABLE tasks; DROP TABLE task_counts; DELETE FROM meta WHERE key = 'tasks_built_seq';
+    DROP TABLE reservations; DROP TABLE released_reservations; DELETE FROM meta WHERE key = 'reservations_built_seq';
     PRAGMA user_version = 1;
   `);
   db.close();

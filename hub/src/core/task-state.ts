@@ -138,7 +138,7 @@ function leaseEndOf(event: LogEvent): string | null {
 const later = (a: string | null, b: string | null): string | null => (a === null ? b : b === null ? a : a > b ? a : b);
 
 /** A `file.reserved` event as a reservation, or null when its body is not one. */
-export function reservationOf(event: LogEvent): TaskReservation | null {
+export function reservationOf(event: Pick<LogEvent, 'id' | 'from_agent' | 'stream' | 'body'>): TaskReservation | null {
   const body = jsonBody(event);
   const paths = stringList(body?.paths);
   if (!body || !paths || typeof body.expires_at !== 'string') return null;

@@ -116,17 +116,30 @@ export function checkDependencies(ls: Logstream, event: NewEvent, pending: Reado
   }
 }
 
+/**
+ * The status (and whether done) of each of these tasks: from the stored projection when it is complete,
+ * else the reducer over each task's own events. An id with no events is absent.
+ */
+export function taskStates(ls: Logstream, ids: readonly string[]): Map<string, { status: TaskStatus | null; done: boolean }> {
+  if (ids.length === 0) return new Map();
+  if (ls.store.tasks.ready()) return ls.store.tasks.statuses(ids);
+  const out = new Map<string, { status: TaskStatus | null; done: boolean }>();
+  for (const id of ids) {
+    const events = ls.store.tasks.eventsOf(id);
+    if (events.length === 0) continue;
+    const state = projectTask(id, events);
+    out.set(id, { status: state.status, done: state.done });
+  }
+  return out;
+}
+
 /** Adds read-time fields: blocked_by (dependencies not applied), lease_left_ms, live reservations only. */
 export function enrichTasks(ls: Logstream, tasks: readonly TaskState[], now: Date): TaskView[] {
-  const known = new Map(tasks.map((t) => [t.correlation_id, t]));
-  const statusOf = (id: string): TaskStatus | null => {
-    const cached = known.get(id);
-    if (cached) return cached.status;
-    const events = ls.eventsOf(id);
-    const state = projectTask(id, events);
-    known.set(id, state);
-    return state.status;
-  };
+  const known = new Map<string, TaskStatus | null>(tasks.map((t) => [t.correlation_id, t.status]));
+  // The dependencies' states in one read of the stored projection, not one re-projection each.
+  const wanted = [...new Set(tasks.flatMap((t) => t.depends_on))].filter((id) => !known.has(id));
+  for (const [id, state] of taskStates(ls, wanted)) known.set(id, state.status);
+  const statusOf = (id: string): TaskStatus | null => known.get(id) ?? null;
   const iso = now.toISOString();
   return tasks.map((t) => ({
     ...t,
@@ -136,14 +149,39 @@ export function enrichTasks(ls: Logstream, tasks: readonly TaskState[], now: Dat
   }));
 }
 
-/** Open tasks addressed to `agent` (or `*`) whose dependencies are all applied, oldest first. */
-export function readyTasks(ls: Logstream, raw: { agent?: unknown; stream?: unknown }): TaskView[] {
+/** Candidates read per page of the ready queue. */
+const READY_PAGE = 200;
+export const MAX_READY_LIMIT = 500;
+
+/**
+ * Open tasks addressed to `agent` (or `*`) whose dependencies are all applied, oldest first: the open
+ * tasks of that addressee are read from the projection a page at a time (tasks_ready_idx) and only their
+ * dependencies are looked up; with `limit`, reading stops once that many are ready.
+ */
+export function readyTasks(ls: Logstream, raw: { agent?: unknown; stream?: unknown; limit?: unknown }): TaskView[] {
   const agent = requiredField('agent', raw.agent);
   const stream = routingField('stream', raw.stream);
-  const open = ls
-    .tasks(stream ? { stream } : {})
-    .filter((t) => t.status === 'open' && t.request_event_id !== null && (t.to_agent === agent || t.to_agent === '*'));
-  return open.filter((t) => t.blocked_by.length === 0).sort((a, b) => (a.created_at ?? '').localeCompare(b.created_at ?? ''));
+  let limit: number | undefined;
+  if (raw.limit !== undefined && raw.limit !== null) {
+    limit = Number(raw.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_READY_LIMIT)
+      throw invalid('limit', `limit must be a whole number from 1 to ${MAX_READY_LIMIT}, got ${JSON.stringify(raw.limit)}`);
+  }
+  ls.completeTasks();
+  // Pages no bigger than the limit asks for (a few more, as some may be blocked).
+  const pageSize = limit === undefined ? READY_PAGE : Math.min(READY_PAGE, Math.max(limit, 8));
+  const out: TaskView[] = [];
+  let after: { created_at: string; first_seq: number } | undefined;
+  for (;;) {
+    const page = ls.store.tasks.openFor(agent, stream, pageSize, after);
+    for (const t of ls.enrichTasks(page.tasks)) {
+      if (t.blocked_by.length > 0) continue;
+      out.push(t);
+      if (out.length === limit) return out;
+    }
+    if (page.tasks.length < pageSize) return out;
+    after = page.last;
+  }
 }
 
 /** The task one event belongs to (an event id or a correlation id). */
@@ -154,7 +192,7 @@ export function taskOfRef(ls: Logstream, ref: unknown, field = 'event_id'): { co
     if (!event.correlation_id) throw invalid(field, `event '${id}' has no correlation_id; it is not part of a task`);
     return { correlationId: event.correlation_id, target: event };
   }
-  if (ls.eventsOf(id).length > 0) return { correlationId: id, target: undefined };
+  if (ls.store.tasks.hasEvents(id)) return { correlationId: id, target: undefined };
   throw new HubError('log.event_not_found', `no event or task '${id}'`, { field });
 }
 
@@ -251,15 +289,31 @@ export function expiryOf(
 
 // ---- reservations ----
 
-function allOfTypes(ls: Logstream, types: string[], stream: string | null): LogEvent[] {
+function allOfTypes(ls: Logstream, types: string[]): LogEvent[] {
   const out: LogEvent[] = [];
   let since: string | undefined;
   for (;;) {
-    const page = ls.list({ type: types, ...(stream ? { stream } : {}), since_event_id: since, limit: 500 });
+    const page = ls.list({ type: types, since_event_id: since, limit: 500 });
     out.push(...page.events);
     if (!page.has_more) return out;
     since = page.events.at(-1)?.id;
   }
+}
+
+/**
+ * Every reservation not released, oldest first, from a full scan of the log: the answer while the
+ * reservations table of an older log is still being built. A release counts whatever its stream.
+ */
+export function scanReservations(ls: Logstream, stream: string | null): Reservation[] {
+  const events = allOfTypes(ls, ['file.reserved', 'file.released']);
+  const released = new Set(events.filter((e) => e.type === 'file.released').map((e) => jsonBody(e)?.reservation_id));
+  const out: Reservation[] = [];
+  for (const e of events) {
+    if (e.type !== 'file.reserved' || released.has(e.id) || (stream && e.stream !== stream)) continue;
+    const r = reservationOf(e);
+    if (r) out.push({ ...r, correlation_id: e.correlation_id, created_at: e.created_at });
+  }
+  return out;
 }
 
 export interface ReservationFilter {
@@ -269,36 +323,27 @@ export interface ReservationFilter {
   correlation_id?: unknown;
 }
 
-/** Reservations in force now: not released, not expired, and their task (if any) not done. */
+/**
+ * Reservations in force now: not released, not expired, and their task (if any) not done. Read from the
+ * reservations table through its expiry index (a full scan while an older log's table is being built).
+ */
 export function activeReservations(ls: Logstream, raw: ReservationFilter, now: Date): Reservation[] {
   const stream = routingField('stream', raw.stream);
   const agent = routingField('agent', raw.agent);
   const path = routingField('path', raw.path);
   const corr = routingField('correlation_id', raw.correlation_id);
-  const events = allOfTypes(ls, ['file.reserved', 'file.released'], stream);
-  const released = new Set(events.filter((e) => e.type === 'file.released').map((e) => jsonBody(e)?.reservation_id));
   const iso = now.toISOString();
-  const doneTasks = new Map<string, boolean>();
-  const taskDone = (id: string): boolean => {
-    let done = doneTasks.get(id);
-    if (done === undefined) {
-      done = projectTask(id, ls.eventsOf(id)).done;
-      doneTasks.set(id, done);
-    }
-    return done;
-  };
-  const out: Reservation[] = [];
-  for (const e of events) {
-    if (e.type !== 'file.reserved' || released.has(e.id)) continue;
-    const r = reservationOf(e);
-    if (!r || r.expires_at <= iso) continue;
-    if (e.correlation_id && taskDone(e.correlation_id)) continue;
-    if (agent && r.agent !== agent) continue;
-    if (corr && e.correlation_id !== corr) continue;
-    if (path && !r.paths.some((p) => pathMatches(path, p) || globsOverlap(path, p))) continue;
-    out.push({ ...r, correlation_id: e.correlation_id, created_at: e.created_at });
-  }
-  return out;
+  const held = ls.store.reservations.ready()
+    ? ls.store.reservations.held({ stream, agent, correlation_id: corr, after: iso })
+    : scanReservations(ls, stream).filter(
+        (r) => r.expires_at > iso && (!agent || r.agent === agent) && (!corr || r.correlation_id === corr),
+      );
+  const tasks = taskStates(ls, [...new Set(held.flatMap((r) => (r.correlation_id ? [r.correlation_id] : [])))]);
+  return held.filter(
+    (r) =>
+      !(r.correlation_id && tasks.get(r.correlation_id)?.done === true) &&
+      (!path || r.paths.some((p) => pathMatches(path, p) || globsOverlap(path, p))),
+  );
 }
 
 export interface ReserveInput {
@@ -345,7 +390,7 @@ export function reservationOfInput(
   const ttl = boundedMs('ttl_ms', raw.ttl_ms, bounds);
   const exclusive = raw.exclusive === true || raw.exclusive === 'true';
   const corr = routingField('correlation_id', raw.correlation_id);
-  if (corr && ls.eventsOf(corr).length === 0)
+  if (corr && !ls.store.tasks.hasEvents(corr))
     throw new HubError('log.event_not_found', `no task '${corr}' to reserve for`, { field: 'correlation_id' });
   const conflicts = reservationConflicts(activeReservations(ls, { stream }, now), from, paths, exclusive);
   if (conflicts.length > 0 && raw.force !== true)

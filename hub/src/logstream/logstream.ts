@@ -52,6 +52,7 @@ import {
   type TaskView,
 } from './coordination.js';
 import type { ReplicaStore } from './replica-store.js';
+import type { ReservationCheck } from './reservation-projection.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
 import type { TaskCheck, TaskCounts, TaskFilter, TaskPage } from './task-projection.js';
 
@@ -159,6 +160,8 @@ export class Logstream {
   private readonly closers: Array<() => void> = [];
   private readonly sliceRows: number;
   private building: Promise<void> | undefined;
+  private buildingReservations: Promise<void> | undefined;
+  private closed = false;
 
   constructor(store: SqliteEventStore, options: LogstreamOptions = {}) {
     this.store = store;
@@ -433,7 +436,7 @@ export class Logstream {
   }
 
   /** Open tasks for an agent (or `*`) whose dependencies are all applied, oldest first. */
-  ready(raw: { agent?: unknown; stream?: unknown }): TaskView[] {
+  ready(raw: { agent?: unknown; stream?: unknown; limit?: unknown }): TaskView[] {
     return readyTasks(this, raw);
   }
 
@@ -568,6 +571,27 @@ export class Logstream {
     while (!this.store.tasks.buildSlice(this.sliceRows));
   }
 
+  /** Completes the task projection now if it is not (blocking; the ready queue reads it). */
+  completeTasks(): void {
+    this.tasksNow();
+  }
+
+  /**
+   * Builds the reservations table of a log that predates it (or was reset), in slices of `sliceRows`
+   * seqs with the event loop running between them; until then reads scan the log. The hub starts it.
+   */
+  ensureReservations(): Promise<void> {
+    if (this.closed || this.store.reservations.ready()) return Promise.resolve();
+    this.buildingReservations ??= (async () => {
+      try {
+        while (!this.closed && !this.store.reservations.buildSlice(this.sliceRows)) await yieldToLoop();
+      } finally {
+        this.buildingReservations = undefined;
+      }
+    })();
+    return this.buildingReservations;
+  }
+
   /**
    * The current state of one task, from the projection table (while a cold table is still being
    * built, the reducer over that task's own events: the same answer, without waiting for the build).
@@ -617,17 +641,25 @@ export class Logstream {
     return this.store.tasks.counts();
   }
 
-  /** Checks the projection against a full scan of the log (in slices); lists every difference. */
-  async verifyTasks(): Promise<TaskCheck> {
+  /**
+   * Checks the task projection and the reservations table against a full scan of the log (in slices);
+   * lists every difference.
+   */
+  async verifyTasks(): Promise<TaskCheck & { reservations: ReservationCheck }> {
     await this.ensureTasks();
-    return this.store.tasks.verify(this.sliceRows, yieldToLoop);
+    await this.ensureReservations();
+    const tasks = await this.store.tasks.verify(this.sliceRows, yieldToLoop);
+    return { ...tasks, reservations: await this.store.reservations.verify(this.sliceRows, yieldToLoop) };
   }
 
-  /** Drops the projection and builds it again from the log, in slices. */
+  /** Drops the task projection and the reservations table and builds them again from the log, in slices. */
   async rebuildTasks(): Promise<void> {
     await this.building;
+    await this.buildingReservations;
     this.store.tasks.reset();
+    this.store.reservations.reset();
     await this.ensureTasks();
+    await this.ensureReservations();
   }
 
   private seqOf(field: string, id: string): number {
@@ -646,6 +678,7 @@ export class Logstream {
   }
 
   close(): void {
+    this.closed = true;
     for (const fn of this.closers.splice(0)) fn();
     this.endWaits('the palace log was closed');
     this.flush();

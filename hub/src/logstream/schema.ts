@@ -5,6 +5,7 @@ import type Database from 'better-sqlite3';
 
 import { canonicalEvent, type ChainedEventFields } from '../core/chain.js';
 import { GENESIS_CHAIN, nextChain } from './signatures.js';
+import { RESERVATIONS_BUILT_SEQ_KEY, RESERVATIONS_DDL } from './reservation-projection.js';
 import { BUILT_SEQ_KEY, TASKS_DDL } from './task-projection.js';
 
 type Migration = (db: Database.Database, ctx: { replicaId: string }) => void;
@@ -123,6 +124,16 @@ const MIGRATIONS: readonly Migration[] = [
     db.exec(TASKS_DDL);
     if (db.prepare('SELECT 1 FROM events LIMIT 1').get() !== undefined)
       db.prepare(`INSERT INTO meta (key, value) VALUES ('${BUILT_SEQ_KEY}', '0')`).run();
+  },
+  // Coordination reads that do not grow with the log (docs/coordination.md): the reservations not
+  // released (reservation-projection.ts), kept with every append like the task table and built in slices
+  // for a log that already has events; and an index for the ready queue (open tasks of one addressee).
+  (db) => {
+    db.exec(RESERVATIONS_DDL);
+    // status first: the planner then prefers it to tasks_status_idx for "status = 'open' AND to_agent IN".
+    db.exec('CREATE INDEX tasks_ready_idx ON tasks(status, to_agent, created_at, first_seq)');
+    if (db.prepare('SELECT 1 FROM events LIMIT 1').get() !== undefined)
+      db.prepare(`INSERT INTO meta (key, value) VALUES ('${RESERVATIONS_BUILT_SEQ_KEY}', '0')`).run();
   },
 ];
 

@@ -37,6 +37,7 @@ import {
 } from './replica-store.js';
 import { ephemeralKey, keyPathFor, loadSigningKey, type SigningKey } from './signing-key.js';
 import { migrate } from './schema.js';
+import { RESERVATION_TYPES, ReservationProjection, type ReservationEvent } from './reservation-projection.js';
 import { TaskProjection } from './task-projection.js';
 import {
   EVENT_COLUMNS,
@@ -106,6 +107,8 @@ function chainedParams(e: ChainedEventFields, chain: Buffer, pos: number): unkno
   ];
 }
 
+const isReservationEvent = (e: { type: string }): boolean => (RESERVATION_TYPES as readonly string[]).includes(e.type);
+
 /** The correlation ids of the events a batch stored. */
 function correlationsOf(results: ReadonlyArray<LogEvent | HubError>): string[] {
   return results.flatMap((r) => (r instanceof HubError || !r.correlation_id ? [] : [r.correlation_id]));
@@ -128,6 +131,8 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
   private readonly vouches = new Map<string, string>();
   /** The task projection table, refreshed in the same transaction as every append (local or remote). */
   readonly tasks: TaskProjection;
+  /** The reservations not released, kept in the same transaction as every append (local or remote). */
+  readonly reservations: ReservationProjection;
 
   constructor(path: string, options: SqliteEventStoreOptions) {
     this.path = path;
@@ -151,6 +156,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
         );
       this.replicaId = row.value;
       this.tasks = new TaskProjection(this.db);
+      this.reservations = new ReservationProjection(this.db);
       this.key = this.openKey(path, options);
       this.publicKey = this.key?.publicRaw ?? '';
       this.clock = { ms: 0, counter: 0 };
@@ -211,25 +217,36 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
       this.db
         .transaction(() => {
           this.observeLocalClock();
+          // The next seq, read once per transaction (the write lock is held until commit).
+          let seq = (this.stmt('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number) + 1;
           for (const event of batch) {
             if (!isolate) {
-              results.push(this.insertEvent(event));
+              results.push(this.insertEvent(event, seq));
               continue;
             }
-            // Group commit: each event in its own savepoint, so one bad event fails alone.
-            this.stmt('SAVEPOINT one_event').run();
             const head = this.head;
+            // Group commit: each event fails alone. An event without artifacts is one INSERT, which
+            // SQLite undoes by itself when it fails; one with artifacts writes several rows, so it gets
+            // a savepoint to roll back to.
+            const several = event.artifact_ids.length > 0;
+            if (several) this.stmt('SAVEPOINT one_event').run();
             try {
-              results.push(this.insertEvent(event));
-              this.stmt('RELEASE one_event').run();
+              results.push(this.insertEvent(event, seq));
+              if (several) this.stmt('RELEASE one_event').run();
+              seq++;
             } catch (err) {
-              this.stmt('ROLLBACK TO one_event').run();
-              this.stmt('RELEASE one_event').run();
+              // Whatever ended the transaction itself (a full disk) ends the whole batch.
+              if (!this.db.inTransaction) throw err;
+              if (several) {
+                this.stmt('ROLLBACK TO one_event').run();
+                this.stmt('RELEASE one_event').run();
+              }
               this.head = head;
               results.push(toHubError(err));
             }
           }
           this.tasks.refresh(correlationsOf(results));
+          this.reservations.apply(results.filter((r): r is LogEvent => !(r instanceof HubError) && isReservationEvent(r)));
         })
         .immediate();
     } catch (err) {
@@ -267,10 +284,9 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
     });
   }
 
-  private insertEvent(event: NewEvent): LogEvent {
+  /** Stores one local event at `seq` (the next one); throws, having written nothing, when it cannot. */
+  private insertEvent(event: NewEvent, seq: number): LogEvent {
     const shas = this.artifactShas(event.artifact_ids, (id) => `artifact_ids references unknown artifact '${id}'`);
-    const top = this.stmt('SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number };
-    const seq = top.seq + 1;
     this.clock = tick(this.clock, this.now());
     const hlc = formatHlc(this.clock, this.replicaId);
     const stamped = { ...event, origin_replica: this.replicaId, origin_seq: seq, hlc };
@@ -707,13 +723,17 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
             if (a && !this.hasArtifact(id)) this.insertArtifact(a, this.checkedArtifact(a), null);
           }
         const touched: string[] = [];
+        const reserving: ReservationEvent[] = [];
         for (const { record, chain, pos } of fresh) {
-          if (this.insertRemote(record, chain, pos)) {
+          const seq = this.insertRemote(record, chain, pos);
+          if (seq !== null) {
             result.applied++;
             if (record.correlation_id) touched.push(record.correlation_id);
+            if (isReservationEvent(record)) reserving.push({ ...record, seq });
           } else result.duplicates++;
         }
         this.tasks.refresh(touched);
+        this.reservations.apply(reserving);
         result.duplicates += page.events.length - fresh.length;
         result.lastOriginSeq = checkpoint.seq;
         this.stmt(
@@ -734,6 +754,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
         .transaction(() => {
           result = { applied: 0, duplicates: 0, lastOriginSeq: 0 };
           const touched: string[] = [];
+          const reserving: ReservationEvent[] = [];
           for (const raw of events) {
             let record: RemoteEventRecord;
             let shas: string[] = [];
@@ -746,21 +767,23 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
               break;
             }
             // From here a failure can only be the storage's, and it rolls back the whole batch.
-            let stored = false;
+            let seq: number | null = null;
             if (record.origin_replica !== this.replicaId && !this.holds(record)) {
               const top = this.stmt(
                 'SELECT origin_pos, chain FROM events WHERE origin_replica = ? ORDER BY origin_seq DESC LIMIT 1',
               ).get(record.origin_replica) as { origin_pos: number | null; chain: Buffer | null } | undefined;
               const chain = nextChain(top?.chain ?? GENESIS_CHAIN, canonicalEvent(record, shas));
-              stored = this.insertRemote(record, chain, (top?.origin_pos ?? 0) + 1);
+              seq = this.insertRemote(record, chain, (top?.origin_pos ?? 0) + 1);
             }
-            if (stored) {
+            if (seq !== null) {
               result.applied++;
               if (record.correlation_id) touched.push(record.correlation_id);
+              if (isReservationEvent(record)) reserving.push({ ...record, seq });
             } else result.duplicates++;
             result.lastOriginSeq = Math.max(result.lastOriginSeq, record.origin_seq);
           }
           this.tasks.refresh(touched);
+          this.reservations.apply(reserving);
         })
         .immediate();
     } catch (err) {
@@ -786,12 +809,12 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
   }
 
   /**
-   * Appends a remote event verbatim (id, created_at, hlc, origin stamps) at the next local seq. False
-   * when it is already held: the unique indexes on id and on (origin_replica, origin_seq) decide.
+   * Appends a remote event verbatim (id, created_at, hlc, origin stamps) at the next local seq, which it
+   * returns. Null when it is already held: the unique indexes on id and on (origin_replica, origin_seq) decide.
    */
-  private insertRemote(e: RemoteEventRecord, chain: Buffer, pos: number): boolean {
+  private insertRemote(e: RemoteEventRecord, chain: Buffer, pos: number): number | null {
     const info = this.stmt(INSERT_REMOTE_SQL).run(...chainedParams(e, chain, pos));
-    if (info.changes === 0) return false;
+    if (info.changes === 0) return null;
     const seq = Number(info.lastInsertRowid); // seq is the rowid: the next one after the newest event
     e.artifact_ids.forEach((artifactId, position) =>
       this.stmt('INSERT OR IGNORE INTO event_artifacts (event_seq, artifact_id, position) VALUES (?, ?, ?)').run(seq, artifactId, position),
@@ -799,7 +822,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
     // Later local stamps sort after what we have seen, but never past the skew bound.
     const stamp = parseHlc(e.hlc);
     if (stamp && stamp.ms <= this.now() + this.maxSkewMs) this.clock = observe(this.clock, e.hlc);
-    return true;
+    return seq;
   }
 
   // ---- trust: origin keys ----

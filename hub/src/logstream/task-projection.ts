@@ -121,8 +121,8 @@ export class TaskProjection {
   refresh(ids: Iterable<string>): void {
     for (const id of new Set(ids)) {
       const events = this.eventsOf(id);
-      const before = this.stmt('SELECT status, done FROM tasks WHERE correlation_id = ?').get(id) as
-        | { status: string | null; done: number }
+      const before = this.stmt('SELECT status, done, to_agent, created_at FROM tasks WHERE correlation_id = ?').get(id) as
+        | { status: string | null; done: number; to_agent: string | null; created_at: string | null }
         | undefined;
       if (events.length === 0) {
         if (before) this.bump(before.status, before.done, -1);
@@ -133,27 +133,36 @@ export class TaskProjection {
       const request = events.find((e) => e.id === state.request_event_id);
       const first = events[0] as LogEvent;
       const last = events.at(-1) as LogEvent;
-      this.stmt(
-        `INSERT INTO tasks (correlation_id, first_seq, last_seq, status, done, requester, worker, to_agent, stream, created_at, last_event_at, state_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT(correlation_id) DO UPDATE SET last_seq = excluded.last_seq,
-           status = excluded.status, done = excluded.done, requester = excluded.requester, worker = excluded.worker,
-           to_agent = excluded.to_agent, stream = excluded.stream, created_at = excluded.created_at,
-           last_event_at = excluded.last_event_at, state_json = excluded.state_json`,
-      ).run(
-        id,
-        first.seq,
-        last.seq,
-        state.status,
-        state.done ? 1 : 0,
-        state.requester,
-        state.worker,
-        request?.to_agent ?? null,
-        (request ?? first).stream,
-        state.created_at,
-        state.last_event_at,
-        JSON.stringify(state),
-      );
+      const toAgent = request?.to_agent ?? null;
+      const stream = (request ?? first).stream;
+      if (before && before.status === state.status && before.done === (state.done ? 1 : 0) && before.to_agent === toAgent && before.created_at === state.created_at)
+        // No indexed column moves (the common case: another event of a task in the same state), so
+        // naming only the others leaves every index of the table untouched.
+        this.stmt(
+          'UPDATE tasks SET last_seq = ?, requester = ?, worker = ?, stream = ?, last_event_at = ?, state_json = ? WHERE correlation_id = ?',
+        ).run(last.seq, state.requester, state.worker, stream, state.last_event_at, JSON.stringify(state), id);
+      else
+        this.stmt(
+          `INSERT INTO tasks (correlation_id, first_seq, last_seq, status, done, requester, worker, to_agent, stream, created_at, last_event_at, state_json)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT(correlation_id) DO UPDATE SET last_seq = excluded.last_seq,
+             status = excluded.status, done = excluded.done, requester = excluded.requester, worker = excluded.worker,
+             to_agent = excluded.to_agent, stream = excluded.stream, created_at = excluded.created_at,
+             last_event_at = excluded.last_event_at, state_json = excluded.state_json`,
+        ).run(
+          id,
+          first.seq,
+          last.seq,
+          state.status,
+          state.done ? 1 : 0,
+          state.requester,
+          state.worker,
+          toAgent,
+          stream,
+          state.created_at,
+          state.last_event_at,
+          JSON.stringify(state),
+        );
       // first_seq never moves: events only ever get higher seqs. Counts move only on a change.
       const done = state.done ? 1 : 0;
       if (before && (before.status !== state.status || before.done !== done)) this.bump(before.status, before.done, -1);
@@ -217,6 +226,52 @@ export class TaskProjection {
   get(correlationId: string): TaskState | undefined {
     const json = this.stmt('SELECT state_json FROM tasks WHERE correlation_id = ?').pluck().get(correlationId) as string | undefined;
     return json === undefined ? undefined : (JSON.parse(json) as TaskState);
+  }
+
+  /** The stored status (and whether done) of each of these tasks that has a row (none for an id with no events). */
+  statuses(ids: readonly string[]): Map<string, { status: EventStatus | null; done: boolean }> {
+    const out = new Map<string, { status: EventStatus | null; done: boolean }>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const rows = this.stmt(
+        `SELECT correlation_id, status, done FROM tasks WHERE correlation_id IN (${chunk.map(() => '?').join(',')})`,
+      ).all(...chunk) as Array<{ correlation_id: string; status: EventStatus | null; done: number }>;
+      for (const r of rows) out.set(r.correlation_id, { status: r.status, done: r.done === 1 });
+    }
+    return out;
+  }
+
+  /** Whether any event carries this correlation id (one index probe). */
+  hasEvents(correlationId: string): boolean {
+    return this.stmt('SELECT 1 FROM events WHERE correlation_id = ? LIMIT 1').get(correlationId) !== undefined;
+  }
+
+  /**
+   * Open tasks addressed to `agent` or to '*' (optionally of one stream), oldest first (created_at,
+   * then first appearance), `limit` at a time after `after` (the previous page's last row): the ready
+   * queue's candidates, read through tasks_ready_idx. (A row always has created_at: its first event's.)
+   */
+  openFor(
+    agent: string,
+    stream: string | null,
+    limit: number,
+    after?: { created_at: string; first_seq: number },
+  ): { tasks: TaskState[]; last: { created_at: string; first_seq: number } | undefined } {
+    const rows = this.stmt(
+      `SELECT first_seq, created_at, state_json FROM tasks
+        WHERE status = 'open' AND to_agent IN (?, '*')${stream === null ? '' : ' AND stream = ?'}
+          ${after ? 'AND (created_at, first_seq) > (?, ?)' : ''}
+        ORDER BY created_at, first_seq LIMIT ?`,
+    ).all(agent, ...(stream === null ? [] : [stream]), ...(after ? [after.created_at, after.first_seq] : []), limit) as Array<{
+      first_seq: number;
+      created_at: string;
+      state_json: string;
+    }>;
+    const lastRow = rows.at(-1);
+    return {
+      tasks: rows.map((r) => JSON.parse(r.state_json) as TaskState),
+      last: lastRow ? { created_at: lastRow.created_at, first_seq: lastRow.first_seq } : undefined,
+    };
   }
 
   private where(f: TaskFilter, withStatus: boolean): { sql: string; params: unknown[] } {

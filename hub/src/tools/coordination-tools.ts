@@ -48,6 +48,7 @@ export const taskReadyTool = defineTool({
   input: {
     agent: z.string().describe('Your own agent name'),
     stream: z.string().optional().describe('Only tasks of this stream'),
+    limit: z.number().int().min(1).max(500).optional().describe('At most this many (default: all); 1 gives the head of the queue'),
   },
   mutating: false,
   lockFree: true,

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { bestSnippet, hitLocation, SNIPPET_LINE_CHARS, SNIPPET_LINES, snippetTerms } from '../../hub/src/memory/snippet.js';
 import { hitText } from '../../cli/search-format.js';
-import { searchKeywords } from '../../hub/src/core/search-keywords.js';
+import { identifierWords, searchKeywords } from '../../hub/src/core/search-keywords.js';
 import type { SearchHit } from '../../hub/src/memory/memory.js';
 import { embeddingInput } from '../../hub/src/memory/embedding-input.js';
 
@@ -79,6 +79,13 @@ describe('hitLocation, keywords and the embedding input', () => {
     expect(embeddingInput('prose stays as is', {})).toBe('prose stays as is');
     const input = embeddingInput('// Starts it.\nthis.listenNow(http.createServer())', { language: 'javascript', symbols: ['App.listen'] });
     expect(input).toBe('App listen\nStarts it\nthis listen Now http create Server');
+  });
+
+  it('identifier words: the parts of each compound identifier of code, once per use; none for prose', () => {
+    const code = 'if (n > MAX_QUERY_CHARS) return listDrawers(http.createServer(), listDrawers);';
+    expect(identifierWords(code, { language: 'typescript' })).toBe('MAX QUERY CHARS list Drawers create Server list Drawers');
+    expect(identifierWords('plain words only; no compounds here', { language: 'python' })).toBe('');
+    expect(identifierWords(code, {})).toBe('');
   });
 });
 

@@ -101,11 +101,26 @@ describe('keyword index (LanceDB)', () => {
     }
   });
 
+  it("matches the words of a code drawer's file comment (what its module is for)", async () => {
+    tmp = makeTmpDir('palace-context-');
+    const store = await LanceDbVectorStore.open({ palacePath: tmp.path, dimensions: DIMS, log: silentLogger });
+    try {
+      const comment = 'Reciprocal rank fusion; a drawer rated not useful sinks without disappearing.';
+      await store.upsert([
+        drawer('fuse', 'for (const entry of out) entry.score *= 0.5;', { language: 'typescript', file_comment: comment }),
+        drawer('other', 'return a + b;', { language: 'typescript' }),
+      ]);
+      expect((await store.fullText('why does it sink without disappearing', {}, 5)).map((h) => h.drawer.id)).toEqual(['fuse']);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a table written before the identifiers column gets it on open, its drawers derived once', async () => {
     tmp = makeTmpDir('palace-identifiers-old-');
     const code = drawer('old-code', CODE, { symbols: ['Lease.renew'], language: 'javascript' });
-    await oldTable(tmp.path, ['keywords', 'identifiers'], [code, drawer('old-prose', 'the writer lease is kept by the hub', {})]);
-    expect((await readLanceLayout(tmp.path))?.missing).toEqual(['keywords', 'identifiers']);
+    await oldTable(tmp.path, ['keywords', 'identifiers', 'context'], [code, drawer('old-prose', 'the writer lease is kept by the hub', {})]);
+    expect((await readLanceLayout(tmp.path))?.missing).toEqual(['keywords', 'identifiers', 'context']);
 
     const store = await LanceDbVectorStore.open({ palacePath: tmp.path, dimensions: DIMS, log: silentLogger });
     try {

@@ -1,7 +1,7 @@
 // The words a drawer is found by besides its content: the symbols its chunk defines (`Application.listen`)
-// and the tokens of its file path (`keywords`), and the parts of the compound identifiers its content
-// uses (`identifiers`), split at dots, underscores and camelCase. Backends with a full-text index on
-// further fields index these texts (content itself stays verbatim).
+// and the tokens of its file path (`keywords`), the parts of the compound identifiers its content
+// uses (`identifiers`), split at dots, underscores and camelCase, and its file's leading comment
+// (`context`). Backends with a full-text index on further fields index these texts (content stays verbatim).
 
 /** The parts of one identifier: `createServer` → create, Server; `MAX_QUERY_CHARS` → MAX, QUERY, CHARS. */
 function partsOf(word: string): string[] {
@@ -52,4 +52,9 @@ export function identifierWords(content: string, metadata: Record<string, unknow
     if (parts.length > 1) out.push(...parts);
   }
   return out.join(' ');
+}
+
+/** The leading comment of the file a code drawer was cut from (the miner's `file_comment`); '' if none. */
+export function fileContext(metadata: Record<string, unknown>): string {
+  return typeof metadata.file_comment === 'string' ? metadata.file_comment : '';
 }

@@ -1,7 +1,8 @@
 // The embedded default VectorStore: LanceDB in `<palace>/vectors/`, one connection and one table
 // handle per process (a second handle can miss deletes). Cosine distance; BM25 full-text indexes on
-// content, on `keywords` (symbols and path tokens) and on `identifiers` (the parts of the compound
-// identifiers a code drawer uses), both derived in core/search-keywords.ts; an ANN index is built in the background only past ~50k rows (flat search is fast below).
+// content, on `keywords` (symbols and path tokens), on `identifiers` (the parts of the compound
+// identifiers a code drawer uses) and on `context` (its file's leading comment), all derived in
+// core/search-keywords.ts; an ANN index is built in the background only past ~50k rows (flat search is fast below).
 // The table is created in a staging directory and renamed into place, so a full disk never leaves
 // a half-created table; one left by an older build (no committed version) is removed on open.
 
@@ -11,16 +12,16 @@ import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { Field, FixedSizeList, Float32, Int32, Int8, Schema, Utf8 } from 'apache-arrow';
 
-import { identifierWords, searchKeywords } from '../core/search-keywords.js';
+import { fileContext, identifierWords, searchKeywords } from '../core/search-keywords.js';
 import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
 
 const TABLE = 'drawers';
 /** Columns a table written by an older build gets in place when opened (no rebuild needed). */
-export const IN_PLACE_COLUMNS: readonly string[] = ['keywords', 'identifiers'];
+export const IN_PLACE_COLUMNS: readonly string[] = ['keywords', 'identifiers', 'context'];
 /** Columns with a BM25 index that full-text search matches (any may match; the scores add up). */
-const FTS_COLUMNS = ['content', 'keywords', 'identifiers'] as const;
+const FTS_COLUMNS = ['content', 'keywords', 'identifiers', 'context'] as const;
 /** Rows re-derived per write while filling the `identifiers` of a table written before it existed. */
 const BACKFILL_BATCH = 500;
 const ANN_THRESHOLD = 50_000;
@@ -133,6 +134,8 @@ export function schemaFor(dimensions: number): Schema {
     // Parts of the compound identifiers of a code drawer's content ('' otherwise), full-text indexed;
     // NULL only in rows written before the column existed, until the backfill derives them.
     new Field('identifiers', new Utf8(), true),
+    // The leading comment of the file a code drawer was cut from ('' otherwise), full-text indexed.
+    new Field('context', new Utf8(), true),
   ]);
 }
 
@@ -156,6 +159,7 @@ function toRow(d: StoredDrawer): Row {
     vector: Array.from(d.vector),
     keywords: searchKeywords(d.metadata),
     identifiers: identifierWords(d.content, d.metadata),
+    context: fileContext(d.metadata),
   };
 }
 
@@ -254,6 +258,8 @@ export class LanceDbVectorStore implements VectorStore {
     if (!(await table.schema()).fields.some((f) => f.name === 'keywords')) await table.addColumns([{ name: 'keywords', valueSql: "CAST('' AS STRING)" }]);
     // Tables written before the identifiers column get it in place as NULL (= not derived yet).
     if (!(await table.schema()).fields.some((f) => f.name === 'identifiers')) await table.addColumns([{ name: 'identifiers', valueSql: 'CAST(NULL AS STRING)' }]);
+    // The context column is derived from metadata only drawers mined since carry: '' until re-mined.
+    if (!(await table.schema()).fields.some((f) => f.name === 'context')) await table.addColumns([{ name: 'context', valueSql: "CAST('' AS STRING)" }]);
     const store = new LanceDbVectorStore(db, table, options.dimensions, options.log);
     const indices = await table.listIndices();
     store.ftsReady = FTS_COLUMNS.every((c) => indices.some((i) => i.columns.includes(c)));

@@ -79,6 +79,9 @@ describe('hitLocation, keywords and the embedding input', () => {
     expect(embeddingInput('prose stays as is', {})).toBe('prose stays as is');
     const input = embeddingInput('// Starts it.\nthis.listenNow(http.createServer())', { language: 'javascript', symbols: ['App.listen'] });
     expect(input).toBe('App listen\nStarts it\nthis listen Now http create Server');
+    // A mined chunk's path comes first, as words.
+    expect(embeddingInput('return 1', { language: 'typescript', rel_path: 'hub/src/core/secretScan.ts' })).toBe('hub src core secret Scan ts\nreturn 1');
+    expect(embeddingInput('prose from hub/src/a.md', { rel_path: 'hub/src/a.md' })).toBe('prose from hub/src/a.md');
   });
 
   it('identifier words: the parts of each compound identifier of code, once per use; none for prose', () => {

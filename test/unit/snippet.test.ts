@@ -79,9 +79,11 @@ describe('hitLocation, keywords and the embedding input', () => {
     expect(embeddingInput('prose stays as is', {})).toBe('prose stays as is');
     const input = embeddingInput('// Starts it.\nthis.listenNow(http.createServer())', { language: 'javascript', symbols: ['App.listen'] });
     expect(input).toBe('App listen\nStarts it\nthis listen Now http create Server');
-    // A mined chunk's path comes first, as words.
-    expect(embeddingInput('return 1', { language: 'typescript', rel_path: 'hub/src/core/secretScan.ts' })).toBe('hub src core secret Scan ts\nreturn 1');
-    expect(embeddingInput('prose from hub/src/a.md', { rel_path: 'hub/src/a.md' })).toBe('prose from hub/src/a.md');
+    // A mined project file's path comes first, as words; a transcript's file name does not.
+    const code = { mode: 'projects', language: 'typescript', rel_path: 'hub/src/core/secretScan.ts' };
+    expect(embeddingInput('return 1', code)).toBe('hub src core secret Scan ts\nreturn 1');
+    expect(embeddingInput('Set `X=1`.', { mode: 'projects', rel_path: 'docs/environment.md' })).toBe('docs environment md\nSet `X=1`.');
+    expect(embeddingInput('> we chose Lisbon', { mode: 'convos', rel_path: 's01-2025-01-06.txt' })).toBe('> we chose Lisbon');
   });
 
   it('identifier words: the parts of each compound identifier of code, once per use; none for prose', () => {

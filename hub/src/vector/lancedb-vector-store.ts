@@ -283,12 +283,15 @@ export class LanceDbVectorStore implements VectorStore {
     const pending = await this.table.countRows('identifiers IS NULL');
     if (pending === 0) return;
     this.log.info(`deriving the identifier words of ${pending} drawers written by an older build (once)`);
+    let filled = 0;
     for (;;) {
       const rows = (await this.table.query().where('identifiers IS NULL').limit(BACKFILL_BATCH).toArray()) as Row[];
       if (rows.length === 0) break;
       await guarded(() => this.table.mergeInsert('id').whenMatchedUpdateAll().execute(rows.map((r) => toRow(fromRow(r)))));
-      this.afterWrite(rows.length);
+      filled += rows.length;
     }
+    // One compaction after the fill (not one per batch racing the next batch's write).
+    this.afterWrite(filled);
   }
 
   private check(d: StoredDrawer): void {

@@ -2,7 +2,7 @@
 // text, hybrid) on the two labelled sets of bench/retrieval/ (this repository's code at a pinned
 // commit; a written conversational corpus), with the bundled embedder. Each fusion method of
 // core/fusion.ts is also scored on the same candidate lists (the options table of docs/retrieval.md).
-// Mined palaces are cached per set + corpus + chunker fingerprint (PALACE_BENCH_RETRIEVAL_FRESH=1 re-mines).
+// Mined palaces are cached per set + corpus + fingerprint of the mining and indexing code (PALACE_BENCH_RETRIEVAL_FRESH=1 re-mines).
 
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -71,13 +71,16 @@ function walkJs(dir: string, out: string[]): void {
   }
 }
 
-/** Hash of the code that decides what a mine stores: the miner, any chunker, the LanceDB store. */
+/**
+ * Hash of the code that decides what a mine stores and how it is indexed: the miner, any chunker, the
+ * LanceDB store, the derived keyword texts (core/search-keywords) and the embedding input.
+ */
 function chunkerFingerprint(): string {
   const files: string[] = [];
   walkJs(join(DIST_HUB, 'mine'), files);
   const all: string[] = [];
   walkJs(DIST_HUB, all);
-  files.push(...all.filter((f) => /chunk|lancedb-vector-store/.test(f.slice(DIST_HUB.length)) && !files.includes(f)));
+  files.push(...all.filter((f) => /chunk|lancedb-vector-store|search-keywords|embedding-input/.test(f.slice(DIST_HUB.length)) && !files.includes(f)));
   const h = createHash('sha256');
   for (const f of files) h.update(f.slice(DIST_HUB.length)).update(readFileSync(f));
   return h.digest('hex').slice(0, 12);

@@ -136,6 +136,23 @@ describe('code chunks', () => {
     expect(chunkWith(java, j.chunks, 'public void reset').metadata?.symbols).toContain('Limiter.reset');
   });
 
+  it("every chunk carries its file's leading comment; a definition's own doc comment is not the file's", async () => {
+    const ts = `#!/usr/bin/env node\n// Reciprocal rank fusion of ranked lists;\n// a drawer rated not useful sinks.\n\nexport function fuse() {\n${body('fuse', 30)}\n}\n\nexport function rank() {\n${body('rank', 30)}\n}\n`;
+    const t = await codeChunks('/r/rrf.ts', ts);
+    expect(t.chunks.length).toBeGreaterThan(1);
+    for (const c of t.chunks) expect(c.metadata?.file_comment).toBe('Reciprocal rank fusion of ranked lists; a drawer rated not useful sinks.');
+
+    const doc = `/** Adds two numbers. */\nexport function add(a: number, b: number) {\n  return a + b;\n}\n`;
+    expect((await codeChunks('/r/add.ts', doc)).chunks.every((c) => c.metadata?.file_comment === undefined)).toBe(true);
+
+    const py = `"""Stock levels per warehouse."""\n\nimport os\n\n\ndef report(inventory):\n    return sorted(inventory.items)\n`;
+    expect((await codeChunks('/r/stock.py', py)).chunks[0]?.metadata?.file_comment).toBe('Stock levels per warehouse.');
+
+    // Go's package comment sits right above the package clause and is the file's.
+    const go = `// Package demo serves the tide tables.\npackage demo\n\nfunc New() int {\n\treturn 1\n}\n`;
+    expect((await codeChunks('/r/demo.go', go)).chunks[0]?.metadata?.file_comment).toBe('Package demo serves the tide tables.');
+  });
+
   it('a function too long for one chunk is split at its statements, each part naming the function', async () => {
     const text = `function migrate(db) {\n${body('step', 120, '  ')}\n}\n`;
     const { chunks } = await codeChunks('/r/migrate.js', text);

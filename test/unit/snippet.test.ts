@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { bestSnippet, hitLocation, SNIPPET_LINE_CHARS, SNIPPET_LINES, snippetTerms } from '../../hub/src/memory/snippet.js';
 import { hitText } from '../../cli/search-format.js';
-import { searchKeywords } from '../../hub/src/core/search-keywords.js';
+import { identifierWords, searchKeywords } from '../../hub/src/core/search-keywords.js';
 import type { SearchHit } from '../../hub/src/memory/memory.js';
 import { embeddingInput } from '../../hub/src/memory/embedding-input.js';
 
@@ -79,6 +79,18 @@ describe('hitLocation, keywords and the embedding input', () => {
     expect(embeddingInput('prose stays as is', {})).toBe('prose stays as is');
     const input = embeddingInput('// Starts it.\nthis.listenNow(http.createServer())', { language: 'javascript', symbols: ['App.listen'] });
     expect(input).toBe('App listen\nStarts it\nthis listen Now http create Server');
+    // A mined project file's path comes first, as words; a transcript's file name does not.
+    const code = { mode: 'projects', language: 'typescript', rel_path: 'hub/src/core/secretScan.ts' };
+    expect(embeddingInput('return 1', code)).toBe('hub src core secret Scan ts\nreturn 1');
+    expect(embeddingInput('Set `X=1`.', { mode: 'projects', rel_path: 'docs/environment.md' })).toBe('docs environment md\nSet `X=1`.');
+    expect(embeddingInput('> we chose Lisbon', { mode: 'convos', rel_path: 's01-2025-01-06.txt' })).toBe('> we chose Lisbon');
+  });
+
+  it('identifier words: the parts of each compound identifier of code, once per use; none for prose', () => {
+    const code = 'if (n > MAX_QUERY_CHARS) return listDrawers(http.createServer(), listDrawers);';
+    expect(identifierWords(code, { language: 'typescript' })).toBe('MAX QUERY CHARS list Drawers create Server list Drawers');
+    expect(identifierWords('plain words only; no compounds here', { language: 'python' })).toBe('');
+    expect(identifierWords(code, {})).toBe('');
   });
 });
 

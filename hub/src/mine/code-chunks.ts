@@ -1,6 +1,7 @@
 // Code-aware chunking with tree-sitter (its WASM build and the grammars' .wasm files from npm): cuts
 // at function, method, class and top-level statement boundaries, merges small neighbours up to a
-// target size, splits an oversized node at its members, and records line ranges and symbol names.
+// target size, splits an oversized node at its members, and records line ranges, symbol names and
+// the file's leading comment (each chunk carries it: what the module is for).
 // web-tree-sitter and each grammar load on the first file of their language (never at CLI start).
 
 import { createRequire } from 'node:module';
@@ -19,6 +20,8 @@ export const CODE_MAX = 1800;
 export const CODE_ALONE = 250;
 /** Symbol names kept per chunk. */
 const MAX_SYMBOLS = 24;
+/** Characters of a file's leading comment carried by each of its chunks (bounds the metadata). */
+export const FILE_COMMENT_CHARS = 1000;
 
 export type CodeLanguage = 'typescript' | 'tsx' | 'javascript' | 'python' | 'go' | 'rust' | 'java';
 
@@ -297,16 +300,49 @@ function symbolsIn(defs: readonly Definition[], range: RowRange): string[] {
   return around ? [around.qualified] : [];
 }
 
+const COMMENTS: ReadonlySet<string> = new Set(['comment', 'line_comment', 'block_comment']);
+/** Nodes a file-level comment may sit right above and still describe the file (Go's package clause). */
+const FILE_LEVEL: ReadonlySet<string> = new Set(['package_clause', 'package_declaration', 'import_statement', 'import_declaration', 'use_declaration']);
+
+/**
+ * The file's leading comment (what the module is for), markers stripped: the comments before its
+ * first statement, or a Python module docstring. A comment directly above a definition (no blank
+ * line) is that definition's doc, not the file's, and is left out. '' when there is none.
+ */
+function leadingComment(members: readonly TsNode[], language: CodeLanguage): string {
+  const taken: TsNode[] = [];
+  let next: TsNode | undefined;
+  for (const m of members) {
+    if (m.type === 'hash_bang_line') continue;
+    if (!COMMENTS.has(m.type)) {
+      next = m;
+      break;
+    }
+    taken.push(m);
+  }
+  const last = taken.at(-1);
+  if (last && next && next.startPosition.row === last.endPosition.row + 1 && !FILE_LEVEL.has(next.type)) taken.pop();
+  let text = taken.map((c) => c.text).join('\n');
+  if (text === '' && language === 'python' && next?.type === 'expression_statement' && next.firstNamedChild?.type === 'string') text = next.text;
+  return text
+    .replace(/^\s*(\/\/+!?|#+|\/\*+!?|\*+\/|\*|"""|''')/gm, '')
+    .replace(/(\*\/|"""|''')\s*$/gm, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, FILE_COMMENT_CHARS);
+}
+
 /** The chunks of one parsed tree (pure; exported for the unit tests through codeChunks). */
 function chunksOfTree(root: TsNode, text: string, language: CodeLanguage): SourceChunk[] {
   const starts = lineStarts(text);
   const lastRow = starts.length - 2;
   const members = root.namedChildren.filter((c): c is TsNode => c !== null);
   const defs = definitions(root);
+  const fileComment = leadingComment(members, language);
   const ranges = mergeSmall(refine(unitsOf(members, 0, lastRow), text, starts, 0), starts, text.length, defs);
   return chunksOfRows(text, starts, ranges, (r) => {
     const symbols = symbolsIn(defs, r);
-    return { language, ...(symbols.length > 0 ? { symbols } : {}) };
+    return { language, ...(symbols.length > 0 ? { symbols } : {}), ...(fileComment !== '' ? { file_comment: fileComment } : {}) };
   });
 }
 

@@ -1,6 +1,8 @@
 // The embedded default VectorStore: LanceDB in `<palace>/vectors/`, one connection and one table
 // handle per process (a second handle can miss deletes). Cosine distance; BM25 full-text indexes on
-// content and on `keywords` (symbols and path tokens, core/search-keywords.ts); an ANN index is built in the background only past ~50k rows (flat search is fast below).
+// content, on `keywords` (symbols and path tokens), on `identifiers` (the parts of the compound
+// identifiers a code drawer uses) and on `context` (its file's leading comment), all derived in
+// core/search-keywords.ts; an ANN index is built in the background only past ~50k rows (flat search is fast below).
 // The table is created in a staging directory and renamed into place, so a full disk never leaves
 // a half-created table; one left by an older build (no committed version) is removed on open.
 
@@ -10,16 +12,18 @@ import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { Field, FixedSizeList, Float32, Int32, Int8, Schema, Utf8 } from 'apache-arrow';
 
-import { searchKeywords } from '../core/search-keywords.js';
+import { fileContext, identifierWords, searchKeywords } from '../core/search-keywords.js';
 import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
 
 const TABLE = 'drawers';
 /** Columns a table written by an older build gets in place when opened (no rebuild needed). */
-export const IN_PLACE_COLUMNS: readonly string[] = ['keywords'];
-/** Columns with a BM25 index that full-text search matches (either may match). */
-const FTS_COLUMNS = ['content', 'keywords'] as const;
+export const IN_PLACE_COLUMNS: readonly string[] = ['keywords', 'identifiers', 'context'];
+/** Columns with a BM25 index that full-text search matches (any may match; the scores add up). */
+const FTS_COLUMNS = ['content', 'keywords', 'identifiers', 'context'] as const;
+/** Rows re-derived per write while filling the `identifiers` of a table written before it existed. */
+const BACKFILL_BATCH = 500;
 const ANN_THRESHOLD = 50_000;
 /**
  * From this many rows a B-tree index on `id` is kept: lookups by id (wake-up, drawer get, the census's
@@ -127,6 +131,11 @@ export function schemaFor(dimensions: number): Schema {
     new Field('vector', new FixedSizeList(dimensions, new Field('item', new Float32(), true)), false),
     // Symbols and path tokens, derived from metadata on every write; full-text indexed beside content.
     new Field('keywords', new Utf8(), true),
+    // Parts of the compound identifiers of a code drawer's content ('' otherwise), full-text indexed;
+    // NULL only in rows written before the column existed, until the backfill derives them.
+    new Field('identifiers', new Utf8(), true),
+    // The leading comment of the file a code drawer was cut from ('' otherwise), full-text indexed.
+    new Field('context', new Utf8(), true),
   ]);
 }
 
@@ -149,6 +158,8 @@ function toRow(d: StoredDrawer): Row {
     embedder: d.embedder,
     vector: Array.from(d.vector),
     keywords: searchKeywords(d.metadata),
+    identifiers: identifierWords(d.content, d.metadata),
+    context: fileContext(d.metadata),
   };
 }
 
@@ -245,14 +256,42 @@ export class LanceDbVectorStore implements VectorStore {
       );
     // Tables written before the keywords column get it in place (empty; re-mining fills it).
     if (!(await table.schema()).fields.some((f) => f.name === 'keywords')) await table.addColumns([{ name: 'keywords', valueSql: "CAST('' AS STRING)" }]);
+    // Tables written before the identifiers column get it in place as NULL (= not derived yet).
+    if (!(await table.schema()).fields.some((f) => f.name === 'identifiers')) await table.addColumns([{ name: 'identifiers', valueSql: 'CAST(NULL AS STRING)' }]);
+    // The context column is derived from metadata only drawers mined since carry: '' until re-mined.
+    if (!(await table.schema()).fields.some((f) => f.name === 'context')) await table.addColumns([{ name: 'context', valueSql: "CAST('' AS STRING)" }]);
     const store = new LanceDbVectorStore(db, table, options.dimensions, options.log);
     const indices = await table.listIndices();
     store.ftsReady = FTS_COLUMNS.every((c) => indices.some((i) => i.columns.includes(c)));
     store.annStarted = indices.some((i) => i.columns.includes('vector'));
     store.idIndexStarted = indices.some((i) => i.columns.includes('id'));
+    // Its full-text index is built only after every row has its identifiers, so a missing index is
+    // what says a fill may be due (also one a crash cut short); with the index there, nothing is read.
+    if (!indices.some((i) => i.columns.includes('identifiers'))) await store.fillIdentifiers();
     // A palace that grew past the threshold before this index existed gets it in the background.
     if (!store.idIndexStarted) store.ensureIdIndex();
     return store;
+  }
+
+  /**
+   * Derives `identifiers` (and `keywords`, which a table older than that column left empty) for the
+   * rows written before the column existed (NULL), in batches, before the store is handed out: no
+   * other write can interleave. Resumable: each batch commits on its own, a fill cut short continues
+   * on the next open.
+   */
+  private async fillIdentifiers(): Promise<void> {
+    const pending = await this.table.countRows('identifiers IS NULL');
+    if (pending === 0) return;
+    this.log.info(`deriving the identifier words of ${pending} drawers written by an older build (once)`);
+    let filled = 0;
+    for (;;) {
+      const rows = (await this.table.query().where('identifiers IS NULL').limit(BACKFILL_BATCH).toArray()) as Row[];
+      if (rows.length === 0) break;
+      await guarded(() => this.table.mergeInsert('id').whenMatchedUpdateAll().execute(rows.map((r) => toRow(fromRow(r)))));
+      filled += rows.length;
+    }
+    // One compaction after the fill (not one per batch racing the next batch's write).
+    this.afterWrite(filled);
   }
 
   private check(d: StoredDrawer): void {

@@ -40,15 +40,18 @@ async function viaHub(hub: LiveHub, name: string, args: Record<string, unknown>,
 }
 
 async function inProcess(config: Readonly<PalaceConfig>, name: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<unknown> {
-  const [{ openPalace }, { connectInProcess }, { leaseHolder }, { makeLogger }] = await Promise.all([
+  const [{ openPalace }, { connectInProcess }, { loadTools }, { leaseHolder }, { makeLogger }] = await Promise.all([
     import('../hub/src/palace.js'),
     import('../hub/src/tools/in-process.js'),
+    import('../hub/src/tools/tool-groups.js'),
     import('../hub/src/lease.js'),
     import('../hub/src/log.js'),
   ]);
   const palace = openPalace(config, { role: 'local', log: makeLogger('palace') });
   try {
+    // Only the called tool is served (and its module loaded): the same registration and zod schema.
     const server = await connectInProcess(palace.services, {
+      tools: await loadTools([name]),
       guardWrite: (tool) => {
         if (tool.lockFree) return;
         const holder = leaseHolder(palace.palacePath);

@@ -17,6 +17,8 @@ import { build } from 'esbuild';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT_DIR = join(ROOT, 'dist', 'cli');
 export const BUNDLE = join(OUT_DIR, 'palace.bundle.cjs');
+/** `--debug`: not minified (readable, for profiling module start-up); comments may then name import(). */
+const DEBUG = process.argv.includes('--debug');
 
 /**
  * Left to Node at run time: native addons and the heavy or ESM-only packages only the memory, mining,
@@ -75,13 +77,13 @@ async function bundle() {
     plugins: [rewriteModules],
     banner: { js: 'const __palaceBundleUrl = require("node:url").pathToFileURL(__filename);' },
     legalComments: 'none',
-    minify: true,
+    minify: !DEBUG,
     keepNames: true,
     logLevel: 'warning',
     write: false,
   });
   const [file] = result.outputFiles;
-  if (/(?<![\w$.])import\(/.test(file.text)) throw new Error('build-cli-bundle: an import() is left in the bundle (see rewriteModules)');
+  if (!DEBUG && /(?<![\w$.])import\(/.test(file.text)) throw new Error('build-cli-bundle: an import() is left in the bundle (see rewriteModules)');
   // ASCII only, so bin/palace.js reads it as latin1 (no UTF-8 decoding): the few non-ASCII characters
   // esbuild leaves (in regular expression literals) become \uXXXX escapes, which mean the same there.
   const code = file.text.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

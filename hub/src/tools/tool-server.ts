@@ -6,6 +6,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
@@ -33,12 +34,13 @@ let validator: AjvJsonSchemaValidator | undefined;
 
 /**
  * One JSON-schema validator for every per-request server: building a new Ajv instance per request
- * was the largest single cost of a stateless MCP call. It holds compiled schemas only (no request state).
+ * was the largest single cost of a stateless MCP call. It holds compiled schemas only (no request state),
+ * and is built on first use (elicitation only; palace tools declare no output schemas), so a one-call
+ * process never builds Ajv.
  */
-function sharedValidator(): AjvJsonSchemaValidator {
-  validator ??= new AjvJsonSchemaValidator();
-  return validator;
-}
+const sharedValidator: jsonSchemaValidator = {
+  getValidator: (schema) => (validator ??= new AjvJsonSchemaValidator()).getValidator(schema),
+};
 
 /** How one tool is served: its zod input schema and the names it declares. */
 function servedInput(tool: ToolDef): { schema: z.ZodType<Record<string, unknown>>; declared: ReadonlySet<string> } {
@@ -58,7 +60,7 @@ export function buildToolServer(hub: HubServices, tools: readonly ToolDef[], opt
   const instructions = `${AGENT_INSTRUCTIONS}\n${profileInstructions(profile, listed.length + (profile === 'lean' ? 2 : 0), available.length)}`;
   const server = new McpServer(
     { name: 'palace', version: hub.version },
-    { instructions, capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: sharedValidator() },
+    { instructions, capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: sharedValidator },
   );
 
   /** Runs one tool on arguments its schema accepted, as a tool result (errors as isError results). */

@@ -23,7 +23,7 @@ function fnv1a(text) {
   return h.toString(16).padStart(8, '0');
 }
 
-/** Top-level commands the bundle runs (bare --version too); the rest load the compiled CLI. */
+/** Top-level commands the bundle runs; the rest (and a bare --version, lighter unbundled) load the compiled CLI. */
 const BUNDLED = new Set(['logstream', 'artifact', 'hook', 'instructions']);
 
 /** The command name of an argument list (the first word that is not an option or --palace's value). */
@@ -82,7 +82,5 @@ function runBundle() {
   return true;
 }
 
-const args = process.argv.slice(2);
-const name = commandOf(args);
-const bundled = name === undefined ? args.includes('--version') || args.includes('-V') : BUNDLED.has(name);
-if (!bundled || !runBundle()) await import('../dist/cli/main.js');
+const name = commandOf(process.argv.slice(2));
+if (name === undefined || !BUNDLED.has(name) || !runBundle()) await import('../dist/cli/main.js');

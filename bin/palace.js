@@ -2,13 +2,15 @@
 // Launcher. The everyday commands run from the CLI bundle (dist/cli/palace.bundle.cjs, one script)
 // through a V8 code cache beside it, so a call starts near node's own start-up; every other command,
 // or a tree with no bundle, loads the compiled CLI (dist/cli/main.js). docs/cli.md, "Start-up".
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import vm from 'node:vm';
+// CommonJS (bin/package.json): an ES module entry would start node's ESM loader before anything runs.
+'use strict';
 
-const BUNDLE = fileURLToPath(new URL('../dist/cli/palace.bundle.cjs', import.meta.url));
+const { readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs');
+const { createRequire } = require('node:module');
+const { dirname, join } = require('node:path');
+const vm = require('node:vm');
+
+const BUNDLE = join(__dirname, '..', 'dist', 'cli', 'palace.bundle.cjs');
 /**
  * V8 rejects a cache made under other node flags (a profiler, NODE_OPTIONS): runs with flags keep their
  * own file (the last such set wins), so they never overwrite the everyday one.
@@ -83,4 +85,4 @@ function runBundle() {
 }
 
 const name = commandOf(process.argv.slice(2));
-if (name === undefined || !BUNDLED.has(name) || !runBundle()) await import('../dist/cli/main.js');
+if (name === undefined || !BUNDLED.has(name) || !runBundle()) import('../dist/cli/main.js');

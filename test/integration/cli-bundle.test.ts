@@ -20,10 +20,9 @@ let env: NodeJS.ProcessEnv;
 beforeEach(() => {
   tmp = makeTmpDir('palace-cli-bundle-');
   tree = join(tmp.path, 'tree');
-  mkdirSync(join(tree, 'bin'), { recursive: true });
-  mkdirSync(join(tree, 'dist'));
+  mkdirSync(join(tree, 'dist'), { recursive: true });
   cpSync(join(REPO_ROOT, 'package.json'), join(tree, 'package.json'));
-  cpSync(join(REPO_ROOT, 'bin', 'palace.js'), join(tree, 'bin', 'palace.js'));
+  cpSync(join(REPO_ROOT, 'bin'), join(tree, 'bin'), { recursive: true }); // the launchers and their package.json
   cpSync(join(REPO_ROOT, 'dist', 'cli'), join(tree, 'dist', 'cli'), { recursive: true, filter: (src) => !src.endsWith('cache') });
   symlinkSync(join(REPO_ROOT, 'dist', 'hub'), join(tree, 'dist', 'hub'));
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(tree, 'node_modules'));

@@ -40,8 +40,16 @@ const EXTERNAL = [
   'electron',
 ];
 
-/** A dynamic import() of anything but a relative path: a builtin or an external package, left to run time. */
-const RUNTIME_IMPORT = /(?<![\w$.])import\((?!\s*['"]\.)/g;
+/** A dynamic import() and what it names when that is a string literal. */
+const DYNAMIC_IMPORT = /(?<![\w$.])import\((\s*(['"])([^'"]+)\2)?/g;
+const isExternal = (specifier) =>
+  specifier.startsWith('node:') ||
+  EXTERNAL.some((pattern) => (pattern.endsWith('*') ? specifier.startsWith(pattern.slice(0, -1)) : specifier === pattern || specifier.startsWith(`${pattern}/`)));
+/** import(x) of a builtin, an external package or a computed name is left to run time; others are bundled. */
+const rewriteImports = (source) =>
+  source.replace(DYNAMIC_IMPORT, (match, literal, _quote, specifier) =>
+    specifier === undefined || isExternal(specifier) ? `__palaceImport(${literal ?? ''}` : match,
+  );
 
 /**
  * Two rewrites of each compiled module as it is bundled:
@@ -56,10 +64,10 @@ const rewriteModules = {
   setup(b) {
     b.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8');
-      if (!source.includes('import.meta') && source.search(RUNTIME_IMPORT) === -1) return undefined;
+      if (!source.includes('import.meta') && !source.includes('import(')) return undefined;
       const rel = relative(OUT_DIR, args.path).split('\\').join('/');
       const url = `new URL(${JSON.stringify(rel)}, __palaceBundleUrl).href`;
-      const contents = source.replaceAll('import.meta.url', url).replace(RUNTIME_IMPORT, '__palaceImport(');
+      const contents = rewriteImports(source.replaceAll('import.meta.url', url));
       return { contents, loader: 'js', resolveDir: dirname(args.path) };
     });
   },

@@ -5,12 +5,13 @@
 // CommonJS (bin/package.json): an ES module entry would start node's ESM loader before anything runs.
 'use strict';
 
-const { readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs');
+const { readFileSync, renameSync, rmSync, statSync, writeFileSync } = require('node:fs');
 const { createRequire } = require('node:module');
 const { dirname, join } = require('node:path');
 const vm = require('node:vm');
 
 const BUNDLE = join(__dirname, '..', 'dist', 'cli', 'palace.bundle.cjs');
+const MAIN = join(__dirname, '..', 'dist', 'cli', 'main.js');
 /**
  * V8 rejects a cache made under other node flags (a profiler, NODE_OPTIONS): runs with flags keep their
  * own file (the last such set wins), so they never overwrite the everyday one.
@@ -44,10 +45,12 @@ function cacheKey(source) {
   return m ? `palace-cache 1 ${m[1]} ${source.length} ${process.version} ${process.versions.v8} ${process.arch} ${fnv1a(FLAGS)}\n` : undefined;
 }
 
-/** Runs the bundle with its code cache; false when there is no bundle to run. */
+/** Runs the bundle with its code cache; false when there is no bundle, or one older than the compiled CLI. */
 function runBundle() {
   let source;
   try {
+    // tsc run again without the bundle step (npm run build does both) leaves the bundle stale.
+    if (statSync(BUNDLE).mtimeMs < statSync(MAIN).mtimeMs) return false;
     source = readFileSync(BUNDLE, 'latin1');
   } catch {
     return false;

@@ -3,7 +3,7 @@
 // and of dist/cli in a temp tree (the built hub and node_modules linked), so the repo's cache is untouched.
 
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -23,7 +23,11 @@ beforeEach(() => {
   mkdirSync(join(tree, 'dist'), { recursive: true });
   cpSync(join(REPO_ROOT, 'package.json'), join(tree, 'package.json'));
   cpSync(join(REPO_ROOT, 'bin'), join(tree, 'bin'), { recursive: true }); // the launchers and their package.json
-  cpSync(join(REPO_ROOT, 'dist', 'cli'), join(tree, 'dist', 'cli'), { recursive: true, filter: (src) => !src.endsWith('cache') });
+  cpSync(join(REPO_ROOT, 'dist', 'cli'), join(tree, 'dist', 'cli'), {
+    recursive: true,
+    preserveTimestamps: true,
+    filter: (src) => !src.endsWith('cache'),
+  });
   symlinkSync(join(REPO_ROOT, 'dist', 'hub'), join(tree, 'dist', 'hub'));
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(tree, 'node_modules'));
   bundle = join(tree, 'dist', 'cli', 'palace.bundle.cjs');
@@ -99,7 +103,15 @@ describe('the CLI bundle', () => {
     expect([...codes].sort()).toEqual([0, 1, 2]);
   });
 
-  it('runs the compiled CLI when there is no bundle', () => {
+  it('runs the compiled CLI when there is no bundle, or one older than the compiled CLI', () => {
+    const main = join(tree, 'dist', 'cli', 'main.js');
+    // tsc ran after the bundle was built: the bundle is stale and not used (no cache is written).
+    utimesSync(bundle, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    utimesSync(main, new Date(), new Date());
+    const stale = run(APPEND);
+    expect(stale.code).toBe(0);
+    expect(JSON.parse(stale.stdout)).toHaveProperty('id');
+    expect(existsSync(cache)).toBe(false);
     rmSync(bundle);
     const r = run(APPEND);
     expect(r.code).toBe(0);

@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-// Thin launcher: compiled by `npm run build`.
-import '../dist/cli/palace-mcp.js';
+// Thin launcher: compiled by `npm run build`. CommonJS (bin/package.json), so a dynamic import.
+import('../dist/cli/palace-mcp.js');

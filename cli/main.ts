@@ -45,4 +45,5 @@ async function main(argv: string[]): Promise<void> {
 }
 
 exitQuietlyOnClosedPipe();
-await main(process.argv);
+// Not a top-level await: the CLI bundle (scripts/build-cli-bundle.mjs) is a CommonJS script.
+void main(process.argv);

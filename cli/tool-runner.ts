@@ -40,15 +40,22 @@ async function viaHub(hub: LiveHub, name: string, args: Record<string, unknown>,
 }
 
 async function inProcess(config: Readonly<PalaceConfig>, name: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<unknown> {
-  const [{ openPalace }, { connectInProcess }, { leaseHolder }, { makeLogger }] = await Promise.all([
+  // One call per process: zod's JIT (code generated per object schema on its first parse, through
+  // new Function) costs more than it saves, so schemas built from here on parse without it (same
+  // results). Set before the MCP SDK builds its protocol schemas; a hub keeps the JIT.
+  (await import('zod')).config({ jitless: true });
+  const [{ openPalace }, { connectInProcess }, { loadTools }, { leaseHolder }, { makeLogger }] = await Promise.all([
     import('../hub/src/palace.js'),
     import('../hub/src/tools/in-process.js'),
+    import('../hub/src/tools/tool-groups.js'),
     import('../hub/src/lease.js'),
     import('../hub/src/log.js'),
   ]);
   const palace = openPalace(config, { role: 'local', log: makeLogger('palace') });
   try {
+    // Only the called tool is served (and its module loaded): the same registration and zod schema.
     const server = await connectInProcess(palace.services, {
+      tools: await loadTools([name]),
       guardWrite: (tool) => {
         if (tool.lockFree) return;
         const holder = leaseHolder(palace.palacePath);

@@ -24,9 +24,10 @@ const INPUT_FILES = [
   'tsconfig.json',
   'tsconfig.build.json',
   'test/helpers/tiny-bert.ts',
+  'scripts/build-cli-bundle.mjs',
 ];
 /** Outputs that must exist for the stamp to be trusted (someone may have deleted dist/ in part). */
-const OUTPUTS = ['dist/cli/main.js', 'dist/hub/src/main.js', 'dist/ui/index.html', 'dist/main/preload.cjs'];
+const OUTPUTS = ['dist/cli/main.js', 'dist/cli/palace.bundle.cjs', 'dist/hub/src/main.js', 'dist/ui/index.html', 'dist/main/preload.cjs'];
 
 function walk(dir, out) {
   let entries;

@@ -5,6 +5,7 @@
 import { hostname } from 'node:os';
 
 import type { PalaceConfig } from './config.js';
+import { HubError } from './errors.js';
 import { acquireLease, type Lease } from './lease.js';
 import type { Logger } from './log.js';
 import { Logstream } from './logstream/logstream.js';
@@ -15,7 +16,7 @@ import { MineJobs } from './mine/jobs.js';
 import { canonicalPalace } from './registration.js';
 import { RequestStats } from './request-stats.js';
 import type { HubServices } from './services.js';
-import { SyncService } from './sync/sync-service.js';
+import type { SyncService } from './sync/sync-service.js';
 import { PALACE_VERSION } from './version.js';
 
 export interface OpenPalaceOptions {
@@ -26,6 +27,11 @@ export interface OpenPalaceOptions {
   readOnly?: boolean;
   /** The hub listens on a non-loopback address. */
   networkExposed?: boolean;
+  /**
+   * Peer sync's service (sync/sync-service.ts), which the hub role needs: passed in by the hub
+   * (server.ts) so a local process (the CLI) never loads the sync protocol's schemas.
+   */
+  syncService?: typeof SyncService;
 }
 
 export interface Palace {
@@ -41,6 +47,8 @@ export interface Palace {
 export function openPalace(config: Readonly<PalaceConfig>, options: OpenPalaceOptions): Palace {
   const { role, log } = options;
   const readOnly = options.readOnly ?? false;
+  const Sync = role === 'hub' ? options.syncService : undefined;
+  if (role === 'hub' && !Sync) throw new HubError('internal', 'openPalace: the hub role needs options.syncService');
   const palacePath = canonicalPalace(config.palacePath);
   // A read-only hub takes the lease too: two servers never point at one palace (a reader beside the
   // writer would serve a stale vector index and could run journal recovery behind its back).
@@ -75,8 +83,8 @@ export function openPalace(config: Readonly<PalaceConfig>, options: OpenPalaceOp
         ? { writer: { mode: readOnly ? 'read_only' : 'writer', lease: { path: lease.path, pid: lease.holder.pid } }, listen }
         : { writer: { mode: 'local' } },
   };
-  if (role === 'hub')
-    services.sync = new SyncService({
+  if (Sync)
+    services.sync = new Sync({
       replica: logstream.replica,
       palacePath,
       name: hostname(),

@@ -26,6 +26,7 @@ import {
   type Registration,
 } from './registration.js';
 import { createRequestLock } from './request-lock.js';
+import { SyncService } from './sync/sync-service.js';
 import type { HubServices } from './services.js';
 import { PALACE_VERSION } from './version.js';
 
@@ -118,7 +119,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const tls = tlsMaterial(options.tlsCert, options.tlsKey);
   const palacePath = canonicalPalace(config.palacePath);
 
-  const palace = openPalace(config, { role: 'hub', log, readOnly, networkExposed: !isLoopbackHost(host) });
+  const palace = openPalace(config, { role: 'hub', log, readOnly, networkExposed: !isLoopbackHost(host), syncService: SyncService });
   const { services } = palace;
   const { logstream, memory, stats, startedAt } = services;
   const lock = createRequestLock();

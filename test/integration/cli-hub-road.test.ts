@@ -22,10 +22,18 @@ let noSqlite: string;
 
 beforeEach(() => {
   dirs = makeHubDirs('palace-cli-road-');
-  // A module hook for the CLI child: importing better-sqlite3 throws, so no direct SQLite access is possible.
+  // A module hook for the CLI child: loading better-sqlite3 throws, so no direct SQLite access is possible.
+  // Both roads are closed: an ESM import (resolve hook) and a CommonJS require (the CLI bundle's road).
   noSqlite = join(dirs.root, 'no-sqlite.mjs');
   const hook = "export async function resolve(s, c, next) { if (s === 'better-sqlite3') throw new Error('TEST-HOOK: better-sqlite3 refused'); return next(s, c); }";
-  writeFileSync(noSqlite, `import { register } from 'node:module';\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});\n`);
+  const refuseRequire = [
+    'const load = Module._load;',
+    "Module._load = function (request, ...rest) { if (request === 'better-sqlite3') throw new Error('TEST-HOOK: better-sqlite3 refused'); return load.call(this, request, ...rest); };",
+  ].join('\n');
+  writeFileSync(
+    noSqlite,
+    `import Module, { register } from 'node:module';\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});\n${refuseRequire}\n`,
+  );
 });
 
 afterEach(async () => {

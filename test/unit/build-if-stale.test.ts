@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTmpDir } from '../helpers/tmp-dir.js';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/build-if-stale.mjs', import.meta.url));
-const OUTPUTS = ['dist/cli/main.js', 'dist/hub/src/main.js', 'dist/ui/index.html', 'dist/main/preload.cjs'];
+const OUTPUTS = ['dist/cli/main.js', 'dist/cli/palace.bundle.cjs', 'dist/hub/src/main.js', 'dist/ui/index.html', 'dist/main/preload.cjs'];
 
 let root: string;
 let cleanup: () => void;

@@ -1,12 +1,19 @@
 // The hub's MCP server in this process, reached over an in-memory transport: the road the CLI takes
-// when no hub is live. Same buildServer, so the same zod validation and error results as over HTTP.
+// when no hub is live. Same registration code as buildServer (tool-server.ts), so the same zod
+// validation and error results as over HTTP; given `tools`, it serves (and loads) only those.
 
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 import { HubClientError, parseToolResult, type ToolCallOptions } from '../client/hub-client.js';
 import type { HubServices } from '../services.js';
-import { buildServer, type BuildServerOptions } from './build-server.js';
+import type { ToolDef } from './tool.js';
+import { buildToolServer, type BuildServerOptions } from './tool-server.js';
+
+export interface InProcessOptions extends BuildServerOptions {
+  /** The tools to serve (e.g. loadTools([name]) from tool-groups.ts); default every tool of the registry. */
+  tools?: readonly ToolDef[];
+}
 
 export interface InProcessServer {
   /** Calls a tool and returns its parsed JSON result; a tool error throws HubClientError with its code. */
@@ -19,9 +26,10 @@ interface Pending {
   onProgress: ToolCallOptions['onProgress'];
 }
 
-export async function connectInProcess(services: HubServices, options: BuildServerOptions = {}): Promise<InProcessServer> {
+export async function connectInProcess(services: HubServices, options: InProcessOptions = {}): Promise<InProcessServer> {
+  const { tools = (await import('./registry.js')).TOOLS, ...serverOptions } = options;
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const server = buildServer(services, options);
+  const server = buildToolServer(services, tools, serverOptions);
   await server.connect(serverSide);
   const pending = new Map<number, Pending>();
   clientSide.onmessage = (message: JSONRPCMessage) => {

@@ -1,0 +1,187 @@
+// The one MCP server factory's registration code: registers the given tools on an McpServer, each
+// with its own zod input schema. buildServer (build-server.ts) serves the whole registry; the CLI's
+// in-process road serves only the tool it calls (tool-groups.ts), so it loads only that tool's module.
+// Tool results are JSON text; failures are isError results carrying {error: {code, message, field}}.
+
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+
+import { HubError, toHubError } from '../errors.js';
+import { checkIdentityArgs } from '../memory/identity.js';
+import type { HubServices } from '../services.js';
+import { AGENT_INSTRUCTIONS } from './instructions.js';
+import { LEAN_TOOLS, profileInstructions, type ToolProfile } from './profiles.js';
+import type { ToolContext, ToolDef } from './tool.js';
+
+export interface BuildServerOptions {
+  /** Runs a handler under the hub's global request lock (tools that are not lock-free). */
+  withLock?: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** Called before a mutating tool runs; a HubError it throws becomes the tool's error result. */
+  guardWrite?: (tool: ToolDef) => void;
+  /** Which tools tools/list shows (profiles.ts); every tool stays reachable. Default `full`. */
+  profile?: ToolProfile;
+}
+
+function jsonResult(value: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }] };
+}
+
+let validator: AjvJsonSchemaValidator | undefined;
+
+/**
+ * One JSON-schema validator for every per-request server: building a new Ajv instance per request
+ * was the largest single cost of a stateless MCP call. It holds compiled schemas only (no request state),
+ * and is built on first use (elicitation only; palace tools declare no output schemas), so a one-call
+ * process never builds Ajv.
+ */
+const sharedValidator: jsonSchemaValidator = {
+  getValidator: (schema) => (validator ??= new AjvJsonSchemaValidator()).getValidator(schema),
+};
+
+/** How one tool is served: its zod input schema and the names it declares. */
+function servedInput(tool: ToolDef): { schema: z.ZodType<Record<string, unknown>>; declared: ReadonlySet<string> } {
+  // A mutating tool sees every argument name, so an identity field it does not record is refused
+  // rather than stripped in silence (memory/identity.ts); other unknown arguments are dropped as before.
+  const schema: z.ZodType<Record<string, unknown>> = tool.mutating ? z.looseObject(tool.input) : z.object(tool.input);
+  return { schema, declared: new Set(Object.keys(tool.input)) };
+}
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** An MCP server for `tools` (the registry's, or the few a one-call process needs). */
+export function buildToolServer(hub: HubServices, tools: readonly ToolDef[], options: BuildServerOptions = {}): McpServer {
+  const profile = options.profile ?? 'full';
+  const available = tools.filter((tool) => !(hub.readOnly && tool.mutating));
+  const listed = profile === 'lean' ? available.filter((tool) => LEAN_TOOLS.has(tool.name)) : available;
+  const instructions = `${AGENT_INSTRUCTIONS}\n${profileInstructions(profile, listed.length + (profile === 'lean' ? 2 : 0), available.length)}`;
+  const server = new McpServer(
+    { name: 'palace', version: hub.version },
+    { instructions, capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: sharedValidator },
+  );
+
+  /** Runs one tool on arguments its schema accepted, as a tool result (errors as isError results). */
+  const invoke = async (tool: ToolDef, args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
+    const progressToken = extra._meta?.progressToken;
+    const ctx: ToolContext = {
+      signal: extra.signal,
+      progress: async (progress, total, message) => {
+        if (progressToken === undefined) return;
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message ? { message } : {}) },
+        });
+      },
+      ...(tool.stepLocked && options.withLock ? { withLock: options.withLock } : {}),
+    };
+    let known = args;
+    const run = async (): Promise<unknown> => tool.handler(known as never, hub, ctx);
+    try {
+      if (tool.mutating) {
+        if (hub.readOnly) throw new HubError('hub.read_only', `${tool.name} is refused: this hub is read-only (--read-only)`);
+        options.guardWrite?.(tool);
+        const { declared } = servedInput(tool);
+        checkIdentityArgs(tool.name, declared, args);
+        known = Object.fromEntries(Object.entries(args).filter(([key]) => declared.has(key)));
+      }
+      const value = tool.lockFree || tool.stepLocked || !options.withLock ? await run() : await options.withLock(run);
+      return jsonResult(value);
+    } catch (err) {
+      return errorResult(hub, tool.name, err);
+    }
+  };
+
+  for (const tool of listed)
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: servedInput(tool).schema,
+        annotations: { readOnlyHint: !tool.mutating, openWorldHint: false },
+      },
+      (args: Record<string, unknown>, extra) => invoke(tool, args, extra),
+    );
+  if (profile === 'lean') registerMoreTools(server, hub, tools, available, invoke);
+  return server;
+}
+
+function errorResult(hub: HubServices, name: string, err: unknown): CallToolResult {
+  const error = toHubError(err);
+  if (error.code === 'internal') hub.log.error(`${name} failed`, { message: error.message });
+  return { ...jsonResult({ error: error.toJSON() }), isError: true };
+}
+
+/** The lean profile's road to every tool: palace_tools (discover) and palace_call (run by name). */
+function registerMoreTools(
+  server: McpServer,
+  hub: HubServices,
+  tools: readonly ToolDef[],
+  available: readonly ToolDef[],
+  invoke: (tool: ToolDef, args: Record<string, unknown>, extra: Extra) => Promise<CallToolResult>,
+): void {
+  const byName = new Map(available.map((tool) => [tool.name, tool]));
+  const unknownTool = (name: string): HubError =>
+    new HubError('input.invalid', `no tool '${name}' on this hub; palace_tools lists them`, { field: 'name' });
+  server.registerTool(
+    'palace_tools',
+    {
+      title: 'List palace tools',
+      description:
+        "Lists every palace tool (event list, artifacts, patches, knowledge graph, diary, rooms, mining, curation, status): name, title, whether it writes. With name: that tool's description and input schema. Run one with palace_call.",
+      inputSchema: z.object({ name: z.string().optional().describe('One tool to describe in full') }),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) => {
+      try {
+        if (args.name === undefined)
+          return jsonResult({ tools: available.map((t) => ({ name: t.name, title: t.title, writes: t.mutating })) });
+        const tool = byName.get(args.name);
+        if (!tool) throw unknownTool(args.name);
+        return jsonResult({
+          name: tool.name,
+          title: tool.title,
+          description: tool.description,
+          writes: tool.mutating,
+          input_schema: z.toJSONSchema(z.object(tool.input), { unrepresentable: 'any' }),
+        });
+      } catch (err) {
+        return errorResult(hub, 'palace_tools', err);
+      }
+    },
+  );
+  server.registerTool(
+    'palace_call',
+    {
+      title: 'Run any palace tool',
+      description:
+        'Runs any palace tool by name with its arguments (see palace_tools), exactly as a direct call would.',
+      inputSchema: z.object({
+        name: z.string().describe('Tool name, e.g. palace_artifact_get'),
+        arguments: z.record(z.string(), z.unknown()).optional().describe("The tool's arguments"),
+      }),
+      annotations: { readOnlyHint: false, openWorldHint: false },
+    },
+    async (args, extra) => {
+      const tool = byName.get(args.name);
+      if (!tool)
+        return errorResult(
+          hub,
+          'palace_call',
+          hub.readOnly && tools.some((t) => t.name === args.name)
+            ? new HubError('hub.read_only', `${args.name} is refused: this hub is read-only (--read-only)`)
+            : unknownTool(args.name),
+        );
+      const parsed = servedInput(tool).schema.safeParse(args.arguments ?? {});
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const field = issue?.path.join('.') || 'arguments';
+        return errorResult(hub, 'palace_call', new HubError('input.invalid', `${tool.name}: ${field}: ${issue?.message ?? 'invalid'}`, { field }));
+      }
+      return invoke(tool, parsed.data, extra);
+    },
+  );
+}

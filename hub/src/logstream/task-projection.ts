@@ -168,6 +168,20 @@ export class TaskProjection {
     ).run(status ?? '', done, by);
   }
 
+  /**
+   * Claimed tasks holding a lease, in first_seq order after `after`, at most `limit`: the lease end
+   * and the replica the claim came from (what the lease sweeper tracks; read at its start instead of
+   * the whole log).
+   */
+  claimedLeases(after: number, limit: number): Array<{ correlation_id: string; first_seq: number; lease_expires_at: string; origin_replica: string }> {
+    return this.stmt(
+      `SELECT t.correlation_id, t.first_seq, json_extract(t.state_json, '$.lease_expires_at') AS lease_expires_at, e.origin_replica
+       FROM tasks t JOIN events e ON e.id = json_extract(t.state_json, '$.claim_event_id')
+       WHERE t.status = 'claimed' AND t.first_seq > ? AND json_extract(t.state_json, '$.lease_expires_at') IS NOT NULL
+       ORDER BY t.first_seq LIMIT ?`,
+    ).all(after, limit) as Array<{ correlation_id: string; first_seq: number; lease_expires_at: string; origin_replica: string }>;
+  }
+
   /** The seq the build has reached, or null when the table is complete. */
   builtSeq(): number | null {
     const v = this.stmt(`SELECT value FROM meta WHERE key = '${BUILT_SEQ_KEY}'`).pluck().get() as string | undefined;

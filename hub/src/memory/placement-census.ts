@@ -139,7 +139,7 @@ export class CensusVectorStore implements VectorStore {
 
   /**
    * One page of a wing's rows (optionally one room of it) in (filed_at, id) order, and how many there
-   * are. The wing's order is read by one scan of two narrow columns the first time it is listed, then
+   * are. The wing's order is read by one scan of three narrow columns the first time it is listed, then
    * kept up to date by every write, so a page costs no scan.
    */
   async orderedPage(wing: string, room: string | undefined, offset: number, limit: number): Promise<{ ids: string[]; total: number }> {

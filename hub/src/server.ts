@@ -33,6 +33,9 @@ import { PALACE_VERSION } from './version.js';
 /** How long close() lets MCP responses in flight finish before it cuts their connections. */
 const SHUTDOWN_DRAIN_MS = 3_000;
 
+/** How long after it starts listening the hub starts its first integrity check of the log. */
+const FIRST_CHECK_DELAY_MS = 1_000;
+
 export interface HubOptions {
   config: Readonly<PalaceConfig>;
   log: Logger;
@@ -233,8 +236,11 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     started_at: startedAt.toISOString(),
   };
   const registrationPath = writeRegistration(config.home, registration);
-  // The first verdict is on its way before anyone asks (a 1 GB log takes ~1.5 s to check).
-  void recheck();
+  // The first verdict is on its way before anyone asks (a 1 GB log takes ~1.5 s to check), started
+  // once the hub has answered its first requests: the check's thread start and its CPU and disk would
+  // slow them on a 2-core machine. A /statusz before then starts it at once.
+  const firstCheck = setTimeout(() => void recheck(), FIRST_CHECK_DELAY_MS);
+  firstCheck.unref();
 
   let idleTimer: NodeJS.Timeout | undefined;
   const idleMs = config.idleHours * 3_600_000;
@@ -254,6 +260,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const close = (): Promise<void> => {
     closing ??= (async () => {
       if (idleTimer) clearInterval(idleTimer);
+      clearTimeout(firstCheck);
       stopChecks.abort();
       await checking;
       removeRegistration(config.home, palacePath);

@@ -12,7 +12,12 @@ export const HUB_AGENT = 'hub';
 
 const PAGES_PER_PASS = 10;
 /** Claimed tasks read from the projection per pass while the sweeper starts. */
-const SEED_PER_PASS = 2_000;
+const SEED_PER_PASS = 1_000;
+/**
+ * Pause between two such passes (a few ms each): a hub that has just started answers its
+ * first requests in between; a lease that lapsed while the hub was down is expired a moment later.
+ */
+const SEED_PAUSE_MS = 25;
 
 export interface LeaseSweeperOptions {
   now?: () => Date;
@@ -61,9 +66,10 @@ export function startLeaseSweeper(logstream: Logstream, options: LeaseSweeperOpt
   const seed = (): void => {
     if (seeding === undefined) return;
     const page = logstream.store.tasks.claimedLeases(seeding, SEED_PER_PASS);
-    for (const t of page) if (!leases.has(t.correlation_id)) leases.set(t.correlation_id, { end: Date.parse(t.lease_expires_at), origin: t.origin_replica });
+    for (const t of page)
+      if (t.lease_expires_at !== null && t.origin_replica !== null && !leases.has(t.correlation_id))
+        leases.set(t.correlation_id, { end: Date.parse(t.lease_expires_at), origin: t.origin_replica });
     seeding = page.length < SEED_PER_PASS ? undefined : page.at(-1)?.first_seq;
-    if (seeding !== undefined) behind = true;
   };
 
   /** Events still unread after the last pass (a big log is read a few pages per pass, not at once). */
@@ -108,7 +114,7 @@ export function startLeaseSweeper(logstream: Logstream, options: LeaseSweeperOpt
   const schedule = (): void => {
     if (stopped || options.manual) return;
     const at = now().getTime();
-    let next = behind ? 0 : maxInterval;
+    let next = behind ? 0 : seeding !== undefined ? Math.min(SEED_PAUSE_MS, maxInterval) : maxInterval;
     for (const lease of leases.values()) if (lease.origin === logstream.replicaId) next = Math.min(next, Math.max(0, lease.end - at + 5));
     clearTimeout(timer);
     timer = setTimeout(run, next);

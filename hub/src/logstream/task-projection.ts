@@ -169,17 +169,19 @@ export class TaskProjection {
   }
 
   /**
-   * Claimed tasks holding a lease, in first_seq order after `after`, at most `limit`: the lease end
-   * and the replica the claim came from (what the lease sweeper tracks; read at its start instead of
-   * the whole log).
+   * The claimed tasks in first_seq order after `after`, at most `limit` (a page costs `limit` rows
+   * however few hold a lease): each one's lease end and the replica its claim came from, null when it
+   * has none. What the lease sweeper tracks, read at its start instead of the whole log.
    */
-  claimedLeases(after: number, limit: number): Array<{ correlation_id: string; first_seq: number; lease_expires_at: string; origin_replica: string }> {
+  claimedLeases(after: number, limit: number): Array<{ correlation_id: string; first_seq: number; lease_expires_at: string | null; origin_replica: string | null }> {
     return this.stmt(
-      `SELECT t.correlation_id, t.first_seq, json_extract(t.state_json, '$.lease_expires_at') AS lease_expires_at, e.origin_replica
-       FROM tasks t JOIN events e ON e.id = json_extract(t.state_json, '$.claim_event_id')
-       WHERE t.status = 'claimed' AND t.first_seq > ? AND json_extract(t.state_json, '$.lease_expires_at') IS NOT NULL
-       ORDER BY t.first_seq LIMIT ?`,
-    ).all(after, limit) as Array<{ correlation_id: string; first_seq: number; lease_expires_at: string; origin_replica: string }>;
+      `SELECT t.correlation_id, t.first_seq, t.lease_expires_at, e.origin_replica
+       FROM (SELECT correlation_id, first_seq, json_extract(state_json, '$.lease_expires_at') AS lease_expires_at,
+               json_extract(state_json, '$.claim_event_id') AS claim_event_id
+             FROM tasks WHERE status = 'claimed' AND first_seq > ? ORDER BY first_seq LIMIT ?) t
+       LEFT JOIN events e ON t.lease_expires_at IS NOT NULL AND e.id = t.claim_event_id
+       ORDER BY t.first_seq`,
+    ).all(after, limit) as Array<{ correlation_id: string; first_seq: number; lease_expires_at: string | null; origin_replica: string | null }>;
   }
 
   /** The seq the build has reached, or null when the table is complete. */

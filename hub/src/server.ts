@@ -15,7 +15,8 @@ import { allowedHosts, hubNames, isLoopbackHost, type MachineNames } from './htt
 import { ownOrigins } from './http/middleware/request-guard.js';
 import type { Logger } from './log.js';
 import { startLeaseSweeper } from './logstream/lease-sweeper.js';
-import { quickCheckOffThread } from './logstream/integrity-check.js';
+import { INTEGRITY_CHECKING, quickCheckOffThread } from './logstream/integrity-check.js';
+import type { SqliteEventStore } from './logstream/sqlite-event-store.js';
 import type { Memory } from './memory/memory.js';
 import { openPalace } from './palace.js';
 import {
@@ -33,6 +34,9 @@ import { PALACE_VERSION } from './version.js';
 /** How long close() lets MCP responses in flight finish before it cuts their connections. */
 const SHUTDOWN_DRAIN_MS = 3_000;
 
+/** How long after it starts listening the hub starts its first integrity check of the log. */
+const FIRST_CHECK_DELAY_MS = 1_000;
+
 export interface HubOptions {
   config: Readonly<PalaceConfig>;
   log: Logger;
@@ -49,6 +53,8 @@ export interface HubOptions {
   uiDirs?: readonly string[];
   /** The names a non-loopback bind answers to (default: machineNames()). */
   machine?: MachineNames;
+  /** SQLite's check of the log behind /statusz's `sqlite_integrity` (default: quick_check on a worker thread). */
+  integrityCheck?: (store: SqliteEventStore, signal: AbortSignal) => Promise<string>;
 }
 
 export interface Hub {
@@ -126,20 +132,26 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const sse = { clients: 0 };
   const listening: { bound?: { host: string; port: number; scheme: 'http' | 'https' } } = {};
   let integrity: { at: number; verdict: string } | undefined;
-  // quick_check runs on a worker thread (integrity-check.ts), one at a time. Only the first call waits
-  // for a verdict; later ones answer the last verdict at once and, when it is older than 60 s, start a
-  // fresh check behind it (a year-old palace takes seconds to check, and /statusz feeds the dashboard).
+  // quick_check runs on a worker thread (integrity-check.ts), one at a time, from the hub's start on.
+  // /statusz never waits for it: it answers the last verdict ('checking' before the first one is in)
+  // and, when the verdict is older than 60 s, starts a fresh check behind it (a year-old palace takes
+  // seconds to check, and the dashboard's first paint waits for /statusz).
+  const check = options.integrityCheck ?? quickCheckOffThread;
+  const stopChecks = new AbortController();
   let checking: Promise<string> | undefined;
   const recheck = (): Promise<string> =>
-    (checking ??= quickCheckOffThread(logstream.store)
+    (checking ??= check(logstream.store, stopChecks.signal)
       .catch((err: unknown) => `check failed: ${(err as Error).message}`)
       .then((verdict) => {
         integrity = { at: Date.now(), verdict };
         checking = undefined;
         return verdict;
       }));
-  const sqliteIntegrity = async (): Promise<string> => {
-    if (!integrity) return recheck();
+  const sqliteIntegrity = (): string => {
+    if (!integrity) {
+      void recheck();
+      return INTEGRITY_CHECKING;
+    }
     if (Date.now() - integrity.at > 60_000) void recheck();
     return integrity.verdict;
   };
@@ -155,9 +167,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     server: { withLock: (fn) => lock.run(fn) },
     ...(options.uiDirs ? { uiDirs: options.uiDirs } : {}),
     status: async () => {
-      const verdict = await sqliteIntegrity();
+      const verdict = sqliteIntegrity();
       return {
-        ok: verdict === 'ok',
+        // Not ok only once a check has found a problem (or failed to run).
+        ok: verdict === 'ok' || verdict === INTEGRITY_CHECKING,
         server: {
           name: 'palace',
           version: PALACE_VERSION,
@@ -224,6 +237,11 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     started_at: startedAt.toISOString(),
   };
   const registrationPath = writeRegistration(config.home, registration);
+  // The first verdict is on its way before anyone asks (a 1 GB log takes ~1.5 s to check), started
+  // once the hub has answered its first requests: the check's thread start and its CPU and disk would
+  // slow them on a 2-core machine. A /statusz before then starts it at once.
+  const firstCheck = setTimeout(() => void recheck(), FIRST_CHECK_DELAY_MS);
+  firstCheck.unref();
 
   let idleTimer: NodeJS.Timeout | undefined;
   const idleMs = config.idleHours * 3_600_000;
@@ -243,6 +261,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const close = (): Promise<void> => {
     closing ??= (async () => {
       if (idleTimer) clearInterval(idleTimer);
+      clearTimeout(firstCheck);
+      stopChecks.abort();
+      await checking;
       removeRegistration(config.home, palacePath);
       // Pending long-polls are answered (hub.shutting_down, with their cursor) rather than cut, and
       // MCP responses in flight get SHUTDOWN_DRAIN_MS to reach their clients; then connections close.

@@ -151,6 +151,26 @@ describe('SqliteEventStore on disk', () => {
     expect(store.integrityCheck()).toBe('ok');
   });
 
+  it('counts events exactly (the highest seq) across refused, rolled-back and later appends', () => {
+    const store = open();
+    const counted = (): number => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    store.append([newEvent(), newEvent(), newEvent()]);
+    // A batch naming an unknown artifact is refused; whatever it did is rolled back, leaving no gap.
+    const refused = store.append([newEvent(), newEvent({ artifact_ids: ['art_0000000000000000000000000000000000000000000000000000000000000000'] })]);
+    expect(refused.some((r) => r instanceof HubError)).toBe(true);
+    expect(store.countEvents()).toBe(counted());
+    store.append([newEvent()]);
+    expect(store.countEvents()).toBe(counted());
+    expect(store.countEvents()).toBe(store.query(eventQueryOf({ limit: 500 })).count);
+  });
+
   it('opens read-only on an existing log and reads it', () => {
     const writer = open();
     appendOk(writer, 2);

@@ -1,8 +1,12 @@
 // GET /statusz over real HTTP: version, uptime, request counters, SQLite integrity, writer mode and
-// the MCP clients recently seen (named from the SDK client's initialize clientInfo).
+// the MCP clients recently seen (named from the SDK client's initialize clientInfo). The integrity
+// check starts with the hub (a second after it listens, or at the first /statusz) and /statusz never
+// waits for it: 'checking' until its verdict is in.
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { quickCheckOffThread } from '../../hub/src/logstream/integrity-check.js';
+import type { SqliteEventStore } from '../../hub/src/logstream/sqlite-event-store.js';
 import type { Hub } from '../../hub/src/server.js';
 import { PALACE_VERSION } from '../../hub/src/version.js';
 import { callJson, connectHttpClient, makeHubDirs, startTestHub, type HubDirs } from '../helpers/hub.js';
@@ -48,11 +52,76 @@ async function statusz(hub: Hub, token?: string): Promise<Statusz> {
   return (await res.json()) as Statusz;
 }
 
+/** /statusz once the first integrity verdict is in (every answer before it says 'checking'). */
+async function settledStatusz(hub: Hub, token?: string): Promise<Statusz> {
+  for (;;) {
+    const body = await statusz(hub, token);
+    if (body.palace.sqlite_integrity !== 'checking') return body;
+    expect(body.ok).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The real quick_check, held back until `open()`; an abort (the hub closing) ends it at once. */
+function gatedCheck(): { check: (store: SqliteEventStore, signal: AbortSignal) => Promise<string>; open: () => void; calls: () => number } {
+  let open: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  let calls = 0;
+  return {
+    check: (store, signal) => {
+      calls++;
+      return new Promise<string>((resolve) => {
+        signal.addEventListener('abort', () => resolve('cut short'), { once: true });
+        void gate.then(() => resolve(quickCheckOffThread(store, signal)));
+      });
+    },
+    open: () => open(),
+    calls: () => calls,
+  };
+}
+
 describe('GET /statusz', () => {
+  it('answers at once while the first integrity check runs (checking, ok), then with its verdict', async () => {
+    const gated = gatedCheck();
+    const hub = await startTestHub(dirs, { integrityCheck: gated.check });
+    hubs.push(hub);
+    // The hub starts the check shortly after it starts listening, or at the first /statusz if that
+    // comes first; asking again while it runs does not start another.
+    const first = await statusz(hub);
+    expect(gated.calls()).toBe(1);
+    expect(first.palace.sqlite_integrity).toBe('checking');
+    expect(first.ok).toBe(true);
+    expect(first.server.version).toBe(PALACE_VERSION);
+    expect((await statusz(hub)).palace.sqlite_integrity).toBe('checking');
+    expect(gated.calls()).toBe(1);
+    gated.open();
+    const settled = await settledStatusz(hub);
+    expect(settled.palace.sqlite_integrity).toBe('ok');
+    expect(settled.ok).toBe(true);
+    expect(gated.calls()).toBe(1);
+  });
+
+  it('says not ok once a check reports a problem', async () => {
+    const problem = '*** in database main ***\nPage 7: btreeInitPage() returns error code 11';
+    const hub = await startTestHub(dirs, { integrityCheck: () => Promise.resolve(problem) });
+    hubs.push(hub);
+    const body = await settledStatusz(hub);
+    expect(body.palace.sqlite_integrity).toBe(problem);
+    expect(body.ok).toBe(false);
+  });
+
+  it('closes a hub whose first check is still running', async () => {
+    const gated = gatedCheck();
+    const hub = await startTestHub(dirs, { integrityCheck: gated.check });
+    expect((await statusz(hub)).palace.sqlite_integrity).toBe('checking');
+    await hub.close();
+    expect(gated.calls()).toBe(1);
+  });
+
   it('reports version, uptime, counters, integrity, writer mode and recent MCP clients', async () => {
     const hub = await startTestHub(dirs);
     hubs.push(hub);
-    const before = await statusz(hub);
+    const before = await settledStatusz(hub);
     expect(before.ok).toBe(true);
     expect(before.server).toMatchObject({
       name: 'palace',
@@ -99,6 +168,7 @@ describe('GET /statusz', () => {
     const token = 'ab'.repeat(32);
     const hub = await startTestHub(dirs, { readOnly: true, token });
     hubs.push(hub);
+    await settledStatusz(hub, token);
     const res = await fetch(`${hub.url}/statusz`, { headers: { Authorization: `Bearer ${token}` } });
     const text = await res.text();
     expect(text).not.toContain(token);

@@ -1,7 +1,8 @@
 // The placement census (hub/src/memory/placement-census.ts) against the truth: after every kind of
 // write (add, forced re-add, delete by id and by filter, move, retag, rate, re-mine of a source file)
-// the census-backed counts, wings, rooms, taxonomy, useful ids and the newest rows of the decisions
-// room and of the useful rows (wake-up's reads) equal a fresh scan of the store.
+// the census-backed counts, wings, rooms, taxonomy, useful ids, the newest rows of the decisions
+// room and of the useful rows (wake-up's reads) and every page of /list by wing (listDrawers, whose
+// wing order the census keeps) equal a fresh scan of the store.
 
 import { join } from 'node:path';
 
@@ -12,6 +13,7 @@ import { silentLogger } from '../../hub/src/log.js';
 import type { Memory } from '../../hub/src/memory/memory.js';
 import { openMemory } from '../../hub/src/memory/open-memory.js';
 import { palaceShape } from '../../hub/src/memory/palace-graph.js';
+import { listDrawers } from '../../hub/src/memory/palace-views.js';
 import { makeTmpDir, type TmpDir } from '../helpers/tmp-dir.js';
 
 /** wing → room → rows, and useful ids, counted from a full scan (what the census must equal). */
@@ -25,7 +27,38 @@ async function truth(memory: Memory): Promise<{ taxonomy: Record<string, Record<
   return { taxonomy, useful: rows.filter((r) => r.useful === true).map((r) => r.drawer_id).sort() };
 }
 
+/** (filed_at, id) ascending by code unit: /list's order ("newest last"). */
+function sortedIds(rows: ReadonlyArray<{ drawer_id: string; filed_at: string }>): string[] {
+  const key = (r: { drawer_id: string; filed_at: string }): string => `${r.filed_at}\u0000${r.drawer_id}`;
+  return [...rows].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)).map((r) => r.drawer_id);
+}
+
+/** Every page of listDrawers (what GET /list answers) by wing, and by wing and room, against a full sort of a fresh scan. */
+async function expectListRight(memory: Memory, step: string, pageSize: number): Promise<void> {
+  const rows = await memory.scanDrawers({}, { columns: ['id', 'wing', 'room', 'filed_at'] });
+  const places = new Set(rows.map((r) => `${r.wing}/${r.room}`));
+  const queries = [...new Set(rows.map((r) => r.wing))].map((wing) => ({ wing, room: undefined as string | undefined }));
+  for (const place of places) {
+    const [wing = '', room] = place.split('/');
+    queries.push({ wing, room });
+  }
+  queries.push({ wing: 'no-such-wing', room: undefined });
+  for (const q of queries) {
+    const want = sortedIds(rows.filter((r) => r.wing === q.wing && (q.room === undefined || r.room === q.room)));
+    const got: string[] = [];
+    for (let offset = 0; ; offset += pageSize) {
+      const page = await listDrawers(memory, { wing: q.wing, room: q.room, limit: pageSize, offset });
+      expect(page.total, `${step}: total of ${q.wing}/${q.room ?? '*'}`).toBe(want.length);
+      expect(page.drawers.every((d) => d.wing === q.wing && (q.room === undefined || d.room === q.room)), `${step}: placement of ${q.wing}/${q.room ?? '*'}`).toBe(true);
+      got.push(...page.drawers.map((d) => d.drawer_id));
+      if (page.drawers.length < pageSize) break;
+    }
+    expect(got, `${step}: pages of ${q.wing}/${q.room ?? '*'}`).toEqual(want);
+  }
+}
+
 async function expectCensusRight(memory: Memory, step: string): Promise<void> {
+  await expectListRight(memory, step, 2);
   const want = await truth(memory);
   const shape = await palaceShape(memory);
   expect(shape.taxonomy, step).toEqual(want.taxonomy);
@@ -117,6 +150,44 @@ describe('placement census', () => {
       memory.listWings(),
     ]);
     await expectCensusRight(memory, 'concurrent adds');
+  }, 120_000);
+
+  it('pages of a wing stay a full sort through restores with old filing times, moves, re-mines and deletes', async () => {
+    // Rows filed at scattered times (an import keeps filed_at), so new rows land inside the order, not only at its end.
+    const stamp = (i: number): string => new Date(Date.UTC(2025, 0, 1) + ((i * 7919) % 97) * 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const portable = (i: number, wing: string, room: string) => ({
+      id: `drawer_${(1_000_000 + i * 7).toString(16).padStart(24, '0')}`,
+      wing,
+      room,
+      tags: [],
+      content: `Imported note ${i} about the ledger and its nightly export.`,
+      source_file: null,
+      chunk_index: 0,
+      parent_id: null,
+      filed_at: stamp(i),
+      added_by: 'import',
+      useful: null,
+      metadata: {},
+    });
+    await memory.restoreDrawers(Array.from({ length: 30 }, (_, i) => portable(i, 'ledger', i % 3 === 0 ? 'exports' : 'notes')));
+    await expectListRight(memory, 'restored', 4);
+    await memory.restoreDrawers(Array.from({ length: 12 }, (_, i) => portable(100 + i, i % 2 === 0 ? 'ledger' : 'archive', 'notes')));
+    await expectListRight(memory, 'restored more, inside the order', 5);
+    await memory.relocate(portable(3, '', '').id, { wing: 'archive' });
+    await memory.relocate(portable(4, '', '').id, { room: 'exports' });
+    await memory.patchDrawers({ wing: 'ledger', room: 'exports' }, { room: 'reports' }, 'test');
+    await expectListRight(memory, 'moved between and within wings', 3);
+    await memory.fileSources([
+      { source_file: '/src/ledger.ts', wing: 'ledger', room: 'src', tags: [], added_by: 't', metadata: {}, chunks: [0, 1].map((index) => ({ index, start: index * 10, end: index * 10 + 10, text: `function ledger${index}() {}` })), vectors: await memory.embedDocuments(['a', 'b']), replace: false },
+    ]);
+    await memory.fileSources([
+      { source_file: '/src/ledger.ts', wing: 'ledger', room: 'lib', tags: [], added_by: 't', metadata: {}, chunks: [{ index: 0, start: 0, end: 10, text: 'function ledgerAll() {}' }], vectors: await memory.embedDocuments(['c']), replace: true },
+    ]);
+    await expectListRight(memory, 're-mined', 4);
+    await memory.deleteDrawer(portable(9, '', '').id);
+    await memory.deleteDrawers({ wing: 'ledger', room: 'reports' });
+    await memory.patchDrawers({ wing: 'archive' }, { wing: 'ledger' }, 'test');
+    await expectListRight(memory, 'deleted and merged a wing into another', 7);
   }, 120_000);
 
   it('a freshly opened memory loads the same census from the store', async () => {

@@ -22,19 +22,29 @@ try {
 }
 `;
 
-/** 'ok' or the problems SQLite found; the check runs off the main thread (in-line for `:memory:`). */
-export function quickCheckOffThread(store: SqliteEventStore): Promise<string> {
+/** What /statusz says of the log's integrity before the first check has given its verdict. */
+export const INTEGRITY_CHECKING = 'checking';
+
+/**
+ * 'ok' or the problems SQLite found; the check runs off the main thread (in-line for `:memory:`). An
+ * abort (the hub closing) ends the worker and answers that the check was cut short.
+ */
+export function quickCheckOffThread(store: SqliteEventStore, signal?: AbortSignal): Promise<string> {
   if (store.path === ':memory:') return Promise.resolve(store.integrityCheck());
+  if (signal?.aborted) return Promise.resolve('the integrity check was cut short');
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   return new Promise((resolve) => {
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path: store.path, driver } });
     let settled = false;
+    const cut = (): void => done('the integrity check was cut short');
     const done = (verdict: string): void => {
       if (settled) return;
       settled = true;
+      signal?.removeEventListener('abort', cut);
       void worker.terminate();
       resolve(verdict);
     };
+    signal?.addEventListener('abort', cut, { once: true });
     worker.once('message', (m: { verdict?: string; error?: string }) => done(m.verdict ?? `the integrity check failed: ${m.error ?? 'no verdict'}`));
     worker.once('error', (err) => done(`the integrity check failed: ${err.message}`));
     worker.once('exit', (code) => done(`the integrity check stopped (exit ${code})`));

@@ -1,6 +1,8 @@
 // The hub's lease sweeper: appends `claim.expired` (from the hub's own identity, agent `hub`) when a
 // claim's lease lapses, so the task is open again. Only claims whose event originated on this replica
 // are expired here: exactly one hub expires any claim, whatever the mesh. Clock injected for tests.
+// It starts from the task projection (the claimed tasks, a page per pass) and the log's tip, so a
+// year-old log is not read from its first event while the hub answers its first requests.
 
 import type { Logger } from '../log.js';
 import type { Logstream } from './logstream.js';
@@ -9,6 +11,13 @@ import type { Logstream } from './logstream.js';
 export const HUB_AGENT = 'hub';
 
 const PAGES_PER_PASS = 10;
+/** Claimed tasks read from the projection per pass while the sweeper starts. */
+const SEED_PER_PASS = 1_000;
+/**
+ * Pause between two such passes (a few ms each): a hub that has just started answers its
+ * first requests in between; a lease that lapsed while the hub was down is expired a moment later.
+ */
+const SEED_PAUSE_MS = 25;
 
 export interface LeaseSweeperOptions {
   now?: () => Date;
@@ -44,6 +53,25 @@ export function startLeaseSweeper(logstream: Logstream, options: LeaseSweeperOpt
     }
   };
 
+  /**
+   * At the start, with a complete projection: the first_seq of the last claimed task read from it
+   * (undefined once all are read). The log is then followed from the tip taken at the start; a task
+   * that changed since is refreshed from the projection either way (the projection is current).
+   */
+  let seeding: number | undefined;
+  if (logstream.store.tasks.ready()) {
+    cursor = logstream.tipId() ?? undefined;
+    seeding = 0;
+  }
+  const seed = (): void => {
+    if (seeding === undefined) return;
+    const page = logstream.store.tasks.claimedLeases(seeding, SEED_PER_PASS);
+    for (const t of page)
+      if (t.lease_expires_at !== null && t.origin_replica !== null && !leases.has(t.correlation_id))
+        leases.set(t.correlation_id, { end: Date.parse(t.lease_expires_at), origin: t.origin_replica });
+    seeding = page.length < SEED_PER_PASS ? undefined : page.at(-1)?.first_seq;
+  };
+
   /** Events still unread after the last pass (a big log is read a few pages per pass, not at once). */
   let behind = false;
   const readNew = (): void => {
@@ -67,6 +95,7 @@ export function startLeaseSweeper(logstream: Logstream, options: LeaseSweeperOpt
 
   const tick = (): string[] => {
     readNew();
+    seed();
     const expired: string[] = [];
     const at = now().getTime();
     for (const [id, lease] of leases) {
@@ -85,7 +114,7 @@ export function startLeaseSweeper(logstream: Logstream, options: LeaseSweeperOpt
   const schedule = (): void => {
     if (stopped || options.manual) return;
     const at = now().getTime();
-    let next = behind ? 0 : maxInterval;
+    let next = behind ? 0 : seeding !== undefined ? Math.min(SEED_PAUSE_MS, maxInterval) : maxInterval;
     for (const lease of leases.values()) if (lease.origin === logstream.replicaId) next = Math.min(next, Math.max(0, lease.end - at + 5));
     clearTimeout(timer);
     timer = setTimeout(run, next);

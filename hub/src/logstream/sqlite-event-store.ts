@@ -867,9 +867,13 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
     return (this.db.pragma('data_version', { simple: true }) as number) * 1_000_003 + this.localCommits;
   }
 
-  /** Number of events in the log. */
+  /**
+   * Number of events in the log: the highest seq. seq is the rowid, every insert takes the highest
+   * plus one (a rolled-back one leaves no gap) and no event is ever deleted, so the two are equal; a
+   * count(*) would read the whole table (40-125 ms at a million events, on every /statusz and status).
+   */
   countEvents(): number {
-    return (this.stmt('SELECT count(*) AS n FROM events').get() as { n: number }).n;
+    return (this.stmt('SELECT coalesce(max(seq), 0) AS n FROM events').get() as { n: number }).n;
   }
 
   /** SQLite's own verdict on the file: 'ok' or the first problems it found. */

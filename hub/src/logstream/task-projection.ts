@@ -177,6 +177,22 @@ export class TaskProjection {
     ).run(status ?? '', done, by);
   }
 
+  /**
+   * The claimed tasks in first_seq order after `after`, at most `limit` (a page costs `limit` rows
+   * however few hold a lease): each one's lease end and the replica its claim came from, null when it
+   * has none. What the lease sweeper tracks, read at its start instead of the whole log.
+   */
+  claimedLeases(after: number, limit: number): Array<{ correlation_id: string; first_seq: number; lease_expires_at: string | null; origin_replica: string | null }> {
+    return this.stmt(
+      `SELECT t.correlation_id, t.first_seq, t.lease_expires_at, e.origin_replica
+       FROM (SELECT correlation_id, first_seq, json_extract(state_json, '$.lease_expires_at') AS lease_expires_at,
+               json_extract(state_json, '$.claim_event_id') AS claim_event_id
+             FROM tasks WHERE status = 'claimed' AND first_seq > ? ORDER BY first_seq LIMIT ?) t
+       LEFT JOIN events e ON t.lease_expires_at IS NOT NULL AND e.id = t.claim_event_id
+       ORDER BY t.first_seq`,
+    ).all(after, limit) as Array<{ correlation_id: string; first_seq: number; lease_expires_at: string | null; origin_replica: string | null }>;
+  }
+
   /** The seq the build has reached, or null when the table is complete. */
   builtSeq(): number | null {
     const v = this.stmt(`SELECT value FROM meta WHERE key = '${BUILT_SEQ_KEY}'`).pluck().get() as string | undefined;

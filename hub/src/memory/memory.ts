@@ -584,6 +584,14 @@ export class Memory {
     return this.store.newestInRoom(room, wing, n);
   }
 
+  /**
+   * One page of a wing's drawer rows (optionally one room of it) in (filed_at, id) order and how many
+   * there are: the census keeps the order of the wings listed lately, so a page needs no scan.
+   */
+  wingPage(wing: string, room: string | undefined, offset: number, limit: number): Promise<{ ids: string[]; total: number }> {
+    return this.store.orderedPage(wing, room, offset, limit);
+  }
+
   /** The newest rows rated useful, newest first (kept by the census). */
   newestUseful(wing: string | undefined, n: number): Promise<RowStamp[]> {
     return this.store.newestUseful(wing, n);

@@ -24,11 +24,13 @@ export async function listDrawers(memory: Memory, raw: { wing?: unknown; room?: 
   const limit = boundedInt('limit', raw.limit, 50, 1, 1000);
   const offset = boundedInt('offset', raw.offset, 0, 0, Number.MAX_SAFE_INTEGER);
   const filter = { ...(wing ? { wing } : {}), ...(room ? { room } : {}) };
-  const total = await memory.countDrawers(filter);
-  // The order (filed_at, id) is found from two narrow columns; only the page's rows are read whole.
-  const page = await memory.scanDrawers(filter, { limit, offset, columns: ['id', 'filed_at'] });
-  const byId = new Map((page.length === 0 ? [] : await memory.scanDrawers({ ids: page.map((r) => r.drawer_id) })).map((r) => [r.drawer_id, r]));
-  const rows = page.map((r) => byId.get(r.drawer_id)).filter((r) => r !== undefined);
+  // A wing's order is kept by the census (no scan per page); without a wing, the order (filed_at, id)
+  // is found from two narrow columns. Only the page's rows are read whole.
+  const { ids, total } = wing
+    ? await memory.wingPage(wing, room, offset, limit)
+    : await Promise.all([memory.scanDrawers(filter, { limit, offset, columns: ['id', 'filed_at'] }), memory.countDrawers(filter)]).then(([page, n]) => ({ ids: page.map((r) => r.drawer_id), total: n }));
+  const byId = new Map((ids.length === 0 ? [] : await memory.scanDrawers({ ids })).map((r) => [r.drawer_id, r]));
+  const rows = ids.map((id) => byId.get(id)).filter((r) => r !== undefined);
   return {
     drawers: rows.map(({ content, embedder: _e, ...meta }) => ({
       ...meta,

@@ -1,13 +1,18 @@
 // A VectorStore wrapper that keeps the palace's census: drawer rows per wing and room, the ids rated
-// useful, and the filing time of the rows wake-up ranks (tracked rooms such as decisions and diaries,
-// and useful rows). Loaded by one scan on first read, then kept up to date by every write through it
-// (the rows a write touches are read first); a write that fails or surprises it drops the census.
+// useful, the filing time of the rows wake-up ranks (tracked rooms such as decisions and diaries, and
+// useful rows) and, for the wings listed lately, their rows in (filed_at, id) order (/list's pages).
+// Loaded by one scan on first read, then kept up to date by every write through it (the rows a write
+// touches are read first); a write that fails or surprises it drops the census.
 
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
 
 const KEY_SEP = '\u0000';
 /** Rows read per step when looking up what an upsert replaces. */
 const ID_BATCH = 500;
+/** Wings whose row order is kept (the most recently listed; each costs a few dozen bytes per row). */
+const ORDERED_WINGS = 8;
+/** A write touching more rows of a wing than this drops the wing's order (rebuilt by one scan when next listed). */
+const ORDER_SPLICE_MAX = 256;
 
 /** What the census keeps of a row in a tracked room or rated useful: enough to rank by recency. */
 export interface RowStamp {
@@ -26,6 +31,33 @@ interface Census {
   useful: Set<string>;
   /** Rows in a tracked room or rated useful, by id. */
   stamps: Map<string, RowStamp>;
+  /** wing → its rows in (filed_at, id) order, for the wings listed lately (most recent last). */
+  orders: Map<string, OrderRow[]>;
+}
+
+/** A row in a wing's order: enough to page it, by room too. */
+export interface OrderRow {
+  id: string;
+  room: string;
+  filed_at: string;
+}
+
+/** (filed_at, id) ascending, by code unit: the store's order and /list's ("newest last"). */
+export function byFiledAt(a: Pick<OrderRow, 'id' | 'filed_at'>, b: Pick<OrderRow, 'id' | 'filed_at'>): number {
+  if (a.filed_at !== b.filed_at) return a.filed_at < b.filed_at ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** Where `row` is, or would go, in an order (binary search). */
+function orderIndex(order: readonly OrderRow[], row: Pick<OrderRow, 'id' | 'filed_at'>): number {
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (byFiledAt(order[mid] as OrderRow, row) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The columns a census needs of a row. */
@@ -105,6 +137,67 @@ export class CensusVectorStore implements VectorStore {
     return [...(await this.load()).useful];
   }
 
+  /**
+   * One page of a wing's rows (optionally one room of it) in (filed_at, id) order, and how many there
+   * are. The wing's order is read by one scan of three narrow columns the first time it is listed, then
+   * kept up to date by every write, so a page costs no scan.
+   */
+  async orderedPage(wing: string, room: string | undefined, offset: number, limit: number): Promise<{ ids: string[]; total: number }> {
+    const order = await this.wingOrder(wing);
+    const rows = room === undefined ? order : order.filter((r) => r.room === room);
+    return { ids: rows.slice(offset, offset + limit).map((r) => r.id), total: rows.length };
+  }
+
+  private async wingOrder(wing: string): Promise<OrderRow[]> {
+    for (;;) {
+      const census = await this.load();
+      const kept = census.orders.get(wing);
+      if (kept) {
+        // Most recently listed last: the first is the one dropped when too many are kept.
+        census.orders.delete(wing);
+        census.orders.set(wing, kept);
+        return kept;
+      }
+      const seen = this.generation;
+      const rows = (await this.inner.scan({ wing }, { columns: ['id', 'room', 'filed_at'] })).map((r) => ({ id: r.id, room: r.room, filed_at: r.filed_at }));
+      rows.sort(byFiledAt);
+      // A write ran meanwhile (or the census was dropped): the scan may have missed it, so it is read again.
+      if (seen !== this.generation || seen % 2 === 1 || this.census !== census) {
+        await this.chain.catch(() => undefined);
+        continue;
+      }
+      if (!census.orders.has(wing)) {
+        census.orders.set(wing, rows);
+        for (const w of census.orders.keys()) {
+          if (census.orders.size <= ORDERED_WINGS) break;
+          census.orders.delete(w);
+        }
+      }
+      return census.orders.get(wing) ?? rows;
+    }
+  }
+
+  /** Applies a write's row changes to the kept wing orders (`gone` before, `now` after). */
+  private reorder(census: Census, gone: ReadonlyArray<Pick<OrderRow, 'id' | 'filed_at'> & { wing: string }>, now: ReadonlyArray<OrderRow & { wing: string }>): void {
+    if (census.orders.size === 0) return;
+    const touched = new Map<string, number>();
+    for (const r of [...gone, ...now]) if (census.orders.has(r.wing)) touched.set(r.wing, (touched.get(r.wing) ?? 0) + 1);
+    for (const [wing, n] of touched) if (n > ORDER_SPLICE_MAX) census.orders.delete(wing);
+    for (const r of gone) {
+      const order = census.orders.get(r.wing);
+      if (!order) continue;
+      const at = orderIndex(order, r);
+      if (order[at]?.id === r.id) order.splice(at, 1);
+    }
+    for (const r of now) {
+      const order = census.orders.get(r.wing);
+      if (!order) continue;
+      const at = orderIndex(order, r);
+      if (order[at]?.id === r.id) order[at] = { id: r.id, room: r.room, filed_at: r.filed_at };
+      else order.splice(at, 0, { id: r.id, room: r.room, filed_at: r.filed_at });
+    }
+  }
+
   /** Whether the census is loaded (tests and status). */
   loaded(): boolean {
     return this.census !== undefined;
@@ -116,7 +209,7 @@ export class CensusVectorStore implements VectorStore {
       for (;;) {
         const seen = this.generation;
         const rows = await this.inner.scan({}, { columns: [...CENSUS_COLUMNS] });
-        const census: Census = { places: new Map(), useful: new Set(), stamps: new Map() };
+        const census: Census = { places: new Map(), useful: new Set(), stamps: new Map(), orders: new Map() };
         for (const r of rows) {
           bump(census.places, r.wing, r.room, 1);
           if (r.useful === true) census.useful.add(r.id);
@@ -176,6 +269,7 @@ export class CensusVectorStore implements VectorStore {
         if (d.useful === true) census.useful.add(d.id);
         this.stamp(census, d);
       }
+      this.reorder(census, prior, [...byId.values()]);
     });
   }
 
@@ -190,6 +284,7 @@ export class CensusVectorStore implements VectorStore {
         this.census = undefined;
         return changed;
       }
+      if (moves) this.reorder(census, prior, prior.map((r) => ({ id: r.id, wing: patch.wing ?? r.wing, room: patch.room ?? r.room, filed_at: r.filed_at })));
       for (const r of prior) {
         if (moves) {
           bump(census.places, r.wing, r.room, -1);
@@ -210,13 +305,14 @@ export class CensusVectorStore implements VectorStore {
 
   delete(filter: DrawerFilter): Promise<number> {
     return this.write(async (census) => {
-      const prior = census ? await this.inner.scan(filter, { columns: ['id', 'wing', 'room'] }) : [];
+      const prior = census ? await this.inner.scan(filter, { columns: ['id', 'wing', 'room', 'filed_at'] }) : [];
       const deleted = await this.inner.delete(filter);
       if (!census || this.census !== census) return deleted;
       if (deleted !== prior.length) {
         this.census = undefined;
         return deleted;
       }
+      this.reorder(census, prior, []);
       for (const r of prior) {
         bump(census.places, r.wing, r.room, -1);
         census.useful.delete(r.id);

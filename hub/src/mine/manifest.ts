@@ -36,27 +36,67 @@ function parseManifest(path: string): Manifest {
   }
 }
 
-/** The last manifest read per file, with the mtime and size it had: a large one is parsed once. */
-const parsed = new Map<string, { mtimeMs: number; size: number; manifest: Readonly<Manifest> }>();
+/** A parsed manifest and, built on first use, its files by wing. */
+interface Parsed {
+  mtimeMs: number;
+  size: number;
+  manifest: Readonly<Manifest>;
+  byWing?: Map<string, string[]>;
+}
 
-/**
- * The manifest, read-only: parsed again only when the file's mtime or size changed (a palace a
- * year old has tens of thousands of entries, megabytes of JSON, and every mine checks it).
- */
-export function readManifest(palacePath: string): Readonly<Manifest> {
+/** The last manifest read per file, with the mtime and size it had: a large one is parsed once. */
+const parsed = new Map<string, Parsed>();
+
+function readParsed(palacePath: string): Parsed {
   const path = manifestPath(palacePath);
   let stat;
   try {
     stat = statSync(path);
   } catch {
     parsed.delete(path);
-    return {};
+    return { mtimeMs: 0, size: 0, manifest: {} };
   }
   const hit = parsed.get(path);
-  if (hit && hit.mtimeMs === stat.mtimeMs && hit.size === stat.size) return hit.manifest;
-  const manifest = parseManifest(path);
-  parsed.set(path, { mtimeMs: stat.mtimeMs, size: stat.size, manifest });
-  return manifest;
+  if (hit && hit.mtimeMs === stat.mtimeMs && hit.size === stat.size) return hit;
+  const entry: Parsed = { mtimeMs: stat.mtimeMs, size: stat.size, manifest: parseManifest(path) };
+  parsed.set(path, entry);
+  return entry;
+}
+
+/**
+ * The manifest, read-only: parsed again only when the file's mtime or size changed (a palace a
+ * year old has tens of thousands of entries, megabytes of JSON, and every mine checks it).
+ */
+export function readManifest(palacePath: string): Readonly<Manifest> {
+  return readParsed(palacePath).manifest;
+}
+
+/** A manifest with its files grouped by wing (a mine looks only at its own wing's entries). */
+export interface IndexedManifest {
+  manifest: Readonly<Manifest>;
+  /** The files whose entry is in `wing`. */
+  filesOfWing(wing: string): readonly string[];
+}
+
+/** The manifest (as readManifest) and its files by wing, grouped once per version of the file. */
+export function readManifestIndexed(palacePath: string): IndexedManifest {
+  const p = readParsed(palacePath);
+  return {
+    manifest: p.manifest,
+    filesOfWing: (wing) => {
+      if (!p.byWing) {
+        const byWing = new Map<string, string[]>();
+        for (const file in p.manifest) {
+          const w = p.manifest[file]?.wing ?? '';
+          const files = byWing.get(w);
+          if (files) files.push(file);
+          else byWing.set(w, [file]);
+        }
+        p.byWing = byWing;
+      }
+      return p.byWing.get(wing) ?? [];
+    },
+  };
 }
 
 /**

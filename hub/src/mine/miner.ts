@@ -16,10 +16,12 @@ import type { MineMode, SourceAdapter } from './adapters.js';
 import { exchangeChunks, parseTranscript } from './convos.js';
 import { extractDocument, isBinaryDocument, type DocumentLoaders, type ExtractedDocument } from './documents.js';
 import { extractText } from './extract.js';
-import { commitManifest, readManifest, type MinedFileEntry } from './manifest.js';
+import { commitManifest, readManifestIndexed, type MinedFileEntry } from './manifest.js';
 import { CONVO_EXTENSIONS, EXTRACT_EXTENSIONS, MAX_FILE_BYTES, PROJECT_EXTENSIONS, defaultWing, listFiles, looksText, projectRoom, roomPlan, type RoomPlan } from './walk.js';
 
 const BATCH_FILES = 32;
+/** Batches checked between two yields to the event loop (~256 files: a few ms of stat calls). */
+const YIELD_EVERY_BATCHES = 8;
 /** Version of the project-file chunker (code-chunks.ts); files mined with another are re-chunked. */
 export const PROJECT_CHUNKER = 2;
 const MAX_CHUNKS_PER_FILE = 50_000;
@@ -178,7 +180,8 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
   // Rooms follow the whole tree's layout (a `--limit` run files into the same rooms a full one would).
   const plan = mode === 'projects' && !isFile ? roomPlan(base, files) : undefined;
   if (request.limit && request.limit > 0) files = files.slice(0, request.limit);
-  const manifest = readManifest(palacePath);
+  const indexed = readManifestIndexed(palacePath);
+  const manifest = indexed.manifest;
   const report: MineReport = {
     source: root,
     mode,
@@ -204,6 +207,8 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
   tell();
 
   for (let b = 0; b < files.length; b += BATCH_FILES) {
+    // Checking a large unchanged tree never awaits anything else: let other requests in now and then.
+    if (b > 0 && b % (BATCH_FILES * YIELD_EVERY_BATCHES) === 0) await new Promise((resolve) => setImmediate(resolve));
     if (hooks.signal?.aborted) {
       report.aborted = true;
       break;
@@ -321,9 +326,8 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
   // Files mined before from this source (same wing and mode) that this pass did not list: gone, or
   // now ignored. Their drawers are kept unless --prune (a limited pass prunes only the gone ones).
   const seen = new Set(files);
-  const unlisted = Object.entries(manifest)
-    .filter(([file, e]) => !seen.has(file) && e.wing === wing && e.mode === mode && under(root, file))
-    .map(([file]) => file);
+  // Only this wing's entries are looked at (a palace a year old has tens of thousands).
+  const unlisted = indexed.filesOfWing(wing).filter((file) => !seen.has(file) && manifest[file]?.mode === mode && under(root, file));
   const gone = unlisted.filter((f) => !existsSync(f));
   report.files_vanished = gone.length;
   const targets = request.limit ? gone : unlisted;

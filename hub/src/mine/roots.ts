@@ -5,7 +5,7 @@
 
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 
 import type { PalaceConfig } from '../config.js';
 import { HubError } from '../errors.js';
@@ -52,9 +52,17 @@ function bothForms(path: string): string[] {
   return [...new Set([lexical, realOr(lexical)])];
 }
 
+/** Paths compare as the platform's file system does (Windows: case-insensitive). */
+const fold = process.platform === 'win32' ? (p: string): string => p.toLowerCase() : (p: string): string => p;
+
+/**
+ * Whether `path` is `dir` or under it. Both are absolute and normalized (resolve() or realpath), so a
+ * prefix test is exact; a walk asks it for every file against every root and credential folder.
+ */
 function inside(dir: string, path: string): boolean {
-  const rel = relative(dir, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  const d = fold(dir);
+  const p = fold(path);
+  return p === d || p.startsWith(d.endsWith(sep) ? d : `${d}${sep}`);
 }
 
 /** The mining policy of a hub or CLI process. */
@@ -102,11 +110,15 @@ export function admitSource(policy: MinePolicy, given: string): string {
   return real;
 }
 
-/** A walk filter: a file or folder found under an admitted source is read only if its real path is admitted. */
-export function walkAdmits(policy: MinePolicy): (path: string) => boolean {
-  return (path) => {
+/**
+ * A walk filter: a file or folder found under an admitted source is read only if its real path is
+ * admitted. The walk gives the real path it knows (its folder's real path and the entry's name, as it
+ * never follows a symlink); without one the path is resolved here.
+ */
+export function walkAdmits(policy: MinePolicy): (path: string, real?: string) => boolean {
+  return (path, real) => {
     try {
-      return admitted(policy, realpathSync(path));
+      return admitted(policy, real ?? realpathSync(path));
     } catch {
       return false;
     }

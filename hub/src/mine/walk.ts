@@ -1,7 +1,7 @@
 // Lists the files a mine reads: project text/code files (skip lists, .gitignore respected),
 // conversation transcripts or documents, in a stable (sorted) order. Reads names, never contents.
 
-import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, extname, join, relative, sep } from 'node:path';
 
@@ -43,8 +43,12 @@ export interface WalkOptions {
   gitignore: boolean;
   /** Extra names (files or dirs) to skip. */
   skip?: (name: string, isDir: boolean) => boolean;
-  /** Whether a folder or file may be read at all (the mining roots); refused ones are left out. */
-  admit?: (path: string) => boolean;
+  /**
+   * Whether a folder or file may be read at all (the mining roots); refused ones are left out. Given
+   * the entry's path and its real path (the walk never follows a symlink, so that is the real path of
+   * its folder joined with its name: no lookup per file).
+   */
+  admit?: (path: string, real: string) => boolean;
 }
 
 function wanted(name: string, extensions: ReadonlySet<string>): boolean {
@@ -74,7 +78,7 @@ export function listFiles(root: string, options: WalkOptions): string[] {
       const rel = relative(base, path).split(sep).join('/');
       return rel !== '' && !rel.startsWith('..') && ig.ignores(isDir ? `${rel}/` : rel);
     });
-  const visit = (dir: string): void => {
+  const visit = (dir: string, realDir: string): void => {
     const own = options.gitignore ? gitignoreAt(dir) : undefined;
     if (own) rules.push({ base: dir, ig: own });
     let entries: Dirent[];
@@ -86,23 +90,24 @@ export function listFiles(root: string, options: WalkOptions): string[] {
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const e of entries) {
       const path = join(dir, e.name);
+      const real = join(realDir, e.name);
       if (e.isDirectory()) {
         if (SKIP_DIRS.has(e.name) || e.name.endsWith('.egg-info') || options.skip?.(e.name, true) || ignored(path, true)) continue;
-        if (options.admit && !options.admit(path)) continue;
-        visit(path);
+        if (options.admit && !options.admit(path, real)) continue;
+        visit(path, real);
       } else if (
         e.isFile() &&
         wanted(e.name, options.extensions) &&
         !options.skip?.(e.name, false) &&
         !ignored(path, false) &&
-        (!options.admit || options.admit(path))
+        (!options.admit || options.admit(path, real))
       ) {
         out.push(path);
       }
     }
     if (own) rules.pop();
   };
-  visit(root);
+  visit(root, options.admit ? realpathSync(root) : root);
   return out;
 }
 

@@ -339,7 +339,8 @@ export class LanceDbVectorStore implements VectorStore {
     else if (!options.withVectors)
       query = query.select(['id', 'wing', 'room', 'tags', 'content', 'source_file', 'chunk_index', 'parent_id', 'filed_at', 'added_by', 'useful', 'metadata_json', 'embedder']);
     const rows = (await query.toArray()) as Row[];
-    const drawers = rows.map(fromRow).sort((a, b) => a.filed_at.localeCompare(b.filed_at) || a.id.localeCompare(b.id));
+    // (filed_at, id) by code unit, as the census orders a wing (placement-census.ts byFiledAt).
+    const drawers = rows.map(fromRow).sort((a, b) => (a.filed_at < b.filed_at ? -1 : a.filed_at > b.filed_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const offset = options.offset ?? 0;
     return drawers.slice(offset, options.limit === undefined ? undefined : offset + options.limit);
   }

@@ -185,12 +185,13 @@ export function StatusView(): ReactElement {
               {
                 label: 'SQLite integrity',
                 value: (
+                  // 'checking': the hub's first check (started with it) has not given its verdict yet.
                   <span
-                    className={integrity === 'ok' ? 'ok-text' : 'error-text'}
+                    className={integrity === 'ok' ? 'ok-text' : integrity === 'checking' ? 'muted' : 'error-text'}
                     data-testid="sqlite-integrity"
                   >
-                    {integrity === 'ok' ? <IconCheck size={13} /> : <IconAlert size={13} />}{' '}
-                    {integrity ?? '—'}
+                    {integrity === 'ok' ? <IconCheck size={13} /> : integrity === 'checking' ? null : <IconAlert size={13} />}{' '}
+                    {integrity === 'checking' ? 'checking…' : (integrity ?? '—')}
                   </span>
                 ),
               },

@@ -1,6 +1,6 @@
 // `palace logstream append|list|wait|ack|renew|release|ready|watch|task|tasks`: the coordination log from the shell.
-// append, list, wait, ack, renew, release and ready are tool calls (runTool: the live hub, or the MCP server
-// in-process); watch, task and tasks still read logstream.sqlite3 directly (reads; safe beside a live hub: WAL).
+// Every command is a tool call (runTool: the live hub, or the MCP server in-process); task and tasks read
+// palace_tasks, watch long-polls palace_event_wait (cli/watch.ts).
 
 import type { Command } from 'commander';
 

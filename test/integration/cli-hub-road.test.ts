@@ -247,6 +247,29 @@ describe('the CLI with a live hub', () => {
     expect(ended.code).toBe(130);
   }, 90_000);
 
+  it('a watch --follow whose hub shuts down takes the road again (in-process) from the same cursor', async () => {
+    hub = await startTestHub(dirs);
+    // This watcher may open SQLite: once the hub is gone, its road is the in-process server.
+    const args = ['--palace', dirs.palace, 'logstream', 'watch', '--agent', 'road-b', '--follow', '--state-file', '', '--idle-exit-ms', '60000', '--json'];
+    const follow = startCli(args, childEnv(dirs));
+    try {
+      const stats = hub.services.stats;
+      await waitUntil(() => stats.waits.active === 1, 'the watcher to hold a wait on the hub');
+      await hub.close();
+      hub = undefined;
+      const appended = await startCli(['--palace', dirs.palace, ...APPEND], childEnv(dirs)).done;
+      expect(appended.code).toBe(0);
+      const id = (JSON.parse(appended.stdout) as { id: string }).id;
+      await follow.waitForStdout(id, 30_000);
+      expect((JSON.parse(follow.stdoutSoFar().trim().split('\n')[0] ?? '') as { events: Array<{ id: string }> }).events.map((e) => e.id)).toEqual([id]);
+    } finally {
+      follow.child.kill('SIGINT');
+    }
+    const ended = await follow.done;
+    expect(ended.stderr).not.toContain('Error');
+    expect(ended.code).toBe(130);
+  }, 90_000);
+
   it('guard check lets the commit through with a warning when the registered hub cannot be reached', async () => {
     hub = await startTestHub(dirs);
     expect((await cli(['reserve', 'src/**', '--stream', 'project/road', '--from-agent', 'road-b', '--exclusive', '--json'])).code).toBe(0);

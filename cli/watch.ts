@@ -26,6 +26,21 @@ type Filters = Record<string, unknown>;
 const WATCH_TOOLS = ['palace_event_list', 'palace_event_wait'];
 const REOPEN_PAUSE_MS = 250;
 const REOPEN_TRIES = 20;
+/** The hub's retry_after_ms on http.busy. */
+const BUSY_PAUSE_MS = 1_000;
+
+/** Waits `ms`, or less when `signal` aborts (Ctrl-C). */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
 
 /** A hub that is shutting down (or, right after one did, not answering yet): worth a new road. */
 function roadGone(err: unknown, reopened: number): boolean {
@@ -144,12 +159,17 @@ async function watch(ctx: CommandContext, first: ToolSession, reopen: () => Prom
         const args = { ...filters, limit, ...(cursor ? { since_event_id: cursor } : {}), timeout_ms: timeout };
         result = (await road.call('palace_event_wait', args, { signal: abort.signal })) as WaitResult;
       } catch (err) {
-        if (interrupted) result = { events: [], count: 0, has_more: false, cursor, timed_out: true };
-        else if (roadGone(err, reopened)) {
+        const busy = err instanceof HubError && err.code === 'http.busy';
+        if (interrupted || (busy && Date.now() >= deadline)) result = { events: [], count: 0, has_more: false, cursor, timed_out: true };
+        else if (busy) {
+          // The hub is at its cap of concurrent waits (PALACE_WAIT_MAX_CONCURRENT): retry as it asks.
+          await pause(BUSY_PAUSE_MS, abort.signal);
+          continue;
+        } else if (roadGone(err, reopened)) {
           // The hub stopped mid-watch: take the road again (the next hub, or in-process) from the same
           // cursor (nothing after it was printed), a few times while the old hub finishes closing.
           reopened++;
-          await new Promise((resolve) => setTimeout(resolve, REOPEN_PAUSE_MS));
+          await pause(REOPEN_PAUSE_MS, abort.signal);
           road = await reopen();
           continue;
         } else throw err;

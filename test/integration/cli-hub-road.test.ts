@@ -270,6 +270,34 @@ describe('the CLI with a live hub', () => {
     expect(ended.code).toBe(130);
   }, 90_000);
 
+  it('a watch --follow turned away by a hub at its wait cap (http.busy) retries and then receives', async () => {
+    hub = await startTestHub(dirs, { env: { PALACE_WAIT_MAX_CONCURRENT: '1' } });
+    client = await connectHttpClient(hub.url, { name: 'road-holder' });
+    const stats = hub.services.stats;
+    // Another agent holds the hub's only wait slot until an event for it is appended.
+    const holding = callJson<{ timed_out: boolean }>(client, 'palace_event_wait', { to_agent: 'road-x', timeout_ms: 60_000 }, 70_000);
+    await waitUntil(() => stats.waits.active === 1, 'the hub to hold the other wait');
+    const args = ['--palace', dirs.palace, 'logstream', 'watch', '--agent', 'road-b', '--from-start', '--follow', '--state-file', '', '--idle-exit-ms', '60000', '--json'];
+    const env = childEnv(dirs, { NODE_OPTIONS: `--import ${pathToFileURL(noSqlite).href}` });
+    const follow = startCli(args, env);
+    try {
+      const busyBefore = stats.waits.refused;
+      await waitUntil(() => stats.waits.refused > busyBefore, 'the hub to turn the watcher away');
+      const freed = await cli(['logstream', 'append', '--type', 'status', '--stream', 'project/road', '--room', 'status', '--from-agent', 'road-a', '--to-agent', 'road-x', '--body', 'free the slot', '--json']);
+      expect(freed.code).toBe(0);
+      expect((await holding).timed_out).toBe(false);
+      const appended = await cli(APPEND);
+      expect(appended.code).toBe(0);
+      const id = (JSON.parse(appended.stdout) as { id: string }).id;
+      await follow.waitForStdout(id, 30_000);
+    } finally {
+      follow.child.kill('SIGINT');
+    }
+    const ended = await follow.done;
+    expect(ended.stdout).not.toContain('http.busy');
+    expect(ended.code).toBe(130);
+  }, 90_000);
+
   it('guard check lets the commit through with a warning when the registered hub cannot be reached', async () => {
     hub = await startTestHub(dirs);
     expect((await cli(['reserve', 'src/**', '--stream', 'project/road', '--from-agent', 'road-b', '--exclusive', '--json'])).code).toBe(0);

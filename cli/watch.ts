@@ -1,5 +1,6 @@
 // `palace logstream watch`: a background watcher whose whole state is the id of the last event it
-// processed. Exit 0 on a match, 2 when --idle-exit-ms passes with nothing matched, 130 on Ctrl-C.
+// processed, reading through one tool road (the live hub, or the MCP server in-process). Exit 0 on a
+// match, 2 when --idle-exit-ms passes with nothing matched, 130 on Ctrl-C.
 
 import type { EventPage, WaitResult } from '../hub/src/core/types.js';
 import { HubError, invalid } from '../hub/src/errors.js';

@@ -48,7 +48,7 @@ export function action<A extends unknown[]>(
 
 /**
  * Runs `fn` with the palace's logstream open, closing it afterwards: the direct SQLite road, left only
- * for reads without a tool (watch, task, tasks) and offline admin. Everything else goes through runTool().
+ * for offline admin (repair, sync-run). Every everyday command goes through runTool() / openToolSession().
  */
 export async function withLogstream<T>(ctx: CommandContext, fn: (log: Logstream) => Promise<T> | T): Promise<T> {
   const { Logstream } = await import('../hub/src/logstream/logstream.js');

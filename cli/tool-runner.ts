@@ -25,21 +25,47 @@ function fromClient(err: unknown, base: string): HubError {
   return new HubError(code, e.message, e.field ? { field: e.field } : {});
 }
 
-async function viaHub(hub: LiveHub, name: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<unknown> {
-  const [{ createHubClient }, { httpFetch }] = await Promise.all([import('../hub/src/client/hub-client.js'), import('./http-fetch.js')]);
-  const tokens = hub.tokens.length > 0 ? hub.tokens : [undefined];
-  for (let i = 0; ; i++) {
-    try {
-      return await createHubClient({ baseUrl: hub.url, token: tokens[i], fetch: httpFetch }).callTool(name, args, undefined, options);
-    } catch (err) {
-      // A stale token file beside a hub started with PALACE_MCP_HTTP_TOKEN: try the next token.
-      if ((err as HubClientError).status === 401 && i + 1 < tokens.length) continue;
-      throw fromClient(err, hub.url);
-    }
-  }
+/** A caller of tools on one road, for a command that makes many calls (watch): open once, close once. */
+export interface ToolSession {
+  /** Calls a tool; with a signal, an abort rejects at once (the hub request is cancelled too). */
+  call(name: string, args: Record<string, unknown>, options?: ToolCallOptions): Promise<unknown>;
+  close(): Promise<void>;
 }
 
-async function inProcess(config: Readonly<PalaceConfig>, name: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<unknown> {
+function hubSession(hub: LiveHub): ToolSession {
+  const tokens = hub.tokens.length > 0 ? hub.tokens : [undefined];
+  let first = 0; // the first token the hub accepted
+  return {
+    async call(name, args, options = {}) {
+      const [{ createHubClient }, { httpFetch }] = await Promise.all([import('../hub/src/client/hub-client.js'), import('./http-fetch.js')]);
+      for (let i = first; ; i++) {
+        try {
+          const result = await createHubClient({ baseUrl: hub.url, token: tokens[i], fetch: httpFetch }).callTool(name, args, options.signal, options);
+          first = i;
+          return result;
+        } catch (err) {
+          // A stale token file beside a hub started with PALACE_MCP_HTTP_TOKEN: try the next token.
+          if ((err as HubClientError).status === 401 && i + 1 < tokens.length) continue;
+          throw fromClient(err, hub.url);
+        }
+      }
+    },
+    close: () => Promise.resolve(),
+  };
+}
+
+/** Rejects when `signal` aborts: an in-process call has no request to cancel, so the caller stops waiting. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new HubError('internal', 'the call was interrupted'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+async function inProcessSession(config: Readonly<PalaceConfig>, names: readonly string[]): Promise<ToolSession> {
   // One call per process: zod's JIT (code generated per object schema on its first parse, through
   // new Function) costs more than it saves, so schemas built from here on parse without it (same
   // results). Set before the MCP SDK builds its protocol schemas; a hub keeps the JIT.
@@ -53,9 +79,9 @@ async function inProcess(config: Readonly<PalaceConfig>, name: string, args: Rec
   ]);
   const palace = openPalace(config, { role: 'local', log: makeLogger('palace') });
   try {
-    // Only the called tool is served (and its module loaded): the same registration and zod schema.
+    // Only the called tools are served (and their modules loaded): the same registration and zod schemas.
     const server = await connectInProcess(palace.services, {
-      tools: await loadTools([name]),
+      tools: await loadTools(names),
       guardWrite: (tool) => {
         if (tool.lockFree) return;
         const holder = leaseHolder(palace.palacePath);
@@ -66,16 +92,33 @@ async function inProcess(config: Readonly<PalaceConfig>, name: string, args: Rec
           );
       },
     });
-    try {
-      return await server.callTool(name, args, options);
-    } catch (err) {
-      throw fromClient(err, 'this process');
-    } finally {
-      await server.close();
-    }
-  } finally {
+    return {
+      async call(name, args, options = {}) {
+        const { signal, ...rest } = options;
+        try {
+          return await abortable(server.callTool(name, args, rest), signal);
+        } catch (err) {
+          throw fromClient(err, 'this process');
+        }
+      },
+      async close() {
+        try {
+          await server.close();
+        } finally {
+          await palace.close();
+        }
+      },
+    };
+  } catch (err) {
     await palace.close();
+    throw err;
   }
+}
+
+/** Opens the road for `names`: the live hub (unless PALACE_HUB_FORWARD=0), or those tools in-process. */
+export async function openToolSession(config: Readonly<PalaceConfig>, names: readonly string[]): Promise<ToolSession> {
+  const hub = liveHub(config);
+  return hub ? hubSession(hub) : inProcessSession(config, names);
 }
 
 /** Calls a tool through the live hub (unless PALACE_HUB_FORWARD=0) or in-process. */
@@ -85,7 +128,10 @@ export async function runTool(
   args: Record<string, unknown>,
   options: RunToolOptions = {},
 ): Promise<unknown> {
-  const hub = liveHub(config);
-  const call: ToolCallOptions = options.onProgress ? { onProgress: options.onProgress } : {};
-  return hub ? viaHub(hub, name, args, call) : inProcess(config, name, args, call);
+  const session = await openToolSession(config, [name]);
+  try {
+    return await session.call(name, args, options.onProgress ? { onProgress: options.onProgress } : {});
+  } finally {
+    await session.close();
+  }
 }

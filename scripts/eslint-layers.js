@@ -53,7 +53,8 @@ export const CLI_EXCEPTIONS = {
   'cli/commands/repair.ts': ['embed', 'memory'],
   'cli/commands/set-embedder.ts': ['embed', 'memory'],
   'cli/commands/sync-run.ts': ['logstream', 'sync'],
-  // withLogstream(): the direct logstream road, kept only for commands not yet moved to runTool.
+  // withLogstream(): the direct logstream road, kept only for the offline admin commands (repair, sync-run);
+  // every everyday logstream command (watch, task and tasks included) goes through runTool().
   'cli/context.ts': ['logstream'],
 };
 

@@ -1,18 +1,20 @@
 // `palace logstream append|list|wait|ack|renew|release|ready|watch|task|tasks`: the coordination log from the shell.
-// append, list, wait, ack, renew, release and ready are tool calls (runTool: the live hub, or the MCP server
-// in-process); watch, task and tasks still read logstream.sqlite3 directly (reads; safe beside a live hub: WAL).
+// Every command is a tool call (runTool: the live hub, or the MCP server in-process); task and tasks read
+// palace_tasks, watch long-polls palace_event_wait (cli/watch.ts).
 
 import type { Command } from 'commander';
 
 import type { EventPage, LogEvent, WaitResult } from '../../hub/src/core/types.js';
 import type { ClaimOutcome, TaskView } from '../../hub/src/logstream/coordination.js';
+import type { TaskPage } from '../../hub/src/logstream/task-projection.js';
 
-import { invalid } from '../../hub/src/errors.js';
-import { action, collect, withLogstream } from '../context.js';
+import { LIMITS } from '../../hub/src/core/validate.js';
+import { HubError, invalid } from '../../hub/src/errors.js';
+import { action, collect, type CommandContext } from '../context.js';
 import { eventLine, eventsText, taskLine, taskText } from '../format.js';
 import { EXIT } from '../output.js';
 import { jsonObject, readText } from '../read-input.js';
-import { runTool } from '../tool-runner.js';
+import { openToolSession, runTool } from '../tool-runner.js';
 import { runWatch } from '../watch.js';
 
 type Opts = Record<string, unknown>;
@@ -70,6 +72,30 @@ function bodyOf(o: Opts): string | undefined {
   if (o.body !== undefined && o.bodyFile !== undefined)
     throw invalid('--body', 'pass --body or --body-file, not both');
   return o.bodyFile !== undefined ? readText(String(o.bodyFile), '--body-file') : str(o.body);
+}
+
+/** Every task matching `filters`, oldest first: palace_tasks page by page (the hub's projection). */
+async function everyTask(ctx: CommandContext, filters: Record<string, unknown>): Promise<TaskView[]> {
+  const session = await openToolSession(ctx.config, ['palace_tasks']);
+  try {
+    const tasks: TaskView[] = [];
+    for (let cursor: string | null = null; ; ) {
+      const page = (await session.call('palace_tasks', { ...filters, limit: LIMITS.listMax, ...(cursor ? { cursor } : {}) })) as TaskPage;
+      tasks.push(...(page.tasks as TaskView[]));
+      if (!page.has_more || page.cursor === null) return tasks;
+      cursor = page.cursor;
+    }
+  } finally {
+    await session.close();
+  }
+}
+
+/** One task's state and history: palace_tasks filtered to its correlation id. */
+async function oneTask(ctx: CommandContext, correlationId: string): Promise<TaskView> {
+  const { tasks } = (await runTool(ctx.config, 'palace_tasks', { correlation_id: correlationId, limit: 1 })) as TaskPage;
+  const task = tasks[0] as TaskView | undefined;
+  if (!task) throw new HubError('log.event_not_found', `no events with correlation_id '${correlationId}'`, { field: 'correlation_id' });
+  return task;
 }
 
 export function registerLogstream(program: Command): void {
@@ -229,7 +255,7 @@ export function registerLogstream(program: Command): void {
     .option('--poll-timeout-ms <ms>', 'length of each long-poll', '300000')
     .option('--limit <n>', 'at most this many events per batch', '50')
     .option('--json', 'JSON output (NDJSON, one batch per line, with --follow)')
-    .action(action(async (ctx) => withLogstream(ctx, (ls) => runWatch(ls, ctx))));
+    .action(action(async (ctx) => runWatch(ctx)));
 
   log
     .command('task <correlation_id>')
@@ -237,7 +263,7 @@ export function registerLogstream(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, correlationId: string) => {
-        const task = await withLogstream(ctx, (ls) => ls.task(correlationId));
+        const task = await oneTask(ctx, correlationId);
         ctx.out.result(task, () => taskText(task));
       }),
     );
@@ -250,8 +276,7 @@ export function registerLogstream(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
-        const all = await withLogstream(ctx, (ls) => ls.tasks({ stream: ctx.opts.stream }));
-        const tasks = ctx.opts.open ? all.filter((t) => !t.done) : all;
+        const tasks = await everyTask(ctx, { stream: ctx.opts.stream, ...(ctx.opts.open ? { open: true } : {}) });
         ctx.out.result({ tasks, count: tasks.length }, () =>
           tasks.length === 0 ? 'No tasks.' : [`${tasks.length} task(s):`, ...tasks.map(taskLine)].join('\n'),
         );

@@ -1,5 +1,6 @@
 // The CLI's one road (issue 18): with a live hub, `palace logstream append|ack`, `artifact put|get`,
-// `reserve|reservations|release`, `guard check`, `patch submit|apply` and `hook inbox` go through the hub over MCP. The CLI child runs with a module hook that makes better-sqlite3
+// `reserve|reservations|release`, `guard check`, `patch submit|apply`, `hook inbox` and
+// `logstream tasks|task|watch` go through the hub over MCP. The CLI child runs with a module hook that makes better-sqlite3
 // unloadable, so it cannot touch SQLite itself; a hub palace_event_wait waiter is woken by its append.
 
 import { execFileSync } from 'node:child_process';
@@ -193,6 +194,108 @@ describe('the CLI with a live hub', () => {
     await cli(['logstream', 'append', '--type', 'task.reply', '--stream', 'project/road', '--room', 'delegation', '--from-agent', 'road-b', '--correlation-id', 'task_road', '--status', 'blocked', '--body', 'need a key', '--json']);
     const news = await cli(requester);
     expect(news.stdout).toContain('task.reply blocked on task_road from road-b');
+  }, 90_000);
+
+  it('lists tasks, shows one task and watches (one-shot and --follow) through the hub with no SQLite of its own', async () => {
+    hub = await startTestHub(dirs);
+    const request = await cli(APPEND);
+    expect(request.code).toBe(0);
+    const requestId = (JSON.parse(request.stdout) as { id: string }).id;
+
+    const tasks = await cli(['logstream', 'tasks', '--open', '--json']);
+    expect(tasks.stderr).toBe('');
+    expect(tasks.code).toBe(0);
+    expect(JSON.parse(tasks.stdout)).toMatchObject({ count: 1, tasks: [{ correlation_id: 'task_road', status: 'open', requester: 'road-a' }] });
+    const text = await cli(['logstream', 'tasks', '--stream', 'project/road']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('1 task(s):\n  task_road  open');
+
+    const one = await cli(['logstream', 'task', 'task_road']);
+    expect(one.stderr).toBe('');
+    expect(one.code).toBe(0);
+    expect(one.stdout).toContain('Task task_road: open');
+    expect(one.stdout).toContain(`(task.request ${requestId})`);
+    const missing = await cli(['logstream', 'task', 'task_nowhere', '--json']);
+    expect(missing.code).not.toBe(0);
+    expect(JSON.parse(missing.stdout)).toMatchObject({ error: { code: 'log.event_not_found', field: 'correlation_id' } });
+
+    // One-shot: the request is already there for road-b from the start of the log.
+    const once = await cli(['logstream', 'watch', '--agent', 'road-b', '--from-start', '--state-file', '', '--json']);
+    expect(once.stderr).toBe('');
+    expect(once.code).toBe(0);
+    expect((JSON.parse(once.stdout) as { events: Array<{ id: string }> }).events.map((e) => e.id)).toEqual([requestId]);
+
+    // --follow from the tip: the hub holds its wait, and a CLI append wakes it.
+    const env = childEnv(dirs, { NODE_OPTIONS: `--import ${pathToFileURL(noSqlite).href}` });
+    const args = ['--palace', dirs.palace, 'logstream', 'watch', '--agent', 'road-b', '--follow', '--state-file', '', '--idle-exit-ms', '60000', '--json'];
+    const follow = startCli(args, env);
+    try {
+      const stats = hub.services.stats;
+      await waitUntil(() => stats.waits.active === 1, 'the watcher to hold a wait on the hub');
+      const reply = await cli(['logstream', 'append', '--type', 'status', '--stream', 'project/road', '--room', 'status', '--from-agent', 'road-a', '--to-agent', 'road-b', '--body', 'ping', '--json']);
+      expect(reply.code).toBe(0);
+      const pingId = (JSON.parse(reply.stdout) as { id: string }).id;
+      await follow.waitForStdout(pingId, 30_000);
+      const batch = JSON.parse(follow.stdoutSoFar().trim().split('\n')[0] ?? '') as { events: Array<{ id: string }>; cursor: string };
+      expect(batch.events.map((e) => e.id)).toEqual([pingId]);
+      expect(batch.cursor).toBe(pingId);
+    } finally {
+      follow.child.kill('SIGINT');
+    }
+    const ended = await follow.done;
+    expect(ended.stderr).not.toContain('TEST-HOOK');
+    expect(ended.code).toBe(130);
+  }, 90_000);
+
+  it('a watch --follow whose hub shuts down takes the road again (in-process) from the same cursor', async () => {
+    hub = await startTestHub(dirs);
+    // This watcher may open SQLite: once the hub is gone, its road is the in-process server.
+    const args = ['--palace', dirs.palace, 'logstream', 'watch', '--agent', 'road-b', '--follow', '--state-file', '', '--idle-exit-ms', '60000', '--json'];
+    const follow = startCli(args, childEnv(dirs));
+    try {
+      const stats = hub.services.stats;
+      await waitUntil(() => stats.waits.active === 1, 'the watcher to hold a wait on the hub');
+      await hub.close();
+      hub = undefined;
+      const appended = await startCli(['--palace', dirs.palace, ...APPEND], childEnv(dirs)).done;
+      expect(appended.code).toBe(0);
+      const id = (JSON.parse(appended.stdout) as { id: string }).id;
+      await follow.waitForStdout(id, 30_000);
+      expect((JSON.parse(follow.stdoutSoFar().trim().split('\n')[0] ?? '') as { events: Array<{ id: string }> }).events.map((e) => e.id)).toEqual([id]);
+    } finally {
+      follow.child.kill('SIGINT');
+    }
+    const ended = await follow.done;
+    expect(ended.stderr).not.toContain('Error');
+    expect(ended.code).toBe(130);
+  }, 90_000);
+
+  it('a watch --follow turned away by a hub at its wait cap (http.busy) retries and then receives', async () => {
+    hub = await startTestHub(dirs, { env: { PALACE_WAIT_MAX_CONCURRENT: '1' } });
+    client = await connectHttpClient(hub.url, { name: 'road-holder' });
+    const stats = hub.services.stats;
+    // Another agent holds the hub's only wait slot until an event for it is appended.
+    const holding = callJson<{ timed_out: boolean }>(client, 'palace_event_wait', { to_agent: 'road-x', timeout_ms: 60_000 }, 70_000);
+    await waitUntil(() => stats.waits.active === 1, 'the hub to hold the other wait');
+    const args = ['--palace', dirs.palace, 'logstream', 'watch', '--agent', 'road-b', '--from-start', '--follow', '--state-file', '', '--idle-exit-ms', '60000', '--json'];
+    const env = childEnv(dirs, { NODE_OPTIONS: `--import ${pathToFileURL(noSqlite).href}` });
+    const follow = startCli(args, env);
+    try {
+      const busyBefore = stats.waits.refused;
+      await waitUntil(() => stats.waits.refused > busyBefore, 'the hub to turn the watcher away');
+      const freed = await cli(['logstream', 'append', '--type', 'status', '--stream', 'project/road', '--room', 'status', '--from-agent', 'road-a', '--to-agent', 'road-x', '--body', 'free the slot', '--json']);
+      expect(freed.code).toBe(0);
+      expect((await holding).timed_out).toBe(false);
+      const appended = await cli(APPEND);
+      expect(appended.code).toBe(0);
+      const id = (JSON.parse(appended.stdout) as { id: string }).id;
+      await follow.waitForStdout(id, 30_000);
+    } finally {
+      follow.child.kill('SIGINT');
+    }
+    const ended = await follow.done;
+    expect(ended.stdout).not.toContain('http.busy');
+    expect(ended.code).toBe(130);
   }, 90_000);
 
   it('guard check lets the commit through with a warning when the registered hub cannot be reached', async () => {

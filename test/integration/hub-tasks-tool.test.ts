@@ -1,6 +1,6 @@
 // palace_tasks through the official MCP client against a real hub on port 0: pages by cursor with
-// true totals and counts by status, filters (status, open, stream, requester, worker, to_agent), the
-// same counts in palace_status, and bad input refused with a named field.
+// true totals and counts by status, filters (status, open, stream, requester, worker, to_agent,
+// correlation_id), the same counts in palace_status, and bad input refused with a named field.
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,6 +96,18 @@ describe('palace_tasks', () => {
     const failed = await callJson<Page>(mcp, 'palace_tasks', { status: 'failed', stream: 'project/even' });
     expect(failed.total).toBe(3);
     expect(failed.counts.all).toBe(6);
+  });
+
+  it('filters by correlation_id: one task with its history, a list of them, or none', async () => {
+    const one = await callJson<Page>(mcp, 'palace_tasks', { correlation_id: 'task_t04' });
+    expect(one.tasks.map((t) => t.correlation_id)).toEqual(['task_t04']);
+    expect(one.total).toBe(1);
+    // task_t04: requested, claimed (4 % 3 = 1: no), failed (4 % 4 = 0): its history has every transition.
+    expect(one.tasks[0]?.history.map((h) => h.to)).toEqual(['open', 'failed']);
+    const two = await callJson<Page>(mcp, 'palace_tasks', { correlation_id: ['task_t09', 'task_t01'], status: 'claimed' });
+    expect(two.tasks.map((t) => t.correlation_id)).toEqual(['task_t09']);
+    const none = await callJson<Page>(mcp, 'palace_tasks', { correlation_id: 'task_nowhere' });
+    expect(none).toMatchObject({ tasks: [], count: 0, total: 0 });
   });
 
   it('reports the same counts in palace_status', async () => {

@@ -297,6 +297,7 @@ export interface TaskQueryInput {
   requester: string[];
   worker: string[];
   to_agent: string[];
+  correlation_id: string[];
   since_event_id: string | null;
   order: 'asc' | 'desc';
   limit: number;
@@ -319,6 +320,7 @@ export function taskQuery(raw: RawTaskQuery): TaskQueryInput {
     requester: manyOf('requester', raw.requester, routingField),
     worker: manyOf('worker', raw.worker, routingField),
     to_agent: manyOf('to_agent', raw.to_agent, routingField),
+    correlation_id: manyOf('correlation_id', raw.correlation_id, routingField),
     since_event_id: routingField('since_event_id', raw.since_event_id),
     order,
     limit: positiveInt('limit', raw.limit, LIMITS.listDefault, LIMITS.listMax),

@@ -627,6 +627,7 @@ export class Logstream {
       requester: q.requester,
       worker: q.worker,
       to_agent: q.to_agent,
+      correlation_id: q.correlation_id,
       ...(q.open === null ? {} : { open: q.open }),
       ...(q.since_event_id ? { after_seq: this.seqOf('since_event_id', q.since_event_id) } : {}),
     };

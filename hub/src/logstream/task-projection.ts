@@ -44,6 +44,8 @@ export interface TaskFilter {
   requester?: readonly string[];
   worker?: readonly string[];
   to_agent?: readonly string[];
+  /** Only these tasks (correlation ids). */
+  correlation_id?: readonly string[];
   /** Only tasks with an event after this local seq. */
   after_seq?: number;
 }
@@ -306,6 +308,7 @@ export class TaskProjection {
     inList('requester', f.requester);
     inList('worker', f.worker);
     inList('to_agent', f.to_agent);
+    inList('correlation_id', f.correlation_id);
     if (f.after_seq !== undefined) {
       where.push('last_seq > ?');
       params.push(f.after_seq);

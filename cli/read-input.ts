@@ -34,3 +34,8 @@ export function jsonObject(text: string | undefined, field: string): Record<stri
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalid(field, `${field} must be a JSON object`);
   return value as Record<string, unknown>;
 }
+
+/** A flag's text as a number when it is a whole number; anything else is passed on for the tool's schema to refuse by name. */
+export function wholeNumberArg(v: unknown): unknown {
+  return typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v;
+}

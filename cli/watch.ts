@@ -8,6 +8,7 @@ import { LIMITS } from '../hub/src/core/validate.js';
 import type { CommandContext } from './context.js';
 import { eventsText } from './format.js';
 import { EXIT } from './output.js';
+import { wholeNumberArg } from './read-input.js';
 import { openToolSession, type ToolSession } from './tool-runner.js';
 import { defaultStatePath, readState, writeState } from './watch-state.js';
 
@@ -92,10 +93,6 @@ async function startCursor(road: ToolSession, filters: Filters, ctx: CommandCont
 }
 
 /** A whole-number flag as a number for the tool's schema; anything else is passed on for it to refuse. */
-function int(v: unknown): unknown {
-  return typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v;
-}
-
 /**
  * Watches through the CLI's one road: palace_event_wait on the live hub (which wakes the moment a
  * matching event is appended) or on the in-process server (woken by the log's change poll).
@@ -130,7 +127,7 @@ async function watch(ctx: CommandContext, first: ToolSession, reopen: () => Prom
     stream: o.stream,
     room: o.room,
   };
-  const limit = int(o.limit);
+  const limit = wholeNumberArg(o.limit);
   await road.call('palace_event_list', { ...filters, limit }); // validate every filter before touching the state file
   const statePath =
     typeof o.stateFile === 'string' ? (o.stateFile === '' ? undefined : o.stateFile) : agent ? defaultStatePath(ctx.config.home, agent) : undefined;

@@ -13,7 +13,7 @@ import { HubError, invalid } from '../../hub/src/errors.js';
 import { action, collect, type CommandContext } from '../context.js';
 import { eventLine, eventsText, taskLine, taskText } from '../format.js';
 import { EXIT } from '../output.js';
-import { jsonObject, readText } from '../read-input.js';
+import { jsonObject, readText, wholeNumberArg } from '../read-input.js';
 import { openToolSession, runTool } from '../tool-runner.js';
 import { runWatch } from '../watch.js';
 
@@ -47,10 +47,6 @@ function addFilters(cmd: Command): Command {
 }
 
 /** A whole-number flag as a number for the tool's schema; anything else is passed on for it to refuse. */
-function int(v: unknown): unknown {
-  return typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v;
-}
-
 function filtersOf(o: Opts): Record<string, unknown> {
   return {
     to_agent: o.toAgent,
@@ -63,7 +59,7 @@ function filtersOf(o: Opts): Record<string, unknown> {
     room: o.room,
     since_event_id: o.sinceEventId,
     since_created_at: o.sinceCreatedAt,
-    limit: int(o.limit),
+    limit: wholeNumberArg(o.limit),
     preview: Boolean(o.preview),
   };
 }
@@ -161,7 +157,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const result = (await runTool(ctx.config, 'palace_event_wait', { ...filtersOf(o), timeout_ms: int(o.timeoutMs) })) as WaitResult;
+        const result = (await runTool(ctx.config, 'palace_event_wait', { ...filtersOf(o), timeout_ms: wholeNumberArg(o.timeoutMs) })) as WaitResult;
         ctx.out.result(result, () => (result.timed_out ? 'Timed out; no matching events.' : eventsText(result.events)));
         return result.timed_out ? EXIT.timeout : EXIT.ok;
       }),

@@ -98,6 +98,37 @@ describe('LanceDbVectorStore on disk', () => {
     expect(await again.count()).toBe(1);
   });
 
+  it('builds a missing ANN index when a large table is opened, not only after the next write', async () => {
+    // A table past the threshold without its index: the build was cut short, or every row was rewritten.
+    const dimensions = 32;
+    const random = (i: number): Float32Array =>
+      Float32Array.from({ length: dimensions }, (_, k) => {
+        const x = Math.sin((i + 1) * 12.9898 + (k + 1) * 78.233) * 43758.5453;
+        return x - Math.floor(x) - 0.5;
+      });
+    const small = await LanceDbVectorStore.open({ palacePath: dir.path, dimensions, log: silentLogger, annThreshold: 1e9 });
+    await small.upsert(Array.from({ length: 600 }, (_, i) => storedDrawer({ content: `drawer ${i}`, vector: random(i) })));
+    await small.indexesSettled();
+    await small.close();
+    const lance = await import('@lancedb/lancedb');
+    const indexed = async (): Promise<string[]> => {
+      const db = await lance.connect(join(dir.path, 'vectors'));
+      try {
+        return (await (await db.openTable('drawers')).listIndices()).flatMap((i) => i.columns);
+      } finally {
+        db.close();
+      }
+    };
+    expect(await indexed()).not.toContain('vector');
+
+    // Opened and only read: the index is built in the background all the same.
+    const reopened = await LanceDbVectorStore.open({ palacePath: dir.path, dimensions, log: silentLogger, annThreshold: 500 });
+    opened.push(reopened);
+    await reopened.indexesSettled();
+    expect(await indexed()).toContain('vector');
+    expect((await reopened.search(random(42), {}, 1))[0]?.drawer.content).toBe('drawer 42');
+  });
+
   it('refuses a vector of the wrong size on upsert and stores nothing', async () => {
     const store = await open();
     const bad = storedDrawer({ vector: new Float32Array(CONTRACT_DIMENSIONS + 1) });

@@ -199,6 +199,8 @@ export interface LanceDbOptions {
   palacePath: string;
   dimensions: number;
   log: Logger;
+  /** Rows from which the ANN index is built (default 50,000; tests use a small table). */
+  annThreshold?: number;
 }
 
 /** Compaction cadence and version retention (see afterWrite). */
@@ -228,6 +230,7 @@ export class LanceDbVectorStore implements VectorStore {
     private readonly table: lancedb.Table,
     private readonly dimensions: number,
     private readonly log: Logger,
+    private readonly annThreshold: number = ANN_THRESHOLD,
   ) {}
 
   static async open(options: LanceDbOptions): Promise<LanceDbVectorStore> {
@@ -260,7 +263,7 @@ export class LanceDbVectorStore implements VectorStore {
     if (!(await table.schema()).fields.some((f) => f.name === 'identifiers')) await table.addColumns([{ name: 'identifiers', valueSql: 'CAST(NULL AS STRING)' }]);
     // The context column is derived from metadata only drawers mined since carry: '' until re-mined.
     if (!(await table.schema()).fields.some((f) => f.name === 'context')) await table.addColumns([{ name: 'context', valueSql: "CAST('' AS STRING)" }]);
-    const store = new LanceDbVectorStore(db, table, options.dimensions, options.log);
+    const store = new LanceDbVectorStore(db, table, options.dimensions, options.log, options.annThreshold);
     const indices = await table.listIndices();
     store.ftsReady = FTS_COLUMNS.every((c) => indices.some((i) => i.columns.includes(c)));
     store.annStarted = indices.some((i) => i.columns.includes('vector'));
@@ -270,6 +273,10 @@ export class LanceDbVectorStore implements VectorStore {
     if (!indices.some((i) => i.columns.includes('identifiers'))) await store.fillIdentifiers();
     // A palace that grew past the threshold before this index existed gets it in the background.
     if (!store.idIndexStarted) store.ensureIdIndex();
+    // So does a large table without its ANN index: one whose build a stopped process cut short, or
+    // one whose rows were all rewritten (the identifiers fill); otherwise only the next write would
+    // start it, and a palace that is only read would search flat for good (200k drawers: ~210 ms).
+    if (!store.annStarted) store.ensureAnnIndex();
     return store;
   }
 
@@ -434,21 +441,25 @@ export class LanceDbVectorStore implements VectorStore {
       this.writesSinceOptimize = 0;
       this.maintain(async () => void (await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - VERSION_RETENTION_MS) })), 'vector optimize');
     }
-    if (!this.annStarted)
-      this.maintain(async () => {
-        if (this.annStarted) return;
-        const rows = await this.table.countRows();
-        if (rows < ANN_THRESHOLD) return;
-        this.annStarted = true;
-        this.log.info(`building the ANN index in the background (${rows} drawers)`);
-        try {
-          await this.table.createIndex('vector', { config: lancedb.Index.ivfPq({ distanceType: 'cosine' }) });
-        } catch (err) {
-          this.annStarted = false;
-          throw err;
-        }
-        this.log.info('ANN index ready');
-      }, 'ANN index build');
+    if (!this.annStarted) this.ensureAnnIndex();
+  }
+
+  /** Builds the ANN index in the background once the table has annThreshold rows (until then a flat search is fast). */
+  private ensureAnnIndex(): void {
+    this.maintain(async () => {
+      if (this.annStarted) return;
+      const rows = await this.table.countRows();
+      if (rows < this.annThreshold) return;
+      this.annStarted = true;
+      this.log.info(`building the ANN index in the background (${rows} drawers)`);
+      try {
+        await this.table.createIndex('vector', { config: lancedb.Index.ivfPq({ distanceType: 'cosine' }) });
+      } catch (err) {
+        this.annStarted = false;
+        throw err;
+      }
+      this.log.info('ANN index ready');
+    }, 'ANN index build');
   }
 
   /** Resolves when background maintenance has finished and every row is indexed. */

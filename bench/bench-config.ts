@@ -15,6 +15,8 @@ export interface BenchConfig {
   scale: number;
   /** Where built palaces are cached between runs (PALACE_BENCH_CACHE, default <tmp>/palace-bench-cache). */
   cacheDir: string;
+  /** PALACE_BENCH_SCREENSHOTS=<dir>: the `scale` suite saves the dashboard it painted (Tasks, Status) there. */
+  screenshots: string | undefined;
 }
 
 export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
@@ -25,5 +27,6 @@ export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const scale = rawScale ? Number(rawScale) : 1;
   if (!Number.isFinite(scale) || scale <= 0 || scale > 1) throw new Error(`PALACE_BENCH_SCALE must be a number in (0, 1], not '${rawScale}'`);
   const cacheDir = env.PALACE_BENCH_CACHE?.trim() || join(tmpdir(), 'palace-bench-cache');
-  return { mineFiles, retrievalFresh: env.PALACE_BENCH_RETRIEVAL_FRESH?.trim() === '1', scale, cacheDir };
+  const screenshots = env.PALACE_BENCH_SCREENSHOTS?.trim() || undefined;
+  return { mineFiles, retrievalFresh: env.PALACE_BENCH_RETRIEVAL_FRESH?.trim() === '1', scale, cacheDir, screenshots };
 }

@@ -4,7 +4,7 @@
 // the dashboard's first paint (Chromium, when installed) on each freshly started hub.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -130,6 +130,16 @@ async function firstPaint(browser: TestBrowser, url: string): Promise<number> {
   return performance.now() - t;
 }
 
+/** The painted Tasks view, then the Status view once its memory counts are in, as PNGs in `dir`. */
+async function saveViews(browser: TestBrowser, dir: string): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  await browser.page.screenshot({ path: join(dir, 'scale-tasks.png') });
+  await browser.page.getByTestId('nav-status').click();
+  // The memory counts wait for the hub to load its embedder and store (minutes on 200k drawers under load).
+  await browser.page.getByTestId('memory-counts').getByText('Drawers').waitFor({ timeout: 300_000 });
+  await browser.page.screenshot({ path: join(dir, 'scale-status.png'), fullPage: true });
+}
+
 async function measure(ctx: SuiteContext, url: string, read: Read): Promise<Figure[]> {
   try {
     for (let i = 0; i < WARMUP; i++) await read.run();
@@ -202,6 +212,8 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
         starts.push(c.readyMs);
         try {
           if (browser && !paintError) paints.push(await firstPaint(browser, c.url));
+          if (browser && !paintError && config.screenshots && i === 2)
+            await saveViews(browser, config.screenshots).catch((err: unknown) => ctx.progress(`screenshots not saved: ${(err as Error).message.split('\n')[0] ?? ''}`));
         } catch (err) {
           paintError = (err as Error).message.split('\n')[0]?.slice(0, 80) ?? 'failed';
         } finally {

@@ -226,7 +226,7 @@ function Shell(): ReactElement {
     return {
       tasks:
         stalled > 0
-          ? { n: stalled, warn: true, title: `${stalled} stalled` }
+          ? { n: stalled, warn: true, title: snap.tasks.hasMore ? `${stalled} stalled among the tasks loaded so far (more may be)` : `${stalled} stalled` }
           : { n: inFlight, title: `${inFlight} in flight` },
     };
   }, [snap.tasks, snap.taskRequests, now]);

@@ -61,6 +61,8 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
     return c;
   }, [list.counts, rows]);
   const shown = state === 'stalled' ? rows.filter((r) => r.stalled) : rows;
+  // With more tasks on the hub than loaded, the stalled count is a lower bound: say so.
+  const stalledTitle = `stalled among the ${rows.length.toLocaleString('en')} tasks loaded so far; tasks further down the list are not checked`;
   // The hub's total for All and In flight includes correlations with no status yet, which are not rows.
   const shownTotal = state === 'all' || state === 'active' ? Math.max(0, list.total - (list.counts?.by_status.none ?? 0)) : list.total;
   const selected = rows.find((r) => r.correlation_id === selectedId);
@@ -88,7 +90,11 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
       aria-pressed={state === key}
       data-testid={`task-chip-${key}`}
     >
-      {label} <span className="chip-count">{counts[key] ?? 0}</span>
+      {label}{' '}
+      <span className="chip-count" title={key === 'stalled' && list.hasMore ? stalledTitle : undefined}>
+        {counts[key] ?? 0}
+        {key === 'stalled' && list.hasMore ? '+' : ''}
+      </span>
     </button>
   );
 

@@ -140,6 +140,8 @@ export function fuseScored<T>(
     });
   }
   const out = [...byKey.values()];
+  // A weighted mean of parts in [0, 1] is at most 1; summing the shares can overshoot by a rounding step.
+  for (const entry of out) entry.score = Math.min(1, entry.score);
   // CombMNZ: a drawer found by several lists counts their agreement (x the share of lists that found it).
   if (method === 'headroom-mnz' && names.length > 1) for (const entry of out) entry.score *= Object.keys(entry.ranks).length / names.length;
   for (const entry of out) {

@@ -22,9 +22,14 @@ afterEach(async () => {
   dirs.cleanup();
 });
 
-async function mcpRequests(hub: ChildHub): Promise<number> {
-  const statusz = (await fetch(`${hub.url}/statusz`).then((r) => r.json())) as { requests: { mcp: number } };
-  return statusz.requests.mcp;
+/**
+ * Waits pending in the hub's handler. (Counting MCP requests is not enough: the client's
+ * notifications/initialized can reach the hub after connect() resolves and be mistaken for the wait;
+ * a SIGTERM sent while the wait is still on its way then meets a keep-alive connection being closed.)
+ */
+async function activeWaits(hub: ChildHub): Promise<number> {
+  const statusz = (await fetch(`${hub.url}/statusz`).then((r) => r.json())) as { requests: { waits: { active: number } } };
+  return statusz.requests.waits.active;
 }
 
 /** Appends a cursor event, then starts a wait the hub can only end by its (long) timeout. */
@@ -57,9 +62,8 @@ describe('a hub that goes away while a stdio wait is pending', () => {
     const hub = await startChildHub(dirs);
     const session = stdioSession(dirs);
     await session.connect();
-    const before = await mcpRequests(hub);
     const { cursor, wait } = await pendingWait(session);
-    await waitUntil(async () => (await mcpRequests(hub)) > before + 1, 'the wait to reach the hub');
+    await waitUntil(async () => (await activeWaits(hub)) === 1, 'the wait to be pending in the hub');
 
     hub.child.kill('SIGTERM');
     const outcome = (await wait) as { result?: unknown; error?: unknown };
@@ -106,9 +110,8 @@ describe('a hub that goes away while a stdio wait is pending', () => {
     const hub = await startChildHub(dirs);
     const session = stdioSession(dirs);
     await session.connect();
-    const before = await mcpRequests(hub);
     const { wait } = await pendingWait(session);
-    await waitUntil(async () => (await mcpRequests(hub)) > before + 1, 'the wait to reach the hub');
+    await waitUntil(async () => (await activeWaits(hub)) === 1, 'the wait to be pending in the hub');
 
     hub.child.kill('SIGKILL');
     const outcome = (await wait) as { result?: unknown; error?: unknown };

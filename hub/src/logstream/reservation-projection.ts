@@ -4,6 +4,7 @@
 
 import type Database from 'better-sqlite3';
 
+import { statementCache, type StatementCache } from '../sqlite-statements.js';
 import { jsonBody, reservationOf, type Reservation } from '../core/task-state.js';
 import type { LogEvent } from '../core/types.js';
 
@@ -106,18 +107,11 @@ function releasedId(e: Pick<LogEvent, 'body'>): string | null {
 }
 
 export class ReservationProjection {
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly stmt: StatementCache;
   private present: boolean | undefined;
 
-  constructor(private readonly db: Database.Database) {}
-
-  private stmt(sql: string): Database.Statement {
-    let s = this.statements.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.statements.set(sql, s);
-    }
-    return s;
+  constructor(private readonly db: Database.Database) {
+    this.stmt = statementCache(db);
   }
 
   /**

@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 
 import type { Durability } from '../config.js';
 import { HubError, toHubError } from '../errors.js';
+import { statementCache, type StatementCache } from '../sqlite-statements.js';
 import { artifactBytes, canonicalEvent, checkpointBytes, vouchBytes, type ChainedEventFields, type Checkpoint } from '../core/chain.js';
 import { GENESIS_CHAIN, nextChain, signBytes, verifyBytes } from './signatures.js';
 import { formatHlc, observe, parseHlc, tick, type HlcState } from '../core/hlc.js';
@@ -120,7 +121,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
   readonly db: Database.Database;
   private readonly now: () => number;
   private clock: HlcState;
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly stmt: StatementCache;
   private localCommits = 0;
   private readonly key: SigningKey | undefined;
   /** This replica's Ed25519 public key (raw, base64url); '' for a read-only log without its key file. */
@@ -141,6 +142,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     try {
       this.db = new Database(path, { timeout: 10_000, readonly: options.readonly ?? false });
+      this.stmt = statementCache(this.db);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
       this.db.pragma('foreign_keys = ON');
@@ -199,15 +201,6 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
         `the signing key ${options.keyPath ?? keyPathFor(path)} is not the key this log recorded (public key ${recorded}); restore the original key file: a new key would make this hub a stranger to its peers`,
       );
     return key;
-  }
-
-  private stmt(sql: string): Database.Statement {
-    let s = this.statements.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.statements.set(sql, s);
-    }
-    return s;
   }
 
   append(batch: readonly NewEvent[]): Array<LogEvent | HubError> {

@@ -4,6 +4,7 @@
 
 import type Database from 'better-sqlite3';
 
+import { statementCache, type StatementCache } from '../sqlite-statements.js';
 import { projectTask, type TaskState } from '../core/task-state.js';
 import { EVENT_STATUSES, type EventStatus, type LogEvent } from '../core/types.js';
 import { EVENT_COLUMNS, toEvent, type EventRow } from './sqlite-rows.js';
@@ -100,17 +101,10 @@ function emptyCounts(): TaskCounts {
 }
 
 export class TaskProjection {
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly stmt: StatementCache;
 
-  constructor(private readonly db: Database.Database) {}
-
-  private stmt(sql: string): Database.Statement {
-    let s = this.statements.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.statements.set(sql, s);
-    }
-    return s;
+  constructor(private readonly db: Database.Database) {
+    this.stmt = statementCache(db);
   }
 
   /** The events of one correlation id, in append order (through events_correlation_idx). */

@@ -112,7 +112,11 @@ export class ReservationProjection {
   private readonly built: BuildMarker;
   private present: boolean | undefined;
 
-  constructor(private readonly db: Database.Database) {
+  /** `topSeq`: the log's highest seq (the store's). */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly topSeq: () => number,
+  ) {
     this.stmt = statementCache(db);
     this.built = new BuildMarker(db, RESERVATIONS_BUILT_SEQ_KEY);
   }
@@ -158,10 +162,6 @@ export class ReservationProjection {
       `SELECT seq, id, type, stream, from_agent, correlation_id, body, created_at FROM events
         WHERE seq > ? AND seq <= ? AND type IN ('file.reserved', 'file.released') ORDER BY seq`,
     ).all(from, to) as ReservationEvent[];
-  }
-
-  private topSeq(): number {
-    return (this.stmt('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number) ?? 0;
   }
 
   /** Applies the reservation events among the next `rows` seqs, in one transaction; true when complete. */

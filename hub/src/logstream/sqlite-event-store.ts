@@ -158,7 +158,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
         );
       this.replicaId = row.value;
       this.tasks = new TaskProjection(this.db);
-      this.reservations = new ReservationProjection(this.db);
+      this.reservations = new ReservationProjection(this.db, () => this.topSeq());
       this.key = this.openKey(path, options);
       this.publicKey = this.key?.publicRaw ?? '';
       this.clock = { ms: 0, counter: 0 };
@@ -211,7 +211,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
         .transaction(() => {
           this.observeLocalClock();
           // The next seq, read once per transaction (the write lock is held until commit).
-          let seq = (this.stmt('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number) + 1;
+          let seq = this.topSeq() + 1;
           for (const event of batch) {
             if (!isolate) {
               results.push(this.insertEvent(event, seq));
@@ -860,13 +860,18 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
     return (this.db.pragma('data_version', { simple: true }) as number) * 1_000_003 + this.localCommits;
   }
 
+  /** The highest seq in the log, 0 when it is empty (one probe of the rowid's b-tree). */
+  topSeq(): number {
+    return this.stmt('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number;
+  }
+
   /**
    * Number of events in the log: the highest seq. seq is the rowid, every insert takes the highest
    * plus one (a rolled-back one leaves no gap) and no event is ever deleted, so the two are equal; a
    * count(*) would read the whole table (40-125 ms at a million events, on every /statusz and status).
    */
   countEvents(): number {
-    return (this.stmt('SELECT coalesce(max(seq), 0) AS n FROM events').get() as { n: number }).n;
+    return this.topSeq();
   }
 
   /** SQLite's own verdict on the file: 'ok' or the first problems it found. */

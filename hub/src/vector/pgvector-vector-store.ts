@@ -8,6 +8,7 @@ import type { Pool } from 'pg';
 
 import type { BackendSettings } from '../config.js';
 import { HubError } from '../errors.js';
+import { drawerFromRecord } from './drawer-record.js';
 import { createPgPool, pgError } from './postgres-pool.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
 
@@ -71,22 +72,7 @@ function fromRow(row: Row): StoredDrawer {
   } catch {
     metadata = {};
   }
-  return {
-    id: String(row.id ?? ''),
-    wing: String(row.wing ?? ''),
-    room: String(row.room ?? ''),
-    tags: Array.isArray(row.tags) ? row.tags.map(String) : [],
-    content: String(row.content ?? ''),
-    source_file: typeof row.source_file === 'string' ? row.source_file : null,
-    chunk_index: Number(row.chunk_index ?? 0),
-    parent_id: typeof row.parent_id === 'string' ? row.parent_id : null,
-    filed_at: String(row.filed_at ?? ''),
-    added_by: String(row.added_by ?? ''),
-    useful: typeof row.useful === 'boolean' ? row.useful : null,
-    metadata,
-    embedder: String(row.embedder ?? ''),
-    vector: parseVector(row.vector_text),
-  };
+  return drawerFromRecord(row, row.id, metadata, parseVector(row.vector_text));
 }
 
 export class PgVectorStore implements VectorStore {

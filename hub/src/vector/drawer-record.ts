@@ -1,9 +1,20 @@
-// A StoredDrawer read back from an untyped record (a Postgres row, a Qdrant payload): each plain field
-// coerced to its type, an absent one defaulted. Where the id, metadata and vector live is the caller's.
+// What the vector adapters do alike with a StoredDrawer: refuse one whose vector has the wrong
+// dimension, and read one back from an untyped record (a Postgres row, a Qdrant payload).
 
+import { HubError } from '../errors.js';
 import type { StoredDrawer } from './vector-store.js';
 
-/** The drawer whose plain fields are in `r`; `id`, `metadata` and `vector` as the backend stores them. */
+/** Throws memory.embedder_mismatch, naming the first drawer whose vector is not `dimensions` long. */
+export function checkDimensions(drawers: readonly StoredDrawer[], dimensions: number): void {
+  for (const d of drawers)
+    if (d.vector.length !== dimensions)
+      throw new HubError('memory.embedder_mismatch', `drawer ${d.id} has a ${d.vector.length}-d vector; the store holds ${dimensions}-d`);
+}
+
+/**
+ * The drawer whose plain fields are in `r`, each coerced to its type and an absent one defaulted;
+ * `id`, `metadata` and `vector` as the backend stores them.
+ */
 export function drawerFromRecord(
   r: Record<string, unknown>,
   id: unknown,

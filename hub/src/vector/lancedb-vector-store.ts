@@ -15,6 +15,7 @@ import { Field, FixedSizeList, Float32, Int32, Int8, Schema, Utf8 } from 'apache
 import { fileContext, identifierWords, searchKeywords } from '../core/search-keywords.js';
 import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { checkDimensions } from './drawer-record.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
 
 const TABLE = 'drawers';
@@ -301,14 +302,9 @@ export class LanceDbVectorStore implements VectorStore {
     this.afterWrite(filled);
   }
 
-  private check(d: StoredDrawer): void {
-    if (d.vector.length !== this.dimensions)
-      throw new HubError('memory.embedder_mismatch', `drawer ${d.id} has a ${d.vector.length}-d vector; the store holds ${this.dimensions}-d`);
-  }
-
   async upsert(drawers: readonly StoredDrawer[]): Promise<void> {
     if (drawers.length === 0) return;
-    drawers.forEach((d) => this.check(d));
+    checkDimensions(drawers, this.dimensions);
     await guarded(() => this.table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(drawers.map(toRow)));
     this.afterWrite(drawers.length);
   }

@@ -8,7 +8,7 @@ import type { Pool } from 'pg';
 
 import type { BackendSettings } from '../config.js';
 import { HubError } from '../errors.js';
-import { drawerFromRecord } from './drawer-record.js';
+import { checkDimensions, drawerFromRecord } from './drawer-record.js';
 import { createPgPool, pgError } from './postgres-pool.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
 
@@ -197,14 +197,9 @@ export class PgVectorStore implements VectorStore {
     this.heartbeat.unref();
   }
 
-  private check(d: StoredDrawer): void {
-    if (d.vector.length !== this.dimensions)
-      throw new HubError('memory.embedder_mismatch', `drawer ${d.id} has a ${d.vector.length}-d vector; the store holds ${this.dimensions}-d`);
-  }
-
   async upsert(drawers: readonly StoredDrawer[]): Promise<void> {
     if (drawers.length === 0) return;
-    drawers.forEach((d) => this.check(d));
+    checkDimensions(drawers, this.dimensions);
     // Last write wins within one batch, as with repeated single upserts.
     const byId = new Map(drawers.map((d) => [d.id, d]));
     const rows = [...byId.values()];

@@ -1,5 +1,5 @@
 // What the vector adapters do alike with a StoredDrawer: refuse one whose vector has the wrong
-// dimension, and read one back from an untyped record (a Postgres row, a Qdrant payload).
+// dimension, and read one back from an untyped record (a LanceDB or Postgres row, a Qdrant payload).
 
 import { HubError } from '../errors.js';
 import type { StoredDrawer } from './vector-store.js';
@@ -11,30 +11,37 @@ export function checkDimensions(drawers: readonly StoredDrawer[], dimensions: nu
       throw new HubError('memory.embedder_mismatch', `drawer ${d.id} has a ${d.vector.length}-d vector; the store holds ${dimensions}-d`);
 }
 
+/** The fields each backend stores its own way, decoded by the adapter. */
+export interface DecodedFields {
+  /** The drawer id as stored (coerced to a string). */
+  id: unknown;
+  metadata: Record<string, unknown>;
+  vector: Float32Array;
+  /** When the backend does not store tags as a list. */
+  tags?: string[];
+  /** When the backend does not store the rating as a boolean. */
+  useful?: boolean | null;
+}
+
 /**
  * The drawer whose plain fields are in `r`, each coerced to its type and an absent one defaulted;
- * `id`, `metadata` and `vector` as the backend stores them.
+ * the rest as the adapter decoded them.
  */
-export function drawerFromRecord(
-  r: Record<string, unknown>,
-  id: unknown,
-  metadata: Record<string, unknown>,
-  vector: Float32Array,
-): StoredDrawer {
+export function drawerFromRecord(r: Record<string, unknown>, decoded: DecodedFields): StoredDrawer {
   return {
-    id: String(id ?? ''),
+    id: String(decoded.id ?? ''),
     wing: String(r.wing ?? ''),
     room: String(r.room ?? ''),
-    tags: Array.isArray(r.tags) ? r.tags.map(String) : [],
+    tags: decoded.tags ?? (Array.isArray(r.tags) ? r.tags.map(String) : []),
     content: String(r.content ?? ''),
     source_file: typeof r.source_file === 'string' ? r.source_file : null,
     chunk_index: Number(r.chunk_index ?? 0),
     parent_id: typeof r.parent_id === 'string' ? r.parent_id : null,
     filed_at: String(r.filed_at ?? ''),
     added_by: String(r.added_by ?? ''),
-    useful: typeof r.useful === 'boolean' ? r.useful : null,
-    metadata,
+    useful: decoded.useful !== undefined ? decoded.useful : typeof r.useful === 'boolean' ? r.useful : null,
+    metadata: decoded.metadata,
     embedder: String(r.embedder ?? ''),
-    vector,
+    vector: decoded.vector,
   };
 }

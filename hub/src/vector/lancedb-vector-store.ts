@@ -15,7 +15,7 @@ import { Field, FixedSizeList, Float32, Int32, Int8, Schema, Utf8 } from 'apache
 import { fileContext, identifierWords, searchKeywords } from '../core/search-keywords.js';
 import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { checkDimensions } from './drawer-record.js';
+import { checkDimensions, drawerFromRecord } from './drawer-record.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
 
 const TABLE = 'drawers';
@@ -172,27 +172,18 @@ function fromRow(row: Row): StoredDrawer {
     metadata = {};
   }
   const vector = row.vector as { toArray?: () => Float32Array } | number[] | undefined;
-  return {
-    id: String(row.id ?? ''),
-    wing: String(row.wing ?? ''),
-    room: String(row.room ?? ''),
-    tags: decodeTags(row.tags),
-    content: String(row.content ?? ''),
-    source_file: typeof row.source_file === 'string' ? row.source_file : null,
-    chunk_index: Number(row.chunk_index ?? 0),
-    parent_id: typeof row.parent_id === 'string' ? row.parent_id : null,
-    filed_at: String(row.filed_at ?? ''),
-    added_by: String(row.added_by ?? ''),
-    useful: row.useful === null || row.useful === undefined ? null : Number(row.useful) === 1,
+  return drawerFromRecord(row, {
+    id: row.id,
     metadata,
-    embedder: String(row.embedder ?? ''),
+    tags: decodeTags(row.tags),
+    useful: row.useful === null || row.useful === undefined ? null : Number(row.useful) === 1,
     vector:
       vector === undefined || vector === null
         ? new Float32Array(0)
         : Array.isArray(vector)
           ? Float32Array.from(vector)
           : Float32Array.from(vector.toArray?.() ?? []),
-  };
+  });
 }
 
 export interface LanceDbOptions {

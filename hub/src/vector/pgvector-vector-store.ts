@@ -72,7 +72,7 @@ function fromRow(row: Row): StoredDrawer {
   } catch {
     metadata = {};
   }
-  return drawerFromRecord(row, row.id, metadata, parseVector(row.vector_text));
+  return drawerFromRecord(row, { id: row.id, metadata, vector: parseVector(row.vector_text) });
 }
 
 export class PgVectorStore implements VectorStore {

@@ -51,7 +51,7 @@ export function toPayload(d: StoredDrawer): Payload {
 
 export function fromPayload(p: Payload): StoredDrawer {
   const metadata = p.metadata && typeof p.metadata === 'object' && !Array.isArray(p.metadata) ? (p.metadata as Record<string, unknown>) : {};
-  return drawerFromRecord(p, p.drawer_id, metadata, decodeVector(p.vector_b64));
+  return drawerFromRecord(p, { id: p.drawer_id, metadata, vector: decodeVector(p.vector_b64) });
 }
 
 /** The payload fields to fetch: the asked-for columns, everything but the vector, or everything. */

@@ -11,6 +11,16 @@ export function checkDimensions(drawers: readonly StoredDrawer[], dimensions: nu
       throw new HubError('memory.embedder_mismatch', `drawer ${d.id} has a ${d.vector.length}-d vector; the store holds ${dimensions}-d`);
 }
 
+/** Metadata stored as JSON text: parsed; {} when the column is not text or not JSON. */
+export function metadataFromJson(text: unknown): Record<string, unknown> {
+  if (typeof text !== 'string') return {};
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
 /** The fields each backend stores its own way, decoded by the adapter. */
 export interface DecodedFields {
   /** The drawer id as stored (coerced to a string). */

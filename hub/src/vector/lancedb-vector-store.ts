@@ -15,7 +15,7 @@ import { Field, FixedSizeList, Float32, Int32, Int8, Schema, Utf8 } from 'apache
 import { fileContext, identifierWords, searchKeywords } from '../core/search-keywords.js';
 import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { checkDimensions, drawerFromRecord } from './drawer-record.js';
+import { checkDimensions, drawerFromRecord, metadataFromJson } from './drawer-record.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
 
 const TABLE = 'drawers';
@@ -165,16 +165,10 @@ function toRow(d: StoredDrawer): Row {
 }
 
 function fromRow(row: Row): StoredDrawer {
-  let metadata: Record<string, unknown> = {};
-  try {
-    if (typeof row.metadata_json === 'string') metadata = JSON.parse(row.metadata_json) as Record<string, unknown>;
-  } catch {
-    metadata = {};
-  }
   const vector = row.vector as { toArray?: () => Float32Array } | number[] | undefined;
   return drawerFromRecord(row, {
     id: row.id,
-    metadata,
+    metadata: metadataFromJson(row.metadata_json),
     tags: decodeTags(row.tags),
     useful: row.useful === null || row.useful === undefined ? null : Number(row.useful) === 1,
     vector:

@@ -8,7 +8,7 @@ import type { Pool } from 'pg';
 
 import type { BackendSettings } from '../config.js';
 import { HubError } from '../errors.js';
-import { checkDimensions, drawerFromRecord } from './drawer-record.js';
+import { checkDimensions, drawerFromRecord, metadataFromJson } from './drawer-record.js';
 import { createPgPool, pgError } from './postgres-pool.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
 
@@ -66,13 +66,7 @@ const COLUMNS = 'id, wing, room, tags, content, source_file, chunk_index, parent
 type Row = Record<string, unknown>;
 
 function fromRow(row: Row): StoredDrawer {
-  let metadata: Record<string, unknown> = {};
-  try {
-    if (typeof row.metadata_json === 'string') metadata = JSON.parse(row.metadata_json) as Record<string, unknown>;
-  } catch {
-    metadata = {};
-  }
-  return drawerFromRecord(row, { id: row.id, metadata, vector: parseVector(row.vector_text) });
+  return drawerFromRecord(row, { id: row.id, metadata: metadataFromJson(row.metadata_json), vector: parseVector(row.vector_text) });
 }
 
 export class PgVectorStore implements VectorStore {

@@ -4,10 +4,10 @@
 
 import type Database from 'better-sqlite3';
 
-import { statementCache, type StatementCache } from '../sqlite-statements.js';
-import { BuildMarker } from './build-marker.js';
 import { jsonBody, reservationOf, type Reservation } from '../core/task-state.js';
 import type { LogEvent } from '../core/types.js';
+import { statementCache, type StatementCache } from '../sqlite-statements.js';
+import { BuildMarker } from './build-marker.js';
 
 /** meta key present while the table is being built: events with seq above it are not applied yet. */
 export const RESERVATIONS_BUILT_SEQ_KEY = 'reservations_built_seq';

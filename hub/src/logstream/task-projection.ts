@@ -4,10 +4,10 @@
 
 import type Database from 'better-sqlite3';
 
-import { statementCache, type StatementCache } from '../sqlite-statements.js';
-import { BuildMarker } from './build-marker.js';
 import { projectTask, type TaskState } from '../core/task-state.js';
 import { EVENT_STATUSES, type EventStatus, type LogEvent } from '../core/types.js';
+import { statementCache, type StatementCache } from '../sqlite-statements.js';
+import { BuildMarker } from './build-marker.js';
 import { EVENT_COLUMNS, toEvent, type EventRow } from './sqlite-rows.js';
 
 /** meta key present while the table is being built: events with seq above it are not projected yet. */

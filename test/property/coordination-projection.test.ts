@@ -4,13 +4,10 @@
 // hub), pulled sync pages, raw imports replayed twice, a reservations table lost and rebuilt in slices
 // while appends go on, a log from before the table (schema 3), and a writer SIGKILLed mid-batch.
 
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { globsOverlap, pathMatches } from '../../hub/src/core/globs.js';
 import { jsonBody, projectTasks, reservationOf, type Reservation, type TaskState } from '../../hub/src/core/task-state.js';
@@ -18,11 +15,9 @@ import type { EventStatus, LogEvent } from '../../hub/src/core/types.js';
 import { HubError } from '../../hub/src/errors.js';
 import { LOGSTREAM_FILE, Logstream } from '../../hub/src/logstream/logstream.js';
 import { RESERVATIONS_BUILT_SEQ_KEY } from '../../hub/src/logstream/reservation-projection.js';
-import { SqliteEventStore } from '../../hub/src/logstream/sqlite-event-store.js';
-import { pullFromPeer } from '../../hub/src/sync/pull-round.js';
-import { newEvent, nextHex } from '../helpers/fixtures.js';
-import { REPO_ROOT, sleep } from '../helpers/hub.js';
-import { inProcessTransport, pinnedPeer } from '../helpers/sync.js';
+import type { SqliteEventStore } from '../../hub/src/logstream/sqlite-event-store.js';
+import { newEvent } from '../helpers/fixtures.js';
+import { allEvents, killWriterMidBatch, propertyStores, pullRound, syncCommands } from '../helpers/projection-props.js';
 
 const NOW = new Date('2026-06-01T00:00:00.000Z');
 const CORRS = ['task_a', 'task_b', 'task_c', 'task_d'];
@@ -67,45 +62,9 @@ const spec: fc.Arbitrary<Spec> = fc.oneof(
   fc.record({ type: fc.constant('file.released' as const), pick: fc.nat({ max: 40 }), agent: fc.nat({ max: 2 }), stream: fc.nat({ max: 1 }) }),
 );
 
-type Command =
-  | { kind: 'append'; at: 0 | 1; events: Spec[] }
-  | { kind: 'pull'; pageLimit: number }
-  | { kind: 'import' }
-  | { kind: 'lose'; slices: number };
+const command = syncCommands(spec, 5, fc.record({ kind: fc.constant('lose' as const), slices: fc.nat({ max: 3 }) }));
 
-const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('append' as const), at: fc.constantFrom(0 as const, 1 as const), events: fc.array(spec, { minLength: 1, maxLength: 5 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('pull' as const), pageLimit: fc.integer({ min: 1, max: 4 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('import' as const) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('lose' as const), slices: fc.nat({ max: 3 }) }) },
-);
-
-const dirs: string[] = [];
-const opened: SqliteEventStore[] = [];
-afterEach(() => {
-  for (const s of opened.splice(0)) s.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function openStore(path: string): SqliteEventStore {
-  const store = new SqliteEventStore(path, { mintReplicaId: () => `rep_${nextHex()}` });
-  opened.push(store);
-  return store;
-}
-
-function allEvents(store: SqliteEventStore): LogEvent[] {
-  const out: LogEvent[] = [];
-  let since: string | null = null;
-  for (;;) {
-    const page = store.query({
-      to_agent: [], exclude_from_agent: [], from_agent: [], type: [], status: [], correlation_id: [], stream: [], room: [],
-      since_event_id: since, before_event_id: null, since_created_at: null, limit: 500, order: 'asc', preview: false,
-    });
-    out.push(...page.events);
-    if (!page.has_more) return out;
-    since = page.events.at(-1)?.id ?? null;
-  }
-}
+const { openStore, tempDir } = propertyStores();
 
 // ---- the full-scan answers (no projection table involved) ----
 
@@ -214,18 +173,15 @@ describe('coordination reads from stored projections', () => {
   it('equal a full scan after appends, pulls, replayed imports and a reservations table rebuilt in slices', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 20 }), async (commands) => {
-        const dir = mkdtempSync(join(tmpdir(), 'palace-coord-'));
-        dirs.push(dir);
+        const dir = tempDir('palace-coord-');
         const path = join(dir, LOGSTREAM_FILE);
         let a = openStore(path);
         const b = openStore(':memory:');
         const ids: string[] = [];
         for (const c of commands) {
           if (c.kind === 'append') append(c.at === 0 ? a : b, c.events, ids);
-          else if (c.kind === 'pull') {
-            const report = await pullFromPeer(a, inProcessTransport(b), { pageLimit: c.pageLimit, peer: pinnedPeer(b) });
-            expect(report.errors.map((e) => e.message)).toEqual([]);
-          } else if (c.kind === 'import') {
+          else if (c.kind === 'pull') await pullRound(a, b, c.pageLimit);
+          else if (c.kind === 'import') {
             const events = b.eventsAfter(b.replicaId, 0, 500);
             a.applyRemoteEvents(events);
             const before = a.reservations.held({});
@@ -284,8 +240,7 @@ describe('coordination reads from stored projections', () => {
   });
 
   it('builds the table for a log from before it (schema 3), scanning until it is built', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'palace-coord-mig-'));
-    dirs.push(dir);
+    const dir = tempDir('palace-coord-mig-');
     const path = join(dir, LOGSTREAM_FILE);
     const first = openStore(path);
     const ids: string[] = [];
@@ -310,14 +265,10 @@ describe('coordination reads from stored projections', () => {
   });
 
   it('keeps the reservations table consistent when a writer process is SIGKILLed mid-batch', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'palace-coord-kill-'));
-    dirs.push(dir);
-    const script = `
-      import { Logstream } from ${JSON.stringify(join(REPO_ROOT, 'dist/hub/src/logstream/logstream.js'))};
-      const ls = Logstream.open(${JSON.stringify(dir)});
-      let n = 0;
-      const held = [];
-      for (;;) {
+    const dir = tempDir('palace-coord-kill-');
+    await killWriterMidBatch(dir, {
+      prelude: 'const held = [];',
+      batch: `
         const batch = [];
         for (let i = 0; i < 200; i++, n++) {
           const kind = n % 4;
@@ -328,18 +279,8 @@ describe('coordination reads from stored projections', () => {
               : { type: 'task.reply', status: ['open', 'applied'][n % 2], correlation_id: 'task_k' + (n % 7) };
           batch.push(ls.prepareEvent({ stream: 'project/k', room: 'r', from_agent: 'w' + (n % 3), ...input }));
         }
-        for (const r of ls.store.append(batch)) if (r.type === 'file.reserved') held.push(r.id);
-        if (n === 2000) process.stdout.write('ready\\n');
-      }
-    `;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
-      child.once('exit', (code) => reject(new Error(`writer exited early (${code})`)));
+        for (const r of ls.store.append(batch)) if (r.type === 'file.reserved') held.push(r.id);`,
     });
-    await sleep(50);
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child.once('close', resolve));
 
     const ls = Logstream.open(dir, { now: () => NOW });
     try {

@@ -3,24 +3,19 @@
 // (pages pulled through the real pull round, and raw imports replayed twice), a projection lost
 // mid-build and rebuilt after a reopen, and a writer process SIGKILLed in the middle of its batches.
 
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { projectTasks, type TaskState } from '../../hub/src/core/task-state.js';
-import { EVENT_STATUSES, type EventStatus, type LogEvent } from '../../hub/src/core/types.js';
+import { EVENT_STATUSES, type EventStatus } from '../../hub/src/core/types.js';
 import { HubError } from '../../hub/src/errors.js';
 import { LOGSTREAM_FILE, Logstream } from '../../hub/src/logstream/logstream.js';
-import { SqliteEventStore } from '../../hub/src/logstream/sqlite-event-store.js';
+import type { SqliteEventStore } from '../../hub/src/logstream/sqlite-event-store.js';
 import { BUILT_SEQ_KEY } from '../../hub/src/logstream/task-projection.js';
-import { pullFromPeer } from '../../hub/src/sync/pull-round.js';
-import { newEvent, nextHex } from '../helpers/fixtures.js';
-import { REPO_ROOT, sleep } from '../helpers/hub.js';
-import { inProcessTransport, pinnedPeer } from '../helpers/sync.js';
+import { newEvent } from '../helpers/fixtures.js';
+import { allEvents, killWriterMidBatch, propertyStores, pullRound, syncCommands } from '../helpers/projection-props.js';
 
 const CORRS = ['task_a', 'task_b', 'task_c', 'task_d'];
 const TYPES = ['task.request', 'event.ack', 'patch.ready', 'task.reply', 'status'] as const;
@@ -39,46 +34,9 @@ const spec: fc.Arbitrary<Spec> = fc.record({
   agent: fc.integer({ min: 0, max: 2 }),
 });
 
-type Command =
-  | { kind: 'append'; at: 0 | 1; events: Spec[] }
-  | { kind: 'pull'; pageLimit: number }
-  | { kind: 'import' }
-  | { kind: 'crash'; keep: number };
+const command = syncCommands(spec, 4, fc.record({ kind: fc.constant('crash' as const), keep: fc.nat({ max: 20 }) }));
 
-const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('append' as const), at: fc.constantFrom(0 as const, 1 as const), events: fc.array(spec, { minLength: 1, maxLength: 5 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('pull' as const), pageLimit: fc.integer({ min: 1, max: 4 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('import' as const) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('crash' as const), keep: fc.nat({ max: 20 }) }) },
-);
-
-const dirs: string[] = [];
-const opened: SqliteEventStore[] = [];
-afterEach(() => {
-  for (const s of opened.splice(0)) s.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function openStore(path: string): SqliteEventStore {
-  const store = new SqliteEventStore(path, { mintReplicaId: () => `rep_${nextHex()}` });
-  opened.push(store);
-  return store;
-}
-
-/** Every event of the log in append order, read straight from the events table. */
-function allEvents(store: SqliteEventStore): LogEvent[] {
-  const out: LogEvent[] = [];
-  let since: string | null = null;
-  for (;;) {
-    const page = store.query({
-      to_agent: [], exclude_from_agent: [], from_agent: [], type: [], status: [], correlation_id: [], stream: [], room: [],
-      since_event_id: since, before_event_id: null, since_created_at: null, limit: 500, order: 'asc', preview: false,
-    });
-    out.push(...page.events);
-    if (!page.has_more) return out;
-    since = page.events.at(-1)?.id ?? null;
-  }
-}
+const { openStore, tempDir } = propertyStores();
 
 function buildAll(store: SqliteEventStore): void {
   while (!store.tasks.buildSlice(3));
@@ -117,17 +75,14 @@ describe('the task projection table', () => {
   it('equals a full scan after appends, pulls, replayed imports and a lost build', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 25 }), async (commands) => {
-        const dir = mkdtempSync(join(tmpdir(), 'palace-proj-'));
-        dirs.push(dir);
+        const dir = tempDir('palace-proj-');
         const path = join(dir, LOGSTREAM_FILE);
         let a = openStore(path);
         const b = openStore(':memory:');
         for (const c of commands) {
           if (c.kind === 'append') append(c.at === 0 ? a : b, c.events);
-          else if (c.kind === 'pull') {
-            const report = await pullFromPeer(a, inProcessTransport(b), { pageLimit: c.pageLimit, peer: pinnedPeer(b) });
-            expect(report.errors.map((e) => e.message)).toEqual([]);
-          } else if (c.kind === 'import') {
+          else if (c.kind === 'pull') await pullRound(a, b, c.pageLimit);
+          else if (c.kind === 'import') {
             // Raw replication (imports): applying the same events twice changes nothing.
             const events = b.eventsAfter(b.replicaId, 0, 500);
             a.applyRemoteEvents(events);
@@ -138,7 +93,7 @@ describe('the task projection table', () => {
           } else {
             // Projection updates lost after seq S (a build cut short, or a store from before the
             // table): tasks first seen after S are missing, later ones stale, the build marker at S.
-            const top = (a.db.prepare('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number) ?? 0;
+            const top = a.topSeq();
             const s = top === 0 ? 0 : c.keep % (top + 1);
             a.db.prepare('DELETE FROM tasks WHERE first_seq > ?').run(s);
             a.db.prepare(`UPDATE tasks SET state_json = '{"stale":true}', status = NULL, done = 0 WHERE last_seq > ?`).run(s);
@@ -162,14 +117,10 @@ describe('the task projection table', () => {
   }, 60_000);
 
   it('is consistent after a writer process is SIGKILLed mid-batch', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'palace-proj-kill-'));
-    dirs.push(dir);
+    const dir = tempDir('palace-proj-kill-');
     // A real writer: batches of appends on a few tasks, forever, until it is killed.
-    const script = `
-      import { Logstream } from ${JSON.stringify(join(REPO_ROOT, 'dist/hub/src/logstream/logstream.js'))};
-      const ls = Logstream.open(${JSON.stringify(dir)});
-      let n = 0;
-      for (;;) {
+    await killWriterMidBatch(dir, {
+      batch: `
         const batch = [];
         for (let i = 0; i < 200; i++, n++) {
           const corr = 'task_k' + (n % 37);
@@ -177,18 +128,8 @@ describe('the task projection table', () => {
           const status = type === 'status' ? undefined : ['open', 'claimed', 'ready', 'applied', 'failed'][(n >> 2) % 5];
           batch.push(ls.prepareEvent({ type, status, stream: 'project/k', room: 'r', from_agent: 'w' + (n % 3), correlation_id: corr }));
         }
-        ls.store.append(batch);
-        if (n === 2000) process.stdout.write('ready\\n');
-      }
-    `;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
-      child.once('exit', (code) => reject(new Error(`writer exited early (${code})`)));
+        ls.store.append(batch);`,
     });
-    await sleep(50);
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child.once('close', resolve));
 
     const ls = Logstream.open(dir);
     try {

@@ -6,6 +6,8 @@ import type Database from 'better-sqlite3';
 
 import { jsonBody, reservationOf, type Reservation } from '../core/task-state.js';
 import type { LogEvent } from '../core/types.js';
+import { statementCache, type StatementCache } from '../sqlite-statements.js';
+import { BuildMarker } from './build-marker.js';
 
 /** meta key present while the table is being built: events with seq above it are not applied yet. */
 export const RESERVATIONS_BUILT_SEQ_KEY = 'reservations_built_seq';
@@ -106,18 +108,17 @@ function releasedId(e: Pick<LogEvent, 'body'>): string | null {
 }
 
 export class ReservationProjection {
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly stmt: StatementCache;
+  private readonly built: BuildMarker;
   private present: boolean | undefined;
 
-  constructor(private readonly db: Database.Database) {}
-
-  private stmt(sql: string): Database.Statement {
-    let s = this.statements.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.statements.set(sql, s);
-    }
-    return s;
+  /** `topSeq`: the log's highest seq (the store's). */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly topSeq: () => number,
+  ) {
+    this.stmt = statementCache(db);
+    this.built = new BuildMarker(db, RESERVATIONS_BUILT_SEQ_KEY);
   }
 
   /**
@@ -150,16 +151,10 @@ export class ReservationProjection {
     }
   }
 
-  /** The seq the build has reached, or null when the table is complete. */
-  builtSeq(): number | null {
-    const v = this.stmt(`SELECT value FROM meta WHERE key = '${RESERVATIONS_BUILT_SEQ_KEY}'`).pluck().get() as string | undefined;
-    return v === undefined ? null : Number(v);
-  }
-
   /** The table exists (a read-only hub on a log from before it has none) and is complete. */
   ready(): boolean {
     this.present ??= this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'reservations'`).get() !== undefined;
-    return this.present && this.builtSeq() === null;
+    return this.present && this.built.seq() === null;
   }
 
   private eventsIn(from: number, to: number): ReservationEvent[] {
@@ -169,26 +164,13 @@ export class ReservationProjection {
     ).all(from, to) as ReservationEvent[];
   }
 
-  private topSeq(): number {
-    return (this.stmt('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number) ?? 0;
-  }
-
   /** Applies the reservation events among the next `rows` seqs, in one transaction; true when complete. */
   buildSlice(rows: number): boolean {
-    return this.db
-      .transaction((): boolean => {
-        const from = this.builtSeq();
-        if (from === null) return true;
-        const to = from + rows;
-        this.apply(this.eventsIn(from, to));
-        if (to >= this.topSeq()) {
-          this.stmt(`DELETE FROM meta WHERE key = '${RESERVATIONS_BUILT_SEQ_KEY}'`).run();
-          return true;
-        }
-        this.stmt(`UPDATE meta SET value = ? WHERE key = '${RESERVATIONS_BUILT_SEQ_KEY}'`).run(String(to));
-        return false;
-      })
-      .immediate();
+    return this.built.buildSlice((from) => {
+      const to = from + rows;
+      this.apply(this.eventsIn(from, to));
+      return to >= this.topSeq() ? null : to;
+    });
   }
 
   /** Empties the tables and marks them unbuilt from the first event (then build in slices). */
@@ -197,9 +179,7 @@ export class ReservationProjection {
       .transaction(() => {
         this.stmt('DELETE FROM reservations').run();
         this.stmt('DELETE FROM released_reservations').run();
-        this.stmt(
-          `INSERT INTO meta (key, value) VALUES ('${RESERVATIONS_BUILT_SEQ_KEY}', '0') ON CONFLICT(key) DO UPDATE SET value = '0'`,
-        ).run();
+        this.built.restart();
       })
       .immediate();
   }

@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 
 import type { Durability } from '../config.js';
 import { HubError, toHubError } from '../errors.js';
+import { statementCache, type StatementCache } from '../sqlite-statements.js';
 import { artifactBytes, canonicalEvent, checkpointBytes, vouchBytes, type ChainedEventFields, type Checkpoint } from '../core/chain.js';
 import { GENESIS_CHAIN, nextChain, signBytes, verifyBytes } from './signatures.js';
 import { formatHlc, observe, parseHlc, tick, type HlcState } from '../core/hlc.js';
@@ -120,7 +121,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
   readonly db: Database.Database;
   private readonly now: () => number;
   private clock: HlcState;
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly stmt: StatementCache;
   private localCommits = 0;
   private readonly key: SigningKey | undefined;
   /** This replica's Ed25519 public key (raw, base64url); '' for a read-only log without its key file. */
@@ -141,6 +142,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     try {
       this.db = new Database(path, { timeout: 10_000, readonly: options.readonly ?? false });
+      this.stmt = statementCache(this.db);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
       this.db.pragma('foreign_keys = ON');
@@ -156,7 +158,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
         );
       this.replicaId = row.value;
       this.tasks = new TaskProjection(this.db);
-      this.reservations = new ReservationProjection(this.db);
+      this.reservations = new ReservationProjection(this.db, () => this.topSeq());
       this.key = this.openKey(path, options);
       this.publicKey = this.key?.publicRaw ?? '';
       this.clock = { ms: 0, counter: 0 };
@@ -201,15 +203,6 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
     return key;
   }
 
-  private stmt(sql: string): Database.Statement {
-    let s = this.statements.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.statements.set(sql, s);
-    }
-    return s;
-  }
-
   append(batch: readonly NewEvent[]): Array<LogEvent | HubError> {
     const results: Array<LogEvent | HubError> = [];
     const isolate = batch.length > 1;
@@ -218,7 +211,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
         .transaction(() => {
           this.observeLocalClock();
           // The next seq, read once per transaction (the write lock is held until commit).
-          let seq = (this.stmt('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number) + 1;
+          let seq = this.topSeq() + 1;
           for (const event of batch) {
             if (!isolate) {
               results.push(this.insertEvent(event, seq));
@@ -867,13 +860,18 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
     return (this.db.pragma('data_version', { simple: true }) as number) * 1_000_003 + this.localCommits;
   }
 
+  /** The highest seq in the log, 0 when it is empty (one probe of the rowid's b-tree). */
+  topSeq(): number {
+    return this.stmt('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number;
+  }
+
   /**
    * Number of events in the log: the highest seq. seq is the rowid, every insert takes the highest
    * plus one (a rolled-back one leaves no gap) and no event is ever deleted, so the two are equal; a
    * count(*) would read the whole table (40-125 ms at a million events, on every /statusz and status).
    */
   countEvents(): number {
-    return (this.stmt('SELECT coalesce(max(seq), 0) AS n FROM events').get() as { n: number }).n;
+    return this.topSeq();
   }
 
   /** SQLite's own verdict on the file: 'ok' or the first problems it found. */

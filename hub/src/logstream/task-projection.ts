@@ -6,6 +6,8 @@ import type Database from 'better-sqlite3';
 
 import { projectTask, type TaskState } from '../core/task-state.js';
 import { EVENT_STATUSES, type EventStatus, type LogEvent } from '../core/types.js';
+import { statementCache, type StatementCache } from '../sqlite-statements.js';
+import { BuildMarker } from './build-marker.js';
 import { EVENT_COLUMNS, toEvent, type EventRow } from './sqlite-rows.js';
 
 /** meta key present while the table is being built: events with seq above it are not projected yet. */
@@ -100,17 +102,12 @@ function emptyCounts(): TaskCounts {
 }
 
 export class TaskProjection {
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly stmt: StatementCache;
+  private readonly built: BuildMarker;
 
-  constructor(private readonly db: Database.Database) {}
-
-  private stmt(sql: string): Database.Statement {
-    let s = this.statements.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.statements.set(sql, s);
-    }
-    return s;
+  constructor(private readonly db: Database.Database) {
+    this.stmt = statementCache(db);
+    this.built = new BuildMarker(db, BUILT_SEQ_KEY);
   }
 
   /** The events of one correlation id, in append order (through events_correlation_idx). */
@@ -195,14 +192,9 @@ export class TaskProjection {
     ).all(after, limit) as Array<{ correlation_id: string; first_seq: number; lease_expires_at: string | null; origin_replica: string | null }>;
   }
 
-  /** The seq the build has reached, or null when the table is complete. */
-  builtSeq(): number | null {
-    const v = this.stmt(`SELECT value FROM meta WHERE key = '${BUILT_SEQ_KEY}'`).pluck().get() as string | undefined;
-    return v === undefined ? null : Number(v);
-  }
-
+  /** The table is complete (not being built in slices). */
   ready(): boolean {
-    return this.builtSeq() === null;
+    return this.built.seq() === null;
   }
 
   /**
@@ -210,23 +202,14 @@ export class TaskProjection {
    * table is complete. Appends made meanwhile refresh their own tasks, so slices may interleave with them.
    */
   buildSlice(rows: number): boolean {
-    return this.db
-      .transaction((): boolean => {
-        const from = this.builtSeq();
-        if (from === null) return true;
-        const slice = this.stmt('SELECT seq, correlation_id FROM events WHERE seq > ? ORDER BY seq LIMIT ?').all(from, rows) as Array<{
-          seq: number;
-          correlation_id: string | null;
-        }>;
-        this.refresh(slice.flatMap((r) => (r.correlation_id ? [r.correlation_id] : [])));
-        if (slice.length < rows) {
-          this.stmt(`DELETE FROM meta WHERE key = '${BUILT_SEQ_KEY}'`).run();
-          return true;
-        }
-        this.stmt(`UPDATE meta SET value = ? WHERE key = '${BUILT_SEQ_KEY}'`).run(String(slice.at(-1)?.seq ?? from));
-        return false;
-      })
-      .immediate();
+    return this.built.buildSlice((from) => {
+      const slice = this.stmt('SELECT seq, correlation_id FROM events WHERE seq > ? ORDER BY seq LIMIT ?').all(from, rows) as Array<{
+        seq: number;
+        correlation_id: string | null;
+      }>;
+      this.refresh(slice.flatMap((r) => (r.correlation_id ? [r.correlation_id] : [])));
+      return slice.length < rows ? null : (slice.at(-1)?.seq ?? from);
+    });
   }
 
   /** Empties the table and marks it unbuilt from the first event (then build it in slices). */
@@ -235,7 +218,7 @@ export class TaskProjection {
       .transaction(() => {
         this.stmt('DELETE FROM tasks').run();
         this.stmt('DELETE FROM task_counts').run();
-        this.stmt(`INSERT INTO meta (key, value) VALUES ('${BUILT_SEQ_KEY}', '0') ON CONFLICT(key) DO UPDATE SET value = '0'`).run();
+        this.built.restart();
       })
       .immediate();
   }

@@ -15,6 +15,7 @@ import { Field, FixedSizeList, Float32, Int32, Int8, Schema, Utf8 } from 'apache
 import { fileContext, identifierWords, searchKeywords } from '../core/search-keywords.js';
 import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { checkDimensions, drawerFromRecord, metadataFromJson } from './drawer-record.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
 
 const TABLE = 'drawers';
@@ -164,34 +165,19 @@ function toRow(d: StoredDrawer): Row {
 }
 
 function fromRow(row: Row): StoredDrawer {
-  let metadata: Record<string, unknown> = {};
-  try {
-    if (typeof row.metadata_json === 'string') metadata = JSON.parse(row.metadata_json) as Record<string, unknown>;
-  } catch {
-    metadata = {};
-  }
   const vector = row.vector as { toArray?: () => Float32Array } | number[] | undefined;
-  return {
-    id: String(row.id ?? ''),
-    wing: String(row.wing ?? ''),
-    room: String(row.room ?? ''),
+  return drawerFromRecord(row, {
+    id: row.id,
+    metadata: metadataFromJson(row.metadata_json),
     tags: decodeTags(row.tags),
-    content: String(row.content ?? ''),
-    source_file: typeof row.source_file === 'string' ? row.source_file : null,
-    chunk_index: Number(row.chunk_index ?? 0),
-    parent_id: typeof row.parent_id === 'string' ? row.parent_id : null,
-    filed_at: String(row.filed_at ?? ''),
-    added_by: String(row.added_by ?? ''),
     useful: row.useful === null || row.useful === undefined ? null : Number(row.useful) === 1,
-    metadata,
-    embedder: String(row.embedder ?? ''),
     vector:
       vector === undefined || vector === null
         ? new Float32Array(0)
         : Array.isArray(vector)
           ? Float32Array.from(vector)
           : Float32Array.from(vector.toArray?.() ?? []),
-  };
+  });
 }
 
 export interface LanceDbOptions {
@@ -301,14 +287,9 @@ export class LanceDbVectorStore implements VectorStore {
     this.afterWrite(filled);
   }
 
-  private check(d: StoredDrawer): void {
-    if (d.vector.length !== this.dimensions)
-      throw new HubError('memory.embedder_mismatch', `drawer ${d.id} has a ${d.vector.length}-d vector; the store holds ${this.dimensions}-d`);
-  }
-
   async upsert(drawers: readonly StoredDrawer[]): Promise<void> {
     if (drawers.length === 0) return;
-    drawers.forEach((d) => this.check(d));
+    checkDimensions(drawers, this.dimensions);
     await guarded(() => this.table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(drawers.map(toRow)));
     this.afterWrite(drawers.length);
   }

@@ -4,6 +4,7 @@
 
 import type { BackendSettings, MilvusConsistencyLevel } from '../config.js';
 import { HubError } from '../errors.js';
+import { checkDimensions } from './drawer-record.js';
 import { createBackendHttp, type BackendHttp, type FetchFn } from './backend-http.js';
 import { takeClaim, type ClaimIo, type HeldClaim } from './collection-claim.js';
 import { CLAIM_SCHEMA, drawerSchema, fromRow, MATCH_ALL, milvusFilter, milvusString, SCALAR_FIELDS, toRow, wordsPrefilter, type Row } from './milvus-codec.js';
@@ -156,9 +157,7 @@ export class MilvusVectorStore implements VectorStore {
   }
 
   async upsert(drawers: readonly StoredDrawer[]): Promise<void> {
-    for (const d of drawers)
-      if (d.vector.length !== this.dimensions)
-        throw new HubError('memory.embedder_mismatch', `drawer ${d.id} has a ${d.vector.length}-d vector; the store holds ${this.dimensions}-d`);
+    checkDimensions(drawers, this.dimensions);
     await this.write([...new Map(drawers.map((d) => [d.id, toRow(d)])).values()]);
   }
 

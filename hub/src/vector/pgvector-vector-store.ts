@@ -8,6 +8,7 @@ import type { Pool } from 'pg';
 
 import type { BackendSettings } from '../config.js';
 import { HubError } from '../errors.js';
+import { checkDimensions, drawerFromRecord, metadataFromJson } from './drawer-record.js';
 import { createPgPool, pgError } from './postgres-pool.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
 
@@ -65,28 +66,7 @@ const COLUMNS = 'id, wing, room, tags, content, source_file, chunk_index, parent
 type Row = Record<string, unknown>;
 
 function fromRow(row: Row): StoredDrawer {
-  let metadata: Record<string, unknown> = {};
-  try {
-    if (typeof row.metadata_json === 'string') metadata = JSON.parse(row.metadata_json) as Record<string, unknown>;
-  } catch {
-    metadata = {};
-  }
-  return {
-    id: String(row.id ?? ''),
-    wing: String(row.wing ?? ''),
-    room: String(row.room ?? ''),
-    tags: Array.isArray(row.tags) ? row.tags.map(String) : [],
-    content: String(row.content ?? ''),
-    source_file: typeof row.source_file === 'string' ? row.source_file : null,
-    chunk_index: Number(row.chunk_index ?? 0),
-    parent_id: typeof row.parent_id === 'string' ? row.parent_id : null,
-    filed_at: String(row.filed_at ?? ''),
-    added_by: String(row.added_by ?? ''),
-    useful: typeof row.useful === 'boolean' ? row.useful : null,
-    metadata,
-    embedder: String(row.embedder ?? ''),
-    vector: parseVector(row.vector_text),
-  };
+  return drawerFromRecord(row, { id: row.id, metadata: metadataFromJson(row.metadata_json), vector: parseVector(row.vector_text) });
 }
 
 export class PgVectorStore implements VectorStore {
@@ -211,14 +191,9 @@ export class PgVectorStore implements VectorStore {
     this.heartbeat.unref();
   }
 
-  private check(d: StoredDrawer): void {
-    if (d.vector.length !== this.dimensions)
-      throw new HubError('memory.embedder_mismatch', `drawer ${d.id} has a ${d.vector.length}-d vector; the store holds ${this.dimensions}-d`);
-  }
-
   async upsert(drawers: readonly StoredDrawer[]): Promise<void> {
     if (drawers.length === 0) return;
-    drawers.forEach((d) => this.check(d));
+    checkDimensions(drawers, this.dimensions);
     // Last write wins within one batch, as with repeated single upserts.
     const byId = new Map(drawers.map((d) => [d.id, d]));
     const rows = [...byId.values()];

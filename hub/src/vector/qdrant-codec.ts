@@ -3,6 +3,7 @@
 
 import { createHash } from 'node:crypto';
 
+import { drawerFromRecord } from './drawer-record.js';
 import type { DrawerColumn, DrawerFilter, StoredDrawer } from './vector-store.js';
 
 /** A stable UUID (version-5 layout over SHA-1) for a drawer id; the drawer id stays in the payload. */
@@ -49,22 +50,8 @@ export function toPayload(d: StoredDrawer): Payload {
 }
 
 export function fromPayload(p: Payload): StoredDrawer {
-  return {
-    id: String(p.drawer_id ?? ''),
-    wing: String(p.wing ?? ''),
-    room: String(p.room ?? ''),
-    tags: Array.isArray(p.tags) ? p.tags.map(String) : [],
-    content: String(p.content ?? ''),
-    source_file: typeof p.source_file === 'string' ? p.source_file : null,
-    chunk_index: Number(p.chunk_index ?? 0),
-    parent_id: typeof p.parent_id === 'string' ? p.parent_id : null,
-    filed_at: String(p.filed_at ?? ''),
-    added_by: String(p.added_by ?? ''),
-    useful: typeof p.useful === 'boolean' ? p.useful : null,
-    metadata: p.metadata && typeof p.metadata === 'object' && !Array.isArray(p.metadata) ? (p.metadata as Record<string, unknown>) : {},
-    embedder: String(p.embedder ?? ''),
-    vector: decodeVector(p.vector_b64),
-  };
+  const metadata = p.metadata && typeof p.metadata === 'object' && !Array.isArray(p.metadata) ? (p.metadata as Record<string, unknown>) : {};
+  return drawerFromRecord(p, { id: p.drawer_id, metadata, vector: decodeVector(p.vector_b64) });
 }
 
 /** The payload fields to fetch: the asked-for columns, everything but the vector, or everything. */

@@ -4,6 +4,7 @@
 
 import type { BackendSettings } from '../config.js';
 import { HubError } from '../errors.js';
+import { checkDimensions } from './drawer-record.js';
 import { createBackendHttp, serverMessage, type BackendHttp, type FetchFn } from './backend-http.js';
 import { takeClaim, type ClaimIo, type ClaimRecord, type HeldClaim } from './collection-claim.js';
 import {
@@ -120,13 +121,8 @@ export class QdrantVectorStore implements VectorStore {
     };
   }
 
-  private check(d: StoredDrawer): void {
-    if (d.vector.length !== this.dimensions)
-      throw new HubError('memory.embedder_mismatch', `drawer ${d.id} has a ${d.vector.length}-d vector; the store holds ${this.dimensions}-d`);
-  }
-
   async upsert(drawers: readonly StoredDrawer[]): Promise<void> {
-    drawers.forEach((d) => this.check(d));
+    checkDimensions(drawers, this.dimensions);
     const rows = [...new Map(drawers.map((d) => [d.id, d])).values()];
     for (let i = 0; i < rows.length; i += PAGE) {
       const points = rows.slice(i, i + PAGE).map((d) => ({ id: pointId(d.id), vector: Array.from(d.vector), payload: toPayload(d) }));

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
 import { HubError, invalid } from '../../errors.js';
+import { statementCache, type StatementCache } from '../../sqlite-statements.js';
 import { migrateKg } from './kg-schema.js';
 import { parseInstant, parseWhen, type When } from './kg-time.js';
 
@@ -121,7 +122,7 @@ export class KnowledgeGraph {
   readonly path: string;
   private readonly db: Database.Database;
   private readonly now: () => Date;
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly stmt: StatementCache;
 
   constructor(palacePath: string, options: { now?: () => Date } = {}) {
     mkdirSync(palacePath, { recursive: true, mode: 0o700 });
@@ -129,6 +130,7 @@ export class KnowledgeGraph {
     this.now = options.now ?? (() => new Date());
     try {
       this.db = new Database(this.path, { timeout: 10_000 });
+      this.stmt = statementCache(this.db);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('foreign_keys = ON');
@@ -136,15 +138,6 @@ export class KnowledgeGraph {
     } catch (err) {
       throw new HubError('store.failed', `cannot open the knowledge graph at ${this.path}: ${(err as Error).message}`, { cause: err });
     }
-  }
-
-  private stmt(sql: string): Database.Statement {
-    let s = this.statements.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.statements.set(sql, s);
-    }
-    return s;
   }
 
   private nowIso(): string {

@@ -11,7 +11,10 @@ import { EVENT_COLUMNS, toEvent, type EventRow } from './sqlite-rows.js';
 /** meta key present while the table is being built: events with seq above it are not projected yet. */
 export const BUILT_SEQ_KEY = 'tasks_built_seq';
 
-/** The table and its indexes (schema migration 3 runs this; `rebuild` drops and re-creates). */
+/**
+ * The table and its first indexes, as schema migration 3 created them (never edited since: later
+ * indexes come with their own migration, tasks_ready_idx with 4 and tasks_quiet_idx with 5).
+ */
 export const TASKS_DDL = `
   CREATE TABLE tasks (
     correlation_id TEXT PRIMARY KEY,
@@ -35,6 +38,9 @@ export const TASKS_DDL = `
   CREATE TABLE task_counts (status TEXT NOT NULL, done INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (status, done)) STRICT;
 `;
 
+/** The index "quiet since" reads go through (schema migration 5): status first, then the last event's time. */
+export const TASKS_QUIET_INDEX = 'tasks_quiet_idx ON tasks(status, last_event_at)';
+
 /** Filters of a task read; every list means "any of". */
 export interface TaskFilter {
   status?: readonly EventStatus[];
@@ -48,6 +54,11 @@ export interface TaskFilter {
   correlation_id?: readonly string[];
   /** Only tasks with an event after this local seq. */
   after_seq?: number;
+  /**
+   * Only tasks whose last event is older than this (`created_at` form, YYYY-MM-DDTHH:MM:SSZ): quiet
+   * since. A state filter like status: counts ignore it. With one status, read through tasks_quiet_idx.
+   */
+  last_event_before?: string;
 }
 
 export interface TaskPageQuery extends TaskFilter {
@@ -138,8 +149,8 @@ export class TaskProjection {
       const toAgent = request?.to_agent ?? null;
       const stream = (request ?? first).stream;
       if (before && before.status === state.status && before.done === (state.done ? 1 : 0) && before.to_agent === toAgent && before.created_at === state.created_at)
-        // No indexed column moves (the common case: another event of a task in the same state), so
-        // naming only the others leaves every index of the table untouched.
+        // No indexed column moves but last_event_at (the common case: another event of a task in the
+        // same state), so naming only the others leaves every index but tasks_quiet_idx untouched.
         this.stmt(
           'UPDATE tasks SET last_seq = ?, requester = ?, worker = ?, stream = ?, last_event_at = ?, state_json = ? WHERE correlation_id = ?',
         ).run(last.seq, state.requester, state.worker, stream, state.last_event_at, JSON.stringify(state), id);
@@ -303,6 +314,10 @@ export class TaskProjection {
     if (withStatus) {
       inList('status', f.status);
       if (f.open !== undefined) where.push(f.open ? 'done = 0' : 'done = 1');
+      if (f.last_event_before !== undefined) {
+        where.push('last_event_at < ?');
+        params.push(f.last_event_before);
+      }
     }
     inList('stream', f.stream);
     inList('requester', f.requester);
@@ -316,7 +331,7 @@ export class TaskProjection {
     return { sql: where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '', params };
   }
 
-  /** Counts by status of the tasks matching the filters (the status and open filters aside). */
+  /** Counts by status of the tasks matching the filters (the status, open and last_event_before filters aside). */
   counts(f: TaskFilter = {}): TaskCounts {
     const { sql, params } = this.where(f, false);
     // Unfiltered: the kept counts; filtered: counted in the table.

@@ -187,6 +187,12 @@ function reads(p: ScalePalace, url: string, client: Client, log: Logstream): Rea
     },
     { name: 'palace_status (no memory)', how: 'MCP palace_status {}', run: call('palace_status', {}), targeted: true },
     { name: 'palace_tasks (first page)', how: 'MCP palace_tasks {limit: 50}', run: call('palace_tasks', { limit: 50 }), targeted: true },
+    {
+      name: 'stalled count (palace_tasks claimed, quiet 10 min)',
+      how: 'MCP palace_tasks {status: claimed, last_event_before: now - 10 min, limit: 1}, as the dashboard counts stalled tasks',
+      run: () => sdkCall(client, 'palace_tasks', { status: 'claimed', last_event_before: new Date(Date.now() - 10 * 60_000).toISOString(), limit: 1 }, 120_000),
+      targeted: true,
+    },
     { name: '`logstream list --limit 50`', how: 'Logstream.list({limit: 50}) on the palace, as the CLI reads it', run: async () => log.list({ limit: 50 }), targeted: true },
     { name: '`logstream task <id>`', how: `Logstream.task('${p.sampleTask}'), as the CLI reads it`, run: async () => log.task(p.sampleTask), targeted: true },
     { name: 'search (palace_search, hybrid, with query embedding)', how: 'MCP palace_search {query, limit: 5}', run: call('palace_search', { query: 'how is the writer lease kept', limit: 5 }), targeted: false },

@@ -116,6 +116,12 @@ describe('palace_tasks last_event_before (quiet since)', () => {
       cursor = page.cursor ?? undefined;
     }
     expect(seen).toEqual(stalled);
+    // One big page reads them on the quiet index and sorts (small pages follow first_seq instead): same rows.
+    for (const order of ['asc', 'desc'] as const) {
+      const whole = await callJson<Page>(mcp, 'palace_tasks', { status: 'claimed', last_event_before: CUTOFF, limit: 500, order });
+      expect(whole.tasks.map((t) => t.correlation_id)).toEqual(order === 'asc' ? stalled : [...stalled].reverse());
+      expect(whole.has_more).toBe(false);
+    }
 
     // Without a status: every task quiet since then (open and failed ones too).
     const quiet = await callJson<Page>(mcp, 'palace_tasks', { last_event_before: CUTOFF, limit: 1 });

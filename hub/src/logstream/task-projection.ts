@@ -303,7 +303,11 @@ export class TaskProjection {
     };
   }
 
-  private where(f: TaskFilter, withStatus: boolean): { sql: string; params: unknown[] } {
+  /**
+   * `quietByScan`: the last_event_before term is written so that SQLite cannot read it on
+   * tasks_quiet_idx (a unary +), and filters rows met in first_seq order instead.
+   */
+  private where(f: TaskFilter, withStatus: boolean, quietByScan = false): { sql: string; params: unknown[] } {
     const where: string[] = [];
     const params: unknown[] = [];
     const inList = (column: string, values: readonly string[] | undefined): void => {
@@ -315,7 +319,7 @@ export class TaskProjection {
       inList('status', f.status);
       if (f.open !== undefined) where.push(f.open ? 'done = 0' : 'done = 1');
       if (f.last_event_before !== undefined) {
-        where.push('last_event_at < ?');
+        where.push(quietByScan ? '+last_event_at < ?' : 'last_event_at < ?');
         params.push(f.last_event_before);
       }
     }
@@ -370,10 +374,11 @@ export class TaskProjection {
       const { sql, params } = this.where(q, true);
       const total = (this.stmt(`SELECT count(*) FROM tasks${sql}`).pluck().get(...params) as number) ?? 0;
       const counts = this.counts(q);
-      const keyset = q.cursor === undefined ? '' : `${sql ? ' AND' : ' WHERE'} first_seq ${q.order === 'desc' ? '<' : '>'} ?`;
+      const rowsWhere = this.quietByScan(q, total) ? this.where(q, true, true).sql : sql;
+      const keyset = q.cursor === undefined ? '' : `${rowsWhere ? ' AND' : ' WHERE'} first_seq ${q.order === 'desc' ? '<' : '>'} ?`;
       const limit = q.limit === null ? '' : ' LIMIT ?';
       const rows = this.stmt(
-        `SELECT correlation_id, first_seq, state_json FROM tasks${sql}${keyset} ORDER BY first_seq ${q.order === 'desc' ? 'DESC' : 'ASC'}${limit}`,
+        `SELECT correlation_id, first_seq, state_json FROM tasks${rowsWhere}${keyset} ORDER BY first_seq ${q.order === 'desc' ? 'DESC' : 'ASC'}${limit}`,
       ).all(...params, ...(q.cursor === undefined ? [] : [q.cursor]), ...(q.limit === null ? [] : [q.limit + 1])) as Row[];
       const hasMore = q.limit !== null && rows.length > q.limit;
       const kept = hasMore ? rows.slice(0, q.limit ?? undefined) : rows;
@@ -386,6 +391,21 @@ export class TaskProjection {
         cursor: hasMore ? String(kept.at(-1)?.first_seq) : null,
       };
     })();
+  }
+
+  /**
+   * How a page with last_event_before and a status reads its rows in first_seq order. Through
+   * tasks_quiet_idx it visits every match (`total`) and sorts them; along tasks_status_idx (first_seq
+   * order) it stops after `limit` matches, having visited about limit x (tasks of the status / total)
+   * rows. The cheaper one: on a year-old log where nearly every claim is stalled (105k), the scan
+   * reads ~100 rows instead of sorting 105k (~200 ms); with few stalled, the index reads just them.
+   */
+  private quietByScan(q: TaskPageQuery, total: number): boolean {
+    if (q.last_event_before === undefined || !q.status || q.status.length === 0 || q.limit === null) return false;
+    const inStatus = this.stmt(
+      `SELECT coalesce(sum(n), 0) FROM task_counts WHERE status IN (${q.status.map(() => '?').join(',')})`,
+    ).pluck().get(...q.status) as number;
+    return total > 0 && ((q.limit + 1) * inStatus) / total < total;
   }
 
   /**

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
+import { STALLED_AFTER_MS } from '../hub/src/core/task-state.js';
 import { Logstream } from '../hub/src/logstream/logstream.js';
 import { hasChromium, launchBrowser, type TestBrowser } from '../test/helpers/browser.js';
 import { benchConfig } from './bench-config.js';
@@ -190,7 +191,7 @@ function reads(p: ScalePalace, url: string, client: Client, log: Logstream): Rea
     {
       name: 'stalled count (palace_tasks claimed, quiet 10 min)',
       how: 'MCP palace_tasks {status: claimed, last_event_before: now - 10 min, limit: 1}, as the dashboard counts stalled tasks',
-      run: () => sdkCall(client, 'palace_tasks', { status: 'claimed', last_event_before: new Date(Date.now() - 10 * 60_000).toISOString(), limit: 1 }, 120_000),
+      run: () => sdkCall(client, 'palace_tasks', { status: 'claimed', last_event_before: new Date(Date.now() - STALLED_AFTER_MS).toISOString(), limit: 1 }, 120_000),
       targeted: true,
     },
     { name: '`logstream list --limit 50`', how: 'Logstream.list({limit: 50}) on the palace, as the CLI reads it', run: async () => log.list({ limit: 50 }), targeted: true },

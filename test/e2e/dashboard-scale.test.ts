@@ -98,6 +98,28 @@ run('dashboard at scale (Chromium)', { timeout: 90_000 }, () => {
     expect(await chipCount('stalled')).toBe(String(STALLED));
   });
 
+  it('still lists tasks when the hub cannot count stalled ones (a hub older than last_event_before)', async () => {
+    await page.route('**/mcp', async (route) => {
+      const body = route.request().postData() ?? '';
+      if (!body.includes('last_event_before')) return route.fallback();
+      const id = (JSON.parse(body) as { id?: unknown }).id ?? null;
+      await route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32602, message: 'Invalid arguments for tool palace_tasks' } }),
+      });
+    });
+    try {
+      await page.goto(`${hub.url}/ui/#/tasks`);
+      await page.reload();
+      await expect.poll(() => chipCount('all'), { timeout: 20_000 }).toBe(String(TASKS + STALLED));
+      expect(await page.getByTestId('task-chip-stalled').count()).toBe(0);
+      expect((await page.getByTestId('nav-tasks').locator('.nav-count').innerText()).trim()).toBe(String(active));
+    } finally {
+      await page.unroute('**/mcp');
+    }
+  });
+
   it('pages older events in from the hub', async () => {
     await page.getByTestId('nav-events').click();
     await page.getByTestId('event-table').waitFor();

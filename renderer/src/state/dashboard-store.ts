@@ -366,10 +366,16 @@ export class DashboardStore {
       ...(more && list.cursor ? { cursor: list.cursor } : {}),
     };
     try {
-      // The stalled list's own total is the count; any other list asks for it beside (one row).
+      // The stalled list's own total is the count; any other list asks for it beside (one row). A hub
+      // that cannot count them (older than last_event_before) leaves the chip out, not the list.
       const [page, stalledTotal] = await Promise.all([
         this.hub.callTool<TaskPagePayload>('palace_tasks', args),
-        f === 'stalled' ? null : this.hub.callTool<TaskPagePayload>('palace_tasks', { ...stalled, limit: 1 }).then((p) => p.total),
+        f === 'stalled'
+          ? undefined
+          : this.hub.callTool<TaskPagePayload>('palace_tasks', { ...stalled, limit: 1 }).then(
+              (p) => p.total,
+              () => null,
+            ),
       ]);
       if (load !== this.taskLoads) return;
       const tasks = more ? [...list.tasks, ...page.tasks] : page.tasks;
@@ -379,7 +385,7 @@ export class DashboardStore {
           tasks,
           total: page.total,
           counts: page.counts,
-          stalled: stalledTotal ?? page.total,
+          stalled: stalledTotal === undefined ? page.total : stalledTotal,
           cursor: page.cursor,
           hasMore: page.has_more,
           state: 'ready',

@@ -4,6 +4,7 @@
 
 import type { Command } from 'commander';
 
+import { STALLED_AFTER_MS } from '../../hub/src/core/task-state.js';
 import type { EventPage, LogEvent, WaitResult } from '../../hub/src/core/types.js';
 import type { ClaimOutcome, TaskView } from '../../hub/src/logstream/coordination.js';
 import type { TaskPage } from '../../hub/src/logstream/task-projection.js';
@@ -268,11 +269,13 @@ export function registerLogstream(program: Command): void {
     .command('tasks')
     .description('every task (correlation id) with its current state')
     .option('--open', 'only tasks that are not done')
+    .option('--stalled', 'only claimed tasks with no event for 10 minutes (as the dashboard marks them)')
     .option('--stream <stream>', 'only this stream; repeatable', collect)
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
-        const tasks = await everyTask(ctx, { stream: ctx.opts.stream, ...(ctx.opts.open ? { open: true } : {}) });
+        const stalled = ctx.opts.stalled ? { status: 'claimed', last_event_before: new Date(Date.now() - STALLED_AFTER_MS).toISOString() } : {};
+        const tasks = await everyTask(ctx, { stream: ctx.opts.stream, ...(ctx.opts.open ? { open: true } : {}), ...stalled });
         ctx.out.result({ tasks, count: tasks.length }, () =>
           tasks.length === 0 ? 'No tasks.' : [`${tasks.length} task(s):`, ...tasks.map(taskLine)].join('\n'),
         );

@@ -17,11 +17,9 @@ import { TokenGate } from './components/token-gate.js';
 import { ViewBoundary } from './components/view-boundary.js';
 import { StoreContext, useDashboard, useStore } from './hooks/useDashboard.js';
 import { useHotkeys, type Hotkey } from './hooks/useHotkeys.js';
-import { useNow } from './hooks/useNow.js';
 import { useRoute } from './hooks/useRoute.js';
 import type { Command } from './lib/commands.js';
 import { NO_FILTERS, type EventFilters } from './lib/event-filters.js';
-import { hubTaskRows } from './lib/tasks.js';
 import type { DashboardStore } from './state/dashboard-store.js';
 import { EventsView } from './views/events-view.js';
 import { MemoryView } from './views/memory-view.js';
@@ -186,7 +184,6 @@ function Shell(): ReactElement {
   const [taskId, setTaskId] = useState<string | null>(null);
   const [revealed, setRevealed] = useState(false);
   const agentRef = useRef<HTMLInputElement>(null);
-  const now = useNow(15_000);
   const openTask = useCallback((id: string) => (go('tasks'), setTaskId(id)), [go]);
 
   useEffect(() => store.bridge?.on('app:navigate', (v) => go(v)), [store, go]);
@@ -219,17 +216,13 @@ function Shell(): ReactElement {
   useHotkeys(hotkeys, !palette && !shortcuts && snap.phase !== 'needs-token');
 
   const counts = useMemo(() => {
-    // In flight: the hub's true count; stalled: among the tasks listed so far.
-    const rows = hubTaskRows(snap.tasks.tasks, snap.taskRequests, now);
+    // In flight and stalled: the hub's true counts.
     const inFlight = (snap.tasks.counts?.active ?? 0) - (snap.tasks.counts?.by_status.none ?? 0);
-    const stalled = rows.filter((r) => r.stalled).length;
+    const stalled = snap.tasks.stalled ?? 0;
     return {
-      tasks:
-        stalled > 0
-          ? { n: stalled, warn: true, title: snap.tasks.hasMore ? `${stalled} stalled among the tasks loaded so far (more may be)` : `${stalled} stalled` }
-          : { n: inFlight, title: `${inFlight} in flight` },
+      tasks: stalled > 0 ? { n: stalled, warn: true, title: `${stalled} stalled` } : { n: inFlight, title: `${inFlight} in flight` },
     };
-  }, [snap.tasks, snap.taskRequests, now]);
+  }, [snap.tasks]);
 
   if (snap.phase === 'needs-token') return <TokenGate />;
   if (snap.phase === 'checking' && snap.lastReadAt === null)

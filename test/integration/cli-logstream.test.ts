@@ -5,6 +5,8 @@ import { createHash } from 'node:crypto';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { Logstream } from '../../hub/src/logstream/logstream.js';
+
 import {
   appendEvent,
   makeTempPalace,
@@ -226,6 +228,28 @@ describe('delegation protocol from the CLI alone', () => {
     expect(events.find((e) => e.id === request.id)).toMatchObject({ status: 'open', type: 'task.request' });
     expect(events).toHaveLength(4);
   }, 120_000);
+
+  it('tasks --stalled lists the claimed tasks with no event for 10 minutes', async () => {
+    // An hour ago (by the writer's clock): two claims, one of them worked on since; now: a fresh claim.
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const old = Logstream.open(palace.dir, { now: () => hourAgo });
+    const claim = (ls: Logstream, corr: string): void => {
+      ls.appendNow({ type: 'task.request', status: 'open', stream: 's', room: 'r', from_agent: 'lead', to_agent: 'w', correlation_id: corr });
+      ls.appendNow({ type: 'event.ack', status: 'claimed', stream: 's', room: 'r', from_agent: 'w', to_agent: 'lead', correlation_id: corr });
+    };
+    claim(old, 'task_quiet');
+    claim(old, 'task_busy');
+    old.close();
+    const recent = Logstream.open(palace.dir);
+    recent.appendNow({ type: 'status', stream: 's', room: 'r', from_agent: 'w', correlation_id: 'task_busy', body: 'still on it' });
+    claim(recent, 'task_fresh');
+    recent.close();
+
+    const stalled = parseJson<{ tasks: TaskJson[]; count: number }>(await palace.run(['logstream', 'tasks', '--stalled', '--json']));
+    expect(stalled.tasks.map((t) => t.correlation_id)).toEqual(['task_quiet']);
+    const all = parseJson<{ tasks: TaskJson[]; count: number }>(await palace.run(['logstream', 'tasks', '--json']));
+    expect(all.tasks.map((t) => [t.correlation_id, t.status])).toEqual([['task_quiet', 'claimed'], ['task_busy', 'claimed'], ['task_fresh', 'claimed']]);
+  }, 60_000);
 
   it('an unknown correlation id is exit 1 with a JSON error', async () => {
     await appendEvent(palace, { type: 'status', from: 'a', body: 'x' });

@@ -152,6 +152,9 @@ export function reservationOf(event: Pick<LogEvent, 'id' | 'from_agent' | 'strea
   };
 }
 
+/** A claimed task with no event for this long is stalled (the dashboard, `logstream tasks --stalled`). */
+export const STALLED_AFTER_MS = 10 * 60_000;
+
 /**
  * Folds the events of one correlation id into its task state. Events must be in append order.
  *

@@ -299,6 +299,8 @@ export interface TaskQueryInput {
   to_agent: string[];
   correlation_id: string[];
   since_event_id: string | null;
+  /** Only tasks whose last event is older than this (normalized to YYYY-MM-DDTHH:MM:SSZ). */
+  last_event_before: string | null;
   order: 'asc' | 'desc';
   limit: number;
   /** A previous page's cursor (the first_seq to continue after). */
@@ -322,6 +324,7 @@ export function taskQuery(raw: RawTaskQuery): TaskQueryInput {
     to_agent: manyOf('to_agent', raw.to_agent, routingField),
     correlation_id: manyOf('correlation_id', raw.correlation_id, routingField),
     since_event_id: routingField('since_event_id', raw.since_event_id),
+    last_event_before: createdAtBound(raw.last_event_before, 'last_event_before'),
     order,
     limit: positiveInt('limit', raw.limit, LIMITS.listDefault, LIMITS.listMax),
     cursor: cursor === null ? null : Number(cursor),

@@ -630,6 +630,7 @@ export class Logstream {
       correlation_id: q.correlation_id,
       ...(q.open === null ? {} : { open: q.open }),
       ...(q.since_event_id ? { after_seq: this.seqOf('since_event_id', q.since_event_id) } : {}),
+      ...(q.last_event_before === null ? {} : { last_event_before: q.last_event_before }),
     };
     await this.ensureTasks();
     const page = this.store.tasks.page({ ...filter, order: q.order, limit: q.limit, ...(q.cursor === null ? {} : { cursor: q.cursor }) });

@@ -179,7 +179,7 @@ export const tasksTool = defineTool({
   name: 'palace_tasks',
   title: 'List tasks',
   description:
-    'Tasks (one per correlation_id) with their current state, from the projection the hub keeps in step with the log: oldest first (order "desc" for newest first), filtered by status, open (not done), stream, requester, worker, to_agent or correlation_id (one task, with its history). Returns {tasks, count, total, counts: {all, active, done, by_status}, has_more, cursor}; total and counts are true totals over the whole log. Pass cursor for the next page.',
+    'Tasks (one per correlation_id) with their current state, from the projection the hub keeps in step with the log: oldest first (order "desc" for newest first), filtered by status, open (not done), stream, requester, worker, to_agent, correlation_id (one task, with its history) or last_event_before (quiet since: stalled claims are status "claimed" with last_event_before = now minus 10 minutes). Returns {tasks, count, total, counts: {all, active, done, by_status}, has_more, cursor}; total counts every task matching all filters, counts every task matching the filters other than status, open and last_event_before; both are true totals over the whole log. Pass cursor for the next page.',
   input: {
     status: oneOrManyOf(z.enum(EVENT_STATUSES), LIMITS.filterValues)
       .optional()
@@ -191,6 +191,10 @@ export const tasksTool = defineTool({
     to_agent: oneOrMany('Only tasks whose request was addressed to this agent'),
     correlation_id: oneOrMany('Only this task (its correlation_id)'),
     since_event_id: z.string().optional().describe('Only tasks with an event after this one'),
+    last_event_before: z
+      .string()
+      .optional()
+      .describe('Only tasks whose last event is older than this ISO 8601 time with a zone (or YYYY-MM-DD): quiet since then'),
     order: z.enum(['asc', 'desc']).optional().describe('asc (oldest first, default) or desc'),
     limit: z.number().int().min(1).max(LIMITS.listMax).optional().describe('At most this many tasks (default 50, max 500)'),
     cursor: z.string().optional().describe('The cursor of the previous page'),

@@ -1,11 +1,10 @@
 // Task rows for the dashboard on top of the shared projection (hub/src/core/task-state.ts, stored
 // by the hub and paged through palace_tasks): which tasks are stalled, and how they sort. Pure.
 
-import { projectTasks, type TaskState } from '../../../hub/src/core/task-state.js';
+import { projectTasks, STALLED_AFTER_MS, type TaskState } from '../../../hub/src/core/task-state.js';
 import type { LogEvent } from '../../../hub/src/core/types.js';
 
-/** A claimed task with no event for this long is stalled. */
-export const STALLED_AFTER_MS = 10 * 60_000;
+export { STALLED_AFTER_MS };
 /** An open task nobody claimed for this long needs attention too. */
 export const UNCLAIMED_AFTER_MS = 30 * 60_000;
 

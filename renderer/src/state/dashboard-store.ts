@@ -8,6 +8,7 @@ import { createHubClient, HubClientError, type HubClient } from '../../../hub/sr
 import type { TaskState, TaskStatus } from '../../../hub/src/core/task-state.js';
 import type { Artifact, EventPage, LogEvent } from '../../../hub/src/core/types.js';
 import type { HubInfo, PalaceBridge } from '../../../main/ipc-contract.js';
+import { STALLED_AFTER_MS } from '../lib/tasks.js';
 import { EVENT_CAP, mergeEvents } from './event-log.js';
 import {
   normalizePeers,
@@ -29,6 +30,8 @@ export interface TaskList {
   total: number;
   /** Every task by status, whatever the filter (chips and the sidebar badge). */
   counts: TaskCountsPayload | null;
+  /** Claimed tasks with no event for STALLED_AFTER_MS in the whole log (the hub's count), whatever the filter. */
+  stalled: number | null;
   cursor: string | null;
   hasMore: boolean;
   state: 'idle' | 'loading' | 'ready' | 'error';
@@ -107,7 +110,7 @@ export class DashboardStore {
       eventsLoaded: false,
       eventsHasOlder: false,
       eventsLoadingOlder: false,
-      tasks: { filter: 'active', tasks: [], total: 0, counts: null, cursor: null, hasMore: false, state: 'idle' },
+      tasks: { filter: 'active', tasks: [], total: 0, counts: null, stalled: null, cursor: null, hasMore: false, state: 'idle' },
       taskRequests: new Map(),
       status: { state: 'idle' },
       peers: { state: 'idle' },
@@ -355,17 +358,38 @@ export class DashboardStore {
     const load = ++this.taskLoads;
     const list = this.snapshot.tasks;
     const f = list.filter;
+    // Stalled = claimed and quiet since the cutoff: the hub counts and pages them (tasks_quiet_idx).
+    const stalled = { status: 'claimed', last_event_before: new Date(Date.now() - STALLED_AFTER_MS).toISOString() };
     const args: Record<string, unknown> = {
       limit,
-      ...(f === 'active' ? { open: true } : f === 'all' ? {} : { status: f === 'stalled' ? 'claimed' : f }),
+      ...(f === 'active' ? { open: true } : f === 'all' ? {} : f === 'stalled' ? stalled : { status: f }),
       ...(more && list.cursor ? { cursor: list.cursor } : {}),
     };
     try {
-      const page = await this.hub.callTool<TaskPagePayload>('palace_tasks', args);
+      // The stalled list's own total is the count; any other list asks for it beside (one row). A hub
+      // that cannot count them (older than last_event_before) leaves the chip out, not the list.
+      const [page, stalledTotal] = await Promise.all([
+        this.hub.callTool<TaskPagePayload>('palace_tasks', args),
+        f === 'stalled'
+          ? undefined
+          : this.hub.callTool<TaskPagePayload>('palace_tasks', { ...stalled, limit: 1 }).then(
+              (p) => p.total,
+              () => null,
+            ),
+      ]);
       if (load !== this.taskLoads) return;
       const tasks = more ? [...list.tasks, ...page.tasks] : page.tasks;
       this.set({
-        tasks: { filter: f, tasks, total: page.total, counts: page.counts, cursor: page.cursor, hasMore: page.has_more, state: 'ready' },
+        tasks: {
+          filter: f,
+          tasks,
+          total: page.total,
+          counts: page.counts,
+          stalled: stalledTotal === undefined ? page.total : stalledTotal,
+          cursor: page.cursor,
+          hasMore: page.has_more,
+          state: 'ready',
+        },
       });
       await this.loadRequests(page.tasks);
     } catch (err) {

@@ -67,6 +67,8 @@ interface MemoryCounts {
   embedder?: { provider?: string; model?: string; dimensions?: number; device?: string };
   backend?: string;
   error?: { message?: string };
+  /** Present while memory is not loaded: the embedder the palace recorded with its first drawer (null: none filed yet). */
+  embedder_record?: { model?: string } | null;
 }
 
 /** Memory counts and the embedder (palace_status with memory) and the KG's size (palace_kg_stats). */
@@ -79,11 +81,21 @@ function useMemoryCounts(): { memory: MemoryCounts | null; kg: { entities: numbe
   useEffect(() => {
     if (!tools?.includes('palace_status')) return;
     let live = true;
-    // Counts only once the hub has loaded memory: the Status view never makes it load the embedder.
-    store.client.callTool<{ memory?: MemoryCounts }>('palace_status', {}).then(
-      (r) => live && setMemory(r.memory ?? null),
-      (err: Error) => live && setFailed(err.message),
-    );
+    // The counts come from the hub's memory. A freshly started hub has not loaded it (nothing asked
+    // yet): say so at once, then ask it to load (store and census; seconds on a big palace) and show
+    // the counts. A palace with no drawer filed yet has no recorded embedder and nothing to count.
+    const status = (includeMemory: boolean): Promise<MemoryCounts | null> =>
+      store.client.callTool<{ memory?: MemoryCounts }>('palace_status', includeMemory ? { include_memory: true } : {}).then((r) => r.memory ?? null);
+    status(false)
+      .then(async (first) => {
+        if (!live) return;
+        setMemory(first);
+        if (first && !first.loaded && !first.error && first.embedder_record) {
+          const loaded = await status(true);
+          if (live) setMemory(loaded);
+        }
+      })
+      .catch((err: Error) => live && setFailed(err.message));
     if (tools.includes('palace_kg_stats'))
       store.client.callTool<{ entities: number; triples: number }>('palace_kg_stats').then(
         (r) => live && setKg({ entities: r.entities, triples: r.triples }),
@@ -107,7 +119,7 @@ function MemoryCard(): ReactElement | null {
         <KeyValues
           rows={
             failed || !memory?.loaded
-              ? [{ label: 'Memory', value: failed ?? memory?.error?.message ?? 'not loaded yet (loads on the first memory call)' }]
+              ? [{ label: 'Memory', value: failed ?? memory?.error?.message ?? (memory?.embedder_record === null ? 'no drawers filed yet' : 'loading memory counts…') }]
               : [
                   { label: 'Drawers', value: n(memory.drawers) },
                   { label: 'Wings', value: n(memory.wings) },

@@ -47,8 +47,8 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
   const state = list.filter;
   const setState = (key: TaskFilterKey): void => store.setTaskFilter(key);
   const rows = useMemo(() => hubTaskRows(list.tasks, taskRequests, now), [list.tasks, taskRequests, now]);
-  // True totals from the hub (correlations with no status yet are not rows, so not counted);
-  // "stalled" is a matter of time, so it is counted among the loaded rows.
+  // True totals from the hub (correlations with no status yet are not rows, so not counted), stalled
+  // included (claimed with no event for 10 minutes, counted by the hub at the last refresh).
   const counts = useMemo(() => {
     const hub = list.counts;
     const none = hub?.by_status.none ?? 0;
@@ -56,13 +56,12 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
       ...(hub?.by_status ?? {}),
       active: (hub?.active ?? 0) - none,
       all: (hub?.all ?? 0) - none,
-      stalled: rows.filter((r) => r.stalled).length,
+      stalled: list.stalled ?? 0,
     };
     return c;
-  }, [list.counts, rows]);
-  const shown = state === 'stalled' ? rows.filter((r) => r.stalled) : rows;
-  // With more tasks on the hub than loaded, the stalled count is a lower bound: say so.
-  const stalledTitle = `stalled among the ${rows.length.toLocaleString('en')} tasks loaded so far; tasks further down the list are not checked`;
+  }, [list.counts, list.stalled]);
+  // The Stalled list is paged from the hub with that filter: every row it holds is stalled.
+  const shown = rows;
   // The hub's total for All and In flight includes correlations with no status yet, which are not rows.
   const shownTotal = state === 'all' || state === 'active' ? Math.max(0, list.total - (list.counts?.by_status.none ?? 0)) : list.total;
   const selected = rows.find((r) => r.correlation_id === selectedId);
@@ -91,9 +90,8 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
       data-testid={`task-chip-${key}`}
     >
       {label}{' '}
-      <span className="chip-count" title={key === 'stalled' && list.hasMore ? stalledTitle : undefined}>
+      <span className="chip-count" title={key === 'stalled' ? `claimed, with no event for ${formatDuration(STALLED_AFTER_MS)}` : undefined}>
         {counts[key] ?? 0}
-        {key === 'stalled' && list.hasMore ? '+' : ''}
       </span>
     </button>
   );
@@ -110,7 +108,7 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
         </div>
         <div className="list-meta">
           <span data-testid="tasks-shown">
-            {shown.length.toLocaleString()} shown of {(state === 'stalled' ? shown.length : shownTotal).toLocaleString()}
+            {shown.length.toLocaleString()} shown of {shownTotal.toLocaleString()}
           </span>
         </div>
         <div className="table-wrap">
@@ -159,7 +157,7 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
                   </tr>
                 ))}
               </tbody>
-              {list.hasMore && state !== 'stalled' ? (
+              {list.hasMore ? (
                 <tfoot>
                   <tr>
                     <td colSpan={6}>

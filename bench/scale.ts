@@ -249,7 +249,9 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
     figures.push({ name: paintError ? `${paintName} (n/a: ${paintError})` : paintName, value: paintError ? Number.NaN : percentile(paints, 50), unit: 'ms', target: { op: '<=', value: FIRST_PAINT_TARGET_MS } });
     const statusName = 'Status view memory counts on the freshly started hub (click to drawers/wings/rooms shown, third hub)';
     const statusWhy = paintError || statusError;
-    figures.push({ name: statusWhy ? `${statusName} (n/a: ${statusWhy})` : statusName, value: statusMs, unit: 'ms', target: { op: '<=', value: FIRST_PAINT_TARGET_MS } });
+    // Reported without a target: issue #22 budgets the reads and the first paint, and this is neither;
+    // the first ask opens memory (store, census scan of every drawer, embedder). docs/decisions.md.
+    figures.push({ name: statusWhy ? `${statusName} (n/a: ${statusWhy})` : statusName, value: statusMs, unit: 'ms' });
     const hub = await startChild(p.palace, env);
     const log = Logstream.open(p.palace);
     let client: Client | undefined;

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 import { DEFAULT_FUSION, FUSION_METHODS, fuseScored, type FusionMethod } from '../hub/src/core/fusion.js';
 import { sanitizeQuery } from '../hub/src/core/sanitize-query.js';
+import { demoteTestFiles } from '../hub/src/core/test-paths.js';
 import { silentLogger } from '../hub/src/log.js';
 import { createWorkerEmbedder, type WorkerEmbedder } from '../hub/src/embed/worker-embedder.js';
 import { Memory } from '../hub/src/memory/memory.js';
@@ -140,6 +141,11 @@ interface SetRun {
   fuseMs: number[];
 }
 
+/** A mined project file's path relative to its root, as Memory.search reads it for the test-file prior. */
+function projectPath(d: StoredDrawer): string | undefined {
+  return d.metadata.mode === 'projects' && typeof d.metadata.rel_path === 'string' ? d.metadata.rel_path : undefined;
+}
+
 /** A stored drawer as a bench hit: its line range from the miner's metadata when it has one. */
 function asBenchHit(d: StoredDrawer): BenchHit {
   const { line_start: start, line_end: end } = d.metadata;
@@ -182,7 +188,8 @@ async function runSet(
       };
       for (const method of FUSION_METHODS) {
         const t0 = performance.now();
-        const fused = fuseScored(lists, (d) => d.id, (d) => d.useful, method, POOL).slice(0, K);
+        // As Memory.search ranks: the test-file prior after fusion (core/test-paths.ts).
+        const fused = demoteTestFiles(fuseScored(lists, (d) => d.id, (d) => d.useful, method, POOL), query, projectPath).slice(0, K);
         fuseMs.push(performance.now() - t0);
         methodRanks[method].push(firstRelevant(fused.map((f) => asBenchHit(f.item)), q.relevant));
       }

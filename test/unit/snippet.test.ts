@@ -86,6 +86,14 @@ describe('hitLocation, keywords and the embedding input', () => {
     expect(embeddingInput('> we chose Lisbon', { mode: 'convos', rel_path: 's01-2025-01-06.txt' })).toBe('> we chose Lisbon');
   });
 
+  it('embeds a code chunk by its natural-language surface first: the leading comment of its file after the symbols', () => {
+    const content = '// Caps it.\nconst n = this.size(n);\nif (n > max) return this.size(max);';
+    const input = embeddingInput(content, { language: 'typescript', symbols: ['Pool.cap'], file_comment: 'Bounded worker pool for embedding jobs.' });
+    expect(input).toBe('Pool cap\nBounded worker pool for embedding jobs.\nCaps it\nconst n this size n if n max return this size max');
+    // Content itself is untouched (the input is derived).
+    expect(content).toContain('this.size(max)');
+  });
+
   it('identifier words: the parts of each compound identifier of code, once per use; none for prose', () => {
     const code = 'if (n > MAX_QUERY_CHARS) return listDrawers(http.createServer(), listDrawers);';
     expect(identifierWords(code, { language: 'typescript' })).toBe('MAX QUERY CHARS list Drawers create Server list Drawers');

@@ -1,8 +1,9 @@
 // The text a drawer's vector is made from. Prose drawers: their content. Code drawers (mined with a
-// parser, so metadata names a `language`): the symbol names, the comments, then the rest of the code,
-// all as plain words (identifiers split, punctuation dropped), which sentence embedders read far
-// better than raw code. Drawers of a mined project start with their file's path as words. Content
-// itself stays verbatim; re-embedding paths go through here.
+// parser, so metadata names a `language`): their natural-language surface first (symbol names, the
+// file's leading comment, the chunk's comments), then the rest of the code, all as plain words
+// (identifiers split, punctuation dropped), which sentence embedders read far better than raw code.
+// Drawers of a mined project start with their file's path as words. Content itself stays verbatim;
+// re-embedding paths go through here.
 
 /** `this.compose(this.middleware)` → `this compose this middleware`; camelCase and snake_case split. */
 export function codeWords(code: string): string {
@@ -35,5 +36,7 @@ export function embeddingInput(content: string, metadata: Record<string, unknown
   const pattern = commentPattern(language);
   const comments = content.match(pattern) ?? [];
   const code = content.replace(pattern, ' ');
-  return [path, codeWords(symbols.join(' ')), codeWords(comments.join(' ')), codeWords(code)].filter((p) => p !== '').join('\n');
+  // What the module is for (the miner's `file_comment`): a function's own code seldom says it.
+  const fileComment = typeof metadata.file_comment === 'string' ? metadata.file_comment : '';
+  return [path, codeWords(symbols.join(' ')), fileComment, codeWords(comments.join(' ')), codeWords(code)].filter((p) => p !== '').join('\n');
 }

@@ -7,6 +7,7 @@ import { chunkText, joinChunks } from '../core/chunk.js';
 import { countBy, dict } from '../core/dict.js';
 import { DEFAULT_FUSION, fuseScored } from '../core/fusion.js';
 import { sanitizeQuery } from '../core/sanitize-query.js';
+import { demoteTestFiles } from '../core/test-paths.js';
 import { isoSeconds } from '../core/ids.js';
 import { invalid, HubError, toHubError } from '../errors.js';
 import type { EmbedWorkersStatus, Embedder, EmbedderInfo } from '../embed/embedder.js';
@@ -194,6 +195,11 @@ function wholeDrawerId(raw: unknown): string {
 /** Id of a drawer's first row: the drawer itself, or its chunk 0 when it is chunked. */
 function firstChunkId(id: string, chunks: number): string {
   return chunks === 1 ? id : `${id}_c0`;
+}
+
+/** A mined project file's path relative to its root (the miner's `rel_path`); undefined for other drawers. */
+function projectPath(d: StoredDrawer): string | undefined {
+  return d.metadata.mode === 'projects' && typeof d.metadata.rel_path === 'string' ? d.metadata.rel_path : undefined;
 }
 
 function round(x: number, digits: number): number {
@@ -524,7 +530,8 @@ export class Memory {
     const lists: Record<string, Array<{ item: StoredDrawer; score: number }>> = {};
     if (mode !== 'text') lists.vector = vectorHits.map((h) => ({ item: h.drawer, score: 1 - h.distance }));
     if (mode !== 'vector') lists.text = textHits.map((h) => ({ item: h.drawer, score: h.score }));
-    const fused = fuseScored(lists, (d) => d.id, (d) => d.useful, DEFAULT_FUSION, pool).slice(0, limit);
+    // Test files rank below the code they test unless the query asks for tests (core/test-paths.ts).
+    const fused = demoteTestFiles(fuseScored(lists, (d) => d.id, (d) => d.useful, DEFAULT_FUSION, pool), query, projectPath).slice(0, limit);
     const similarity = new Map(vectorHits.map((h) => [h.drawer.id, 1 - h.distance]));
     const results: SearchHit[] = fused.map(({ item, score, components, ranks }) => {
       const { metadata: _m, embedder: _e, ...rest } = view(item);

@@ -35,7 +35,22 @@ export const SKIP_NAMES: ReadonlySet<string> = new Set([
 ]);
 /** Files above this size are skipped (generated or data files, not knowledge). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
-const EXTENSIONLESS: ReadonlySet<string> = new Set(['Dockerfile', 'Makefile', 'README', 'LICENSE', 'Procfile', 'Justfile']);
+/** Text files known by their whole name (no extension): build, container and project files. */
+const EXTENSIONLESS: ReadonlySet<string> = new Set(
+  'Dockerfile Containerfile Makefile GNUmakefile Justfile Procfile Vagrantfile Gemfile Rakefile Jenkinsfile Caddyfile README LICENSE NOTICE AUTHORS CONTRIBUTING CHANGELOG CODEOWNERS'.split(' '),
+);
+/**
+ * Extensions of plain-text configuration a project commits besides its code: systemd units, service
+ * configs, build includes. Project mode only (they are deployment knowledge, not documents).
+ */
+const CONFIG_EXTENSIONS: ReadonlySet<string> = new Set('.service .socket .timer .path .mount .target .conf .properties .xml .mk .cmake .nix .hcl .ps1 .bat'.split(' '));
+/**
+ * Suffixes that mark a committed template of a config file (`.env.example`, `config.yml.sample`,
+ * `phpunit.xml.dist`): text written for people to copy, mined in project mode whatever the inner
+ * name. A template holds placeholders; the real `.env` it is copied to is never mined (dot-files
+ * without a known extension are not listed).
+ */
+const TEMPLATE_SUFFIXES: ReadonlySet<string> = new Set(['.example', '.sample', '.template', '.dist', '.tmpl']);
 
 export interface WalkOptions {
   extensions: ReadonlySet<string>;
@@ -54,6 +69,7 @@ export interface WalkOptions {
 function wanted(name: string, extensions: ReadonlySet<string>): boolean {
   if (SKIP_NAMES.has(name) || name.endsWith('.min.js') || name.endsWith('.map')) return false;
   const ext = extname(name).toLowerCase();
+  if (extensions === PROJECT_EXTENSIONS && (CONFIG_EXTENSIONS.has(ext) || (TEMPLATE_SUFFIXES.has(ext) && name.length > ext.length))) return true;
   return ext === '' ? extensions === PROJECT_EXTENSIONS && EXTENSIONLESS.has(name) : extensions.has(ext);
 }
 

@@ -22,6 +22,10 @@ import {
 /** Which tasks the Tasks view lists: not done, all, one status, or claimed ones gone quiet. */
 export type TaskFilterKey = TaskStatus | 'active' | 'all' | 'stalled';
 
+/** Every task status, in the order the chips show them; the first three are in flight (not done). */
+export const TASK_STATUSES: readonly TaskStatus[] = ['open', 'claimed', 'ready', 'applied', 'failed', 'blocked', 'superseded'];
+const IN_FLIGHT = TASK_STATUSES.slice(0, 3);
+
 /** The Tasks view's list: the pages of palace_tasks loaded so far for one filter. */
 export interface TaskList {
   filter: TaskFilterKey;
@@ -362,7 +366,9 @@ export class DashboardStore {
     const stalled = { status: 'claimed', last_event_before: new Date(Date.now() - STALLED_AFTER_MS).toISOString() };
     const args: Record<string, unknown> = {
       limit,
-      ...(f === 'active' ? { open: true } : f === 'all' ? {} : f === 'stalled' ? stalled : { status: f }),
+      // In flight and All name their statuses: a correlation id with no status yet (only notes) is not a
+      // task row, so a page holds only rows and its total is the chip's count.
+      ...(f === 'active' ? { status: IN_FLIGHT } : f === 'all' ? { status: TASK_STATUSES } : f === 'stalled' ? stalled : { status: f }),
       ...(more && list.cursor ? { cursor: list.cursor } : {}),
     };
     try {

@@ -4,7 +4,6 @@
 
 import { useMemo, type ReactElement } from 'react';
 
-import type { TaskStatus } from '../../../hub/src/core/task-state.js';
 import { DeskBar } from '../components/desk-bar.js';
 import { EmptyState } from '../components/empty-state.js';
 import { IconAlert, IconTasks } from '../components/icons.js';
@@ -15,9 +14,9 @@ import { useHotkeys } from '../hooks/useHotkeys.js';
 import { useNow } from '../hooks/useNow.js';
 import { formatAgo, formatDuration } from '../lib/format.js';
 import { STALLED_AFTER_MS, hubTaskRows, type TaskRow } from '../lib/tasks.js';
-import type { TaskFilterKey } from '../state/dashboard-store.js';
+import { TASK_STATUSES, type TaskFilterKey } from '../state/dashboard-store.js';
 
-const STATES: TaskStatus[] = ['open', 'claimed', 'ready', 'applied', 'failed', 'blocked', 'superseded'];
+const STATES = TASK_STATUSES;
 
 interface Props {
   selectedId: string | null;
@@ -62,8 +61,6 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
   }, [list.counts, list.stalled]);
   // The Stalled list is paged from the hub with that filter: every row it holds is stalled.
   const shown = rows;
-  // The hub's total for All and In flight includes correlations with no status yet, which are not rows.
-  const shownTotal = state === 'all' || state === 'active' ? Math.max(0, list.total - (list.counts?.by_status.none ?? 0)) : list.total;
   const selected = rows.find((r) => r.correlation_id === selectedId);
   const request = selected ? taskRequests.get(selected.correlation_id) : undefined;
 
@@ -108,7 +105,7 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
         </div>
         <div className="list-meta">
           <span data-testid="tasks-shown">
-            {shown.length.toLocaleString()} shown of {shownTotal.toLocaleString()}
+            {shown.length.toLocaleString()} shown of {list.total.toLocaleString()}
           </span>
         </div>
         <div className="table-wrap">

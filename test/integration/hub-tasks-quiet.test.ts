@@ -10,21 +10,15 @@ import Database from 'better-sqlite3';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { TaskState } from '../../hub/src/core/task-state.js';
 import type { NewEvent } from '../../hub/src/core/types.js';
 import { Logstream, LOGSTREAM_FILE } from '../../hub/src/logstream/logstream.js';
 import { SCHEMA_VERSION } from '../../hub/src/logstream/schema.js';
+import type { TaskPage } from '../../hub/src/logstream/task-projection.js';
 import type { Hub } from '../../hub/src/server.js';
 import { callJson, connectHttpClient, makeHubDirs, resultJson, startTestHub, type HubDirs } from '../helpers/hub.js';
 
-interface Page {
-  tasks: TaskState[];
-  count: number;
-  total: number;
-  counts: { all: number; active: number; done: number; by_status: Record<string, number> };
-  has_more: boolean;
-  cursor: string | null;
-}
+/** A palace_tasks result, as the tool returns the projection's page. */
+type Page = TaskPage;
 
 const NOW = Date.parse('2026-11-26T12:00:00Z');
 const iso = (minutesAgo: number): string => new Date(NOW - minutesAgo * 60_000).toISOString().slice(0, 19) + 'Z';

@@ -5,18 +5,12 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { TaskState } from '../../hub/src/core/task-state.js';
+import type { TaskPage } from '../../hub/src/logstream/task-projection.js';
 import type { Hub } from '../../hub/src/server.js';
 import { callJson, connectHttpClient, makeHubDirs, resultJson, startTestHub, type HubDirs } from '../helpers/hub.js';
 
-interface Page {
-  tasks: TaskState[];
-  count: number;
-  total: number;
-  counts: { all: number; active: number; done: number; by_status: Record<string, number> };
-  has_more: boolean;
-  cursor: string | null;
-}
+/** A palace_tasks result, as the tool returns the projection's page. */
+type Page = TaskPage;
 
 describe('palace_tasks', () => {
   let dirs: HubDirs;

@@ -18,7 +18,7 @@ runVectorStoreContract('LanceDbProcessStore (LanceDB in a child process)', async
   const dir = makeTmpDir('palace-lance-proc-');
   const store = await LanceDbProcessStore.open({ palacePath: dir.path, dimensions, log: silentLogger, recycleBytes: NEVER });
   return closingFixture(store, { dispose: () => dir.cleanup() });
-});
+}, { placementSummary: true });
 
 const isAlive = (pid: number): boolean => {
   try {

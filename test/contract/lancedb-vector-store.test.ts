@@ -22,7 +22,7 @@ runVectorStoreContract('LanceDbVectorStore on a real directory', async (dimensio
   const dir = makeTmpDir('palace-lance-');
   const store = await LanceDbVectorStore.open({ palacePath: dir.path, dimensions, log: silentLogger });
   return closingFixture(store, { dispose: () => dir.cleanup() });
-});
+}, { placementSummary: true });
 
 describe('LanceDbVectorStore on disk', () => {
   let dir: TmpDir;

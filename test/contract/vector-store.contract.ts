@@ -4,7 +4,7 @@
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import type { DrawerFilter, StoredDrawer, VectorStore } from '../../hub/src/vector/vector-store.js';
+import { CENSUS_COLUMNS, type DrawerFilter, type StoredDrawer, type VectorStore } from '../../hub/src/vector/vector-store.js';
 
 export const CONTRACT_DIMENSIONS = 8;
 
@@ -79,7 +79,13 @@ export function storedDrawer(overrides: Partial<StoredDrawer> = {}): StoredDrawe
 const ids = (rows: ReadonlyArray<{ id: string }>): string[] => rows.map((r) => r.id);
 const sortedIds = (rows: ReadonlyArray<{ id: string }>): string[] => ids(rows).sort();
 
-export function runVectorStoreContract(name: string, setup: VectorStoreSetup): void {
+/** What an adapter offers beyond the interface's required methods (and so must be checked). */
+export interface ContractOptions {
+  /** It sums the census's load itself (VectorStore.placementSummary). */
+  placementSummary?: boolean;
+}
+
+export function runVectorStoreContract(name: string, setup: VectorStoreSetup, options: ContractOptions = {}): void {
   describe(`VectorStore contract: ${name}`, () => {
     let fixture: VectorStoreFixture;
     let store: VectorStore;
@@ -291,6 +297,42 @@ export function runVectorStoreContract(name: string, setup: VectorStoreSetup): v
         await store.upsert([drawer]);
         const [row] = await store.scan({}, { columns: ['id', 'wing', 'tags'] });
         expect(row).toMatchObject({ id: drawer.id, wing: 'alpha', tags: ['x'] });
+      });
+    });
+
+    describe.runIf(options.placementSummary)('placement summary (the census load)', () => {
+      it('gives the rows per wing and room, and the rows in the asked rooms or rated useful, as a scan does', async () => {
+        const rooms = ['decisions', "o'brien"];
+        const drawers = [
+          storedDrawer({ wing: 'alpha', room: 'decisions', useful: null, filed_at: '2026-01-01T00:00:01Z' }),
+          storedDrawer({ wing: 'alpha', room: 'notes', useful: true, chunk_index: 2 }),
+          storedDrawer({ wing: 'alpha', room: 'notes', useful: false }),
+          storedDrawer({ wing: 'beta', room: "o'brien", useful: false }),
+          storedDrawer({ wing: 'beta', room: 'notes', useful: null }),
+          storedDrawer({ wing: 'beta', room: 'notes', useful: null }),
+          storedDrawer({ wing: "it's", room: 'decisions OR 1=1', useful: null }),
+        ];
+        await store.upsert(drawers);
+        await store.patch({ ids: [drawers[4]?.id ?? ''] }, { useful: true });
+        const rows = await store.scan({}, { columns: [...CENSUS_COLUMNS] });
+        const places = new Map<string, number>();
+        for (const r of rows) places.set(`${r.wing}/${r.room}`, (places.get(`${r.wing}/${r.room}`) ?? 0) + 1);
+        const marked = rows.filter((r) => rooms.includes(r.room) || r.useful === true);
+        expect(marked.map((r) => r.id).sort()).toHaveLength(4);
+
+        const summary = await store.placementSummary?.(rooms);
+        if (!summary) throw new Error(`${name} has no placementSummary`);
+        expect(new Map(summary.places.map((p) => [`${p.wing}/${p.room}`, p.rows]))).toEqual(places);
+        expect(summary.places).toHaveLength(places.size);
+        const pick = (r: StoredDrawer): Partial<StoredDrawer> => ({ id: r.id, wing: r.wing, room: r.room, useful: r.useful, filed_at: r.filed_at, chunk_index: r.chunk_index });
+        const byId = (a: Partial<StoredDrawer>, b: Partial<StoredDrawer>): number => String(a.id).localeCompare(String(b.id));
+        expect(summary.marked.map(pick).sort(byId)).toEqual(marked.map(pick).sort(byId));
+        // No room asked: the useful rows alone.
+        expect((await store.placementSummary?.([]))?.marked.map((r) => r.id).sort()).toEqual(rows.filter((r) => r.useful === true).map((r) => r.id).sort());
+      });
+
+      it('is empty on an empty store', async () => {
+        expect(await store.placementSummary?.(['decisions'])).toEqual({ places: [], marked: [] });
       });
     });
 

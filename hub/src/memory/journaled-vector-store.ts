@@ -5,7 +5,7 @@
 import { HubError } from '../errors.js';
 import { isPidAlive } from '../registration.js';
 import type { FaultPoint } from '../config.js';
-import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
+import type { DrawerFilter, DrawerPatch, PlacementSummary, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
 import type { JournalEntry, JournalOp, MemoryJournal } from './memory-journal.js';
 import { embeddingInput } from './embedding-input.js';
 
@@ -72,6 +72,10 @@ export class JournaledVectorStore implements VectorStore {
 
   scan(filter: DrawerFilter, options?: ScanOptions): Promise<StoredDrawer[]> {
     return this.inner.scan(filter, options);
+  }
+
+  placementSummary(rooms: readonly string[]): Promise<PlacementSummary | undefined> {
+    return this.inner.placementSummary?.(rooms) ?? Promise.resolve(undefined);
   }
 
   search(vector: Float32Array, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; distance: number }>> {

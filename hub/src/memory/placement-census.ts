@@ -4,7 +4,7 @@
 // Loaded by one scan on first read, then kept up to date by every write through it (the rows a write
 // touches are read first); a write that fails or surprises it drops the census.
 
-import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
+import { CENSUS_COLUMNS, type DrawerFilter, type DrawerPatch, type ScanOptions, type StoredDrawer, type VectorStore } from '../vector/vector-store.js';
 
 const KEY_SEP = '\u0000';
 /** Rows read per step when looking up what an upsert replaces. */
@@ -60,8 +60,6 @@ function orderIndex(order: readonly OrderRow[], row: Pick<OrderRow, 'id' | 'file
   return lo;
 }
 
-/** The columns a census needs of a row. */
-const CENSUS_COLUMNS = ['id', 'wing', 'room', 'useful', 'filed_at', 'chunk_index'] as const;
 
 /** Newest first (filed_at, then id), like the store's own (filed_at, id) order reversed. */
 const newestFirst = (a: RowStamp, b: RowStamp): number => b.filed_at.localeCompare(a.filed_at) || b.id.localeCompare(a.id);
@@ -208,10 +206,13 @@ export class CensusVectorStore implements VectorStore {
     this.loading ??= (async () => {
       for (;;) {
         const seen = this.generation;
-        const rows = await this.inner.scan({}, { columns: [...CENSUS_COLUMNS] });
         const census: Census = { places: new Map(), useful: new Set(), stamps: new Map(), orders: new Map() };
-        for (const r of rows) {
-          bump(census.places, r.wing, r.room, 1);
+        // Summed by the store where it can (one place per wing and room, and only the rows stamped);
+        // otherwise every row is read here.
+        const summary = await this.inner.placementSummary?.([...this.trackedRooms]);
+        for (const p of summary?.places ?? []) bump(census.places, p.wing, p.room, p.rows);
+        for (const r of summary?.marked ?? (await this.inner.scan({}, { columns: [...CENSUS_COLUMNS] }))) {
+          if (!summary) bump(census.places, r.wing, r.room, 1);
           if (r.useful === true) census.useful.add(r.id);
           this.stamp(census, r);
         }

@@ -16,7 +16,7 @@ import { compiledScript } from '../compiled-script.js';
 import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { fromWire, type HostReply, type HostRequest, type StoreMethod } from './lancedb-host-protocol.js';
-import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
+import type { DrawerFilter, DrawerPatch, PlacementSummary, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
 
 export interface LanceDbProcessOptions {
   palacePath: string;
@@ -211,6 +211,11 @@ export class LanceDbProcessStore implements VectorStore {
 
   count(filter?: DrawerFilter): Promise<number> {
     return this.call('count', [filter]);
+  }
+
+  /** Summed in the child: a few hundred places and the marked rows cross, not every row. */
+  placementSummary(rooms: readonly string[]): Promise<PlacementSummary | undefined> {
+    return this.call('placementSummary', [rooms]);
   }
 
   async close(): Promise<void> {

@@ -16,7 +16,7 @@ import { fileContext, identifierWords, searchKeywords } from '../core/search-key
 import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { checkDimensions, drawerFromRecord, metadataFromJson } from './drawer-record.js';
-import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
+import { CENSUS_COLUMNS, type DrawerFilter, type DrawerPatch, type PlacementSummary, type ScanOptions, type StoredDrawer, type VectorStore } from './vector-store.js';
 
 const TABLE = 'drawers';
 /** Columns a table written by an older build gets in place when opened (no rebuild needed). */
@@ -353,6 +353,22 @@ export class LanceDbVectorStore implements VectorStore {
 
   async count(filter: DrawerFilter = {}): Promise<number> {
     return this.table.countRows(filterSql(filter));
+  }
+
+  /** The census's load, summed here: two narrow reads, and only ~a place per wing and room plus the marked rows go back. */
+  async placementSummary(rooms: readonly string[]): Promise<PlacementSummary | undefined> {
+    const counts = new Map<string, { wing: string; room: string; rows: number }>();
+    for (const r of (await this.table.query().select(['wing', 'room']).toArray()) as Row[]) {
+      const wing = String(r.wing ?? '');
+      const room = String(r.room ?? '');
+      const k = `${wing}\u0000${room}`;
+      const place = counts.get(k);
+      if (place) place.rows++;
+      else counts.set(k, { wing, room, rows: 1 });
+    }
+    const marked = rooms.length > 0 ? `room IN (${rooms.map(lit).join(', ')}) OR useful = 1` : 'useful = 1';
+    const rows = (await this.table.query().where(marked).select([...CENSUS_COLUMNS]).toArray()) as Row[];
+    return { places: [...counts.values()], marked: rows.map(fromRow) };
   }
 
   /** Builds the FTS index once: concurrent first searches share one build (two would conflict). */

@@ -66,5 +66,23 @@ export interface VectorStore {
   fullText(query: string, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; score: number }>>;
   /** How many drawers match. */
   count(filter?: DrawerFilter): Promise<number>;
+  /**
+   * What the palace census (memory/placement-census.ts) loads, computed where the rows are: rows per
+   * wing and room, and the rows in `rooms` or rated useful (census columns only). Optional (and
+   * undefined from a wrapper over a store without it): the census then scans every row, which on a
+   * store in another process means every row's fields crossing the process boundary (seconds at
+   * 200k drawers).
+   */
+  placementSummary?(rooms: readonly string[]): Promise<PlacementSummary | undefined>;
   close(): Promise<void>;
+}
+
+/** The columns the census reads of a row. */
+export const CENSUS_COLUMNS = ['id', 'wing', 'room', 'useful', 'filed_at', 'chunk_index'] as const satisfies readonly DrawerColumn[];
+
+export interface PlacementSummary {
+  /** Rows per (wing, room), each place with at least one row once. */
+  places: Array<{ wing: string; room: string; rows: number }>;
+  /** The rows in the asked rooms or rated useful, with CENSUS_COLUMNS filled. */
+  marked: StoredDrawer[];
 }

@@ -250,7 +250,7 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
     const statusName = 'Status view memory counts on the freshly started hub (click to drawers/wings/rooms shown, third hub)';
     const statusWhy = paintError || statusError;
     // Reported without a target: issue #22 budgets the reads and the first paint, and this is neither;
-    // the first ask opens memory (store, census scan of every drawer, embedder). docs/decisions.md.
+    // the first ask opens memory (store, census load, embedder). docs/decisions.md.
     figures.push({ name: statusWhy ? `${statusName} (n/a: ${statusWhy})` : statusName, value: statusMs, unit: 'ms' });
     const hub = await startChild(p.palace, env);
     const log = Logstream.open(p.palace);

@@ -196,6 +196,12 @@ function reads(p: ScalePalace, url: string, client: Client, log: Logstream): Rea
     { name: 'palace_status (no memory)', how: 'MCP palace_status {}', run: call('palace_status', {}), targeted: true },
     { name: 'palace_tasks (first page)', how: 'MCP palace_tasks {limit: 50}', run: call('palace_tasks', { limit: 50 }), targeted: true },
     {
+      name: 'palace_tasks in flight (first page)',
+      how: "MCP palace_tasks {status: ['open', 'claimed', 'ready'], limit: 100}, as the dashboard's In flight list asks",
+      run: call('palace_tasks', { status: ['open', 'claimed', 'ready'], limit: 100 }),
+      targeted: true,
+    },
+    {
       name: 'stalled count (palace_tasks claimed, quiet 10 min)',
       how: 'MCP palace_tasks {status: claimed, last_event_before: now - 10 min, limit: 1}, as the dashboard counts stalled tasks',
       run: () => sdkCall(client, 'palace_tasks', { status: 'claimed', last_event_before: new Date(Date.now() - STALLED_AFTER_MS).toISOString(), limit: 1 }, 120_000),

@@ -53,6 +53,14 @@ function expectConsistent(store: SqliteEventStore): void {
   for (const [status, n] of Object.entries(counts.by_status))
     expect(n, status).toBe(stored.filter((t) => (t.status ?? 'none') === status).length);
   expect(store.tasks.countDrift()).toEqual([]);
+  // A page filtered by status and open alone takes its total from the kept counts: the rows' count.
+  const statusLists: Array<readonly EventStatus[] | undefined> = [undefined, ['claimed'], ['open', 'claimed', 'ready']];
+  for (const open of [undefined, true, false])
+    for (const status of statusLists) {
+      const want = stored.filter((t) => (open === undefined || t.done !== open) && (status === undefined || (t.status !== null && status.includes(t.status)))).length;
+      const page = store.tasks.page({ order: 'asc', limit: 1, ...(open === undefined ? {} : { open }), ...(status ? { status } : {}) });
+      expect(page.total, `open ${String(open)}, status ${String(status)}`).toBe(want);
+    }
 }
 
 function append(store: SqliteEventStore, specs: readonly Spec[]): void {

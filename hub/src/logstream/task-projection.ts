@@ -355,7 +355,7 @@ export class TaskProjection {
   page(q: TaskPageQuery): TaskPage {
     return this.db.transaction((): TaskPage => {
       const { sql, params } = this.where(q, true);
-      const total = (this.stmt(`SELECT count(*) FROM tasks${sql}`).pluck().get(...params) as number) ?? 0;
+      const total = this.keptTotal(q) ?? ((this.stmt(`SELECT count(*) FROM tasks${sql}`).pluck().get(...params) as number) ?? 0);
       const counts = this.counts(q);
       const rowsWhere = this.quietByScan(q, total) ? this.where(q, true, true).sql : sql;
       const keyset = q.cursor === undefined ? '' : `${rowsWhere ? ' AND' : ' WHERE'} first_seq ${q.order === 'desc' ? '<' : '>'} ?`;
@@ -374,6 +374,23 @@ export class TaskProjection {
         cursor: hasMore ? String(kept.at(-1)?.first_seq) : null,
       };
     })();
+  }
+
+  /**
+   * The total of a page filtered by status and open alone (the dashboard's In flight and All lists),
+   * summed from the kept counts instead of counting the table (245k in-flight tasks: ~40 ms); undefined
+   * when another filter applies.
+   */
+  private keptTotal(q: TaskFilter): number | undefined {
+    if (q.last_event_before !== undefined || this.where(q, false).sql !== '') return undefined;
+    const where = ['n != 0'];
+    const params: string[] = [];
+    if (q.status && q.status.length > 0) {
+      where.push(`status IN (${q.status.map(() => '?').join(',')})`);
+      params.push(...q.status);
+    }
+    if (q.open !== undefined) where.push(q.open ? 'done = 0' : 'done = 1');
+    return this.stmt(`SELECT coalesce(sum(n), 0) FROM task_counts WHERE ${where.join(' AND ')}`).pluck().get(...params) as number;
   }
 
   /**

@@ -15,7 +15,7 @@ import { sanitizeQuery } from '../hub/src/core/sanitize-query.js';
 import { demoteTestFiles } from '../hub/src/core/test-paths.js';
 import { silentLogger } from '../hub/src/log.js';
 import { createWorkerEmbedder, type WorkerEmbedder } from '../hub/src/embed/worker-embedder.js';
-import { Memory } from '../hub/src/memory/memory.js';
+import { Memory, projectPath } from '../hub/src/memory/memory.js';
 import { mineSource } from '../hub/src/mine/miner.js';
 import { LanceDbVectorStore } from '../hub/src/vector/lancedb-vector-store.js';
 import type { StoredDrawer } from '../hub/src/vector/vector-store.js';
@@ -139,11 +139,6 @@ interface SetRun {
   hybridMs: number[];
   textMs: number[];
   fuseMs: number[];
-}
-
-/** A mined project file's path relative to its root, as Memory.search reads it for the test-file prior. */
-function projectPath(d: StoredDrawer): string | undefined {
-  return d.metadata.mode === 'projects' && typeof d.metadata.rel_path === 'string' ? d.metadata.rel_path : undefined;
 }
 
 /** A stored drawer as a bench hit: its line range from the miner's metadata when it has one. */

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
-import { STALLED_AFTER_MS } from '../hub/src/core/task-state.js';
+import { IN_FLIGHT_STATUSES, stalledFilter } from '../hub/src/core/task-state.js';
 import { Logstream } from '../hub/src/logstream/logstream.js';
 import { hasChromium, launchBrowser, type TestBrowser } from '../test/helpers/browser.js';
 import { benchConfig } from './bench-config.js';
@@ -197,14 +197,14 @@ function reads(p: ScalePalace, url: string, client: Client, log: Logstream): Rea
     { name: 'palace_tasks (first page)', how: 'MCP palace_tasks {limit: 50}', run: call('palace_tasks', { limit: 50 }), targeted: true },
     {
       name: 'palace_tasks in flight (first page)',
-      how: "MCP palace_tasks {status: ['open', 'claimed', 'ready'], limit: 100}, as the dashboard's In flight list asks",
-      run: call('palace_tasks', { status: ['open', 'claimed', 'ready'], limit: 100 }),
+      how: `MCP palace_tasks {status: [${IN_FLIGHT_STATUSES.map((s) => `'${s}'`).join(', ')}], limit: 100}, as the dashboard's In flight list asks`,
+      run: call('palace_tasks', { status: IN_FLIGHT_STATUSES, limit: 100 }),
       targeted: true,
     },
     {
       name: 'stalled count (palace_tasks claimed, quiet 10 min)',
       how: 'MCP palace_tasks {status: claimed, last_event_before: now - 10 min, limit: 1}, as the dashboard counts stalled tasks',
-      run: () => sdkCall(client, 'palace_tasks', { status: 'claimed', last_event_before: new Date(Date.now() - STALLED_AFTER_MS).toISOString(), limit: 1 }, 120_000),
+      run: () => sdkCall(client, 'palace_tasks', { ...stalledFilter(Date.now()), limit: 1 }, 120_000),
       targeted: true,
     },
     { name: '`logstream list --limit 50`', how: 'Logstream.list({limit: 50}) on the palace, as the CLI reads it', run: async () => log.list({ limit: 50 }), targeted: true },

@@ -4,7 +4,7 @@
 
 import type { Command } from 'commander';
 
-import { STALLED_AFTER_MS } from '../../hub/src/core/task-state.js';
+import { stalledFilter } from '../../hub/src/core/task-state.js';
 import type { EventPage, LogEvent, WaitResult } from '../../hub/src/core/types.js';
 import type { ClaimOutcome, TaskView } from '../../hub/src/logstream/coordination.js';
 import type { TaskPage } from '../../hub/src/logstream/task-projection.js';
@@ -274,7 +274,7 @@ export function registerLogstream(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
-        const stalled = ctx.opts.stalled ? { status: 'claimed', last_event_before: new Date(Date.now() - STALLED_AFTER_MS).toISOString() } : {};
+        const stalled = ctx.opts.stalled ? stalledFilter(Date.now()) : {};
         const tasks = await everyTask(ctx, { stream: ctx.opts.stream, ...(ctx.opts.open ? { open: true } : {}), ...stalled });
         ctx.out.result({ tasks, count: tasks.length }, () =>
           tasks.length === 0 ? 'No tasks.' : [`${tasks.length} task(s):`, ...tasks.map(taskLine)].join('\n'),

@@ -2,7 +2,7 @@
 // task's current status, the history of its transitions, its claim lease, dependencies and file
 // reservations. Pure (no clock): used by the CLI, hub and tray. Rules: docs/coordination.md.
 
-import type { EventStatus, LogEvent } from './types.js';
+import { EVENT_STATUSES, type EventStatus, type LogEvent } from './types.js';
 
 export type TaskStatus = EventStatus;
 
@@ -154,6 +154,14 @@ export function reservationOf(event: Pick<LogEvent, 'id' | 'from_agent' | 'strea
 
 /** A claimed task with no event for this long is stalled (the dashboard, `logstream tasks --stalled`). */
 export const STALLED_AFTER_MS = 10 * 60_000;
+
+/** The palace_tasks filter of the tasks stalled at `now`: claimed, with no event since STALLED_AFTER_MS before it. */
+export function stalledFilter(now: number): { status: 'claimed'; last_event_before: string } {
+  return { status: 'claimed', last_event_before: new Date(now - STALLED_AFTER_MS).toISOString() };
+}
+
+/** The statuses of a task in flight (not done): open, claimed and ready. */
+export const IN_FLIGHT_STATUSES: readonly TaskStatus[] = EVENT_STATUSES.filter((s) => !TERMINAL.has(s));
 
 /**
  * Folds the events of one correlation id into its task state. Events must be in append order.

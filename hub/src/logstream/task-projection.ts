@@ -402,9 +402,7 @@ export class TaskProjection {
    */
   private quietByScan(q: TaskPageQuery, total: number): boolean {
     if (q.last_event_before === undefined || !q.status || q.status.length === 0 || q.limit === null) return false;
-    const inStatus = this.stmt(
-      `SELECT coalesce(sum(n), 0) FROM task_counts WHERE status IN (${q.status.map(() => '?').join(',')})`,
-    ).pluck().get(...q.status) as number;
+    const inStatus = this.keptTotal({ status: q.status }) ?? 0;
     return total > 0 && ((q.limit + 1) * inStatus) / total < total;
   }
 

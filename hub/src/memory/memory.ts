@@ -198,7 +198,7 @@ function firstChunkId(id: string, chunks: number): string {
 }
 
 /** A mined project file's path relative to its root (the miner's `rel_path`); undefined for other drawers. */
-function projectPath(d: StoredDrawer): string | undefined {
+export function projectPath(d: StoredDrawer): string | undefined {
   return d.metadata.mode === 'projects' && typeof d.metadata.rel_path === 'string' ? d.metadata.rel_path : undefined;
 }
 

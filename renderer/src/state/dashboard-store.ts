@@ -5,10 +5,9 @@
 
 import { createEventFeed, type EventFeed, type FeedMode } from '../../../hub/src/client/event-feed.js';
 import { createHubClient, HubClientError, type HubClient } from '../../../hub/src/client/hub-client.js';
-import type { TaskState, TaskStatus } from '../../../hub/src/core/task-state.js';
-import type { Artifact, EventPage, LogEvent } from '../../../hub/src/core/types.js';
+import { IN_FLIGHT_STATUSES, stalledFilter, type TaskState, type TaskStatus } from '../../../hub/src/core/task-state.js';
+import { EVENT_STATUSES, type Artifact, type EventPage, type LogEvent } from '../../../hub/src/core/types.js';
 import type { HubInfo, PalaceBridge } from '../../../main/ipc-contract.js';
-import { STALLED_AFTER_MS } from '../lib/tasks.js';
 import { EVENT_CAP, mergeEvents } from './event-log.js';
 import {
   normalizePeers,
@@ -21,10 +20,6 @@ import {
 
 /** Which tasks the Tasks view lists: not done, all, one status, or claimed ones gone quiet. */
 export type TaskFilterKey = TaskStatus | 'active' | 'all' | 'stalled';
-
-/** Every task status, in the order the chips show them; the first three are in flight (not done). */
-export const TASK_STATUSES: readonly TaskStatus[] = ['open', 'claimed', 'ready', 'applied', 'failed', 'blocked', 'superseded'];
-const IN_FLIGHT = TASK_STATUSES.slice(0, 3);
 
 /** The Tasks view's list: the pages of palace_tasks loaded so far for one filter. */
 export interface TaskList {
@@ -363,12 +358,12 @@ export class DashboardStore {
     const list = this.snapshot.tasks;
     const f = list.filter;
     // Stalled = claimed and quiet since the cutoff: the hub counts and pages them (tasks_quiet_idx).
-    const stalled = { status: 'claimed', last_event_before: new Date(Date.now() - STALLED_AFTER_MS).toISOString() };
+    const stalled = stalledFilter(Date.now());
     const args: Record<string, unknown> = {
       limit,
       // In flight and All name their statuses: a correlation id with no status yet (only notes) is not a
       // task row, so a page holds only rows and its total is the chip's count.
-      ...(f === 'active' ? { status: IN_FLIGHT } : f === 'all' ? { status: TASK_STATUSES } : f === 'stalled' ? stalled : { status: f }),
+      ...(f === 'active' ? { status: IN_FLIGHT_STATUSES } : f === 'all' ? { status: EVENT_STATUSES } : f === 'stalled' ? stalled : { status: f }),
       ...(more && list.cursor ? { cursor: list.cursor } : {}),
     };
     try {

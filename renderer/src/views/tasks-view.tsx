@@ -4,6 +4,7 @@
 
 import { useMemo, type ReactElement } from 'react';
 
+import type { TaskStatus } from '../../../hub/src/core/task-state.js';
 import { DeskBar } from '../components/desk-bar.js';
 import { EmptyState } from '../components/empty-state.js';
 import { IconAlert, IconTasks } from '../components/icons.js';
@@ -14,9 +15,9 @@ import { useHotkeys } from '../hooks/useHotkeys.js';
 import { useNow } from '../hooks/useNow.js';
 import { formatAgo, formatDuration } from '../lib/format.js';
 import { STALLED_AFTER_MS, hubTaskRows, type TaskRow } from '../lib/tasks.js';
-import { TASK_STATUSES, type TaskFilterKey } from '../state/dashboard-store.js';
+import type { TaskFilterKey } from '../state/dashboard-store.js';
 
-const STATES = TASK_STATUSES;
+const STATES: TaskStatus[] = ['open', 'claimed', 'ready', 'applied', 'failed', 'blocked', 'superseded'];
 
 interface Props {
   selectedId: string | null;
@@ -59,14 +60,12 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
     };
     return c;
   }, [list.counts, list.stalled]);
-  // The Stalled list is paged from the hub with that filter: every row it holds is stalled.
-  const shown = rows;
   const selected = rows.find((r) => r.correlation_id === selectedId);
   const request = selected ? taskRequests.get(selected.correlation_id) : undefined;
 
   const move = (delta: number): void => {
-    const at = selected ? shown.indexOf(selected) : -1;
-    const next = shown[Math.max(0, Math.min(shown.length - 1, at < 0 ? 0 : at + delta))];
+    const at = selected ? rows.indexOf(selected) : -1;
+    const next = rows[Math.max(0, Math.min(rows.length - 1, at < 0 ? 0 : at + delta))];
     if (next) onSelect(next.correlation_id);
   };
   useHotkeys([
@@ -105,11 +104,11 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
         </div>
         <div className="list-meta">
           <span data-testid="tasks-shown">
-            {shown.length.toLocaleString()} shown of {list.total.toLocaleString()}
+            {rows.length.toLocaleString()} shown of {list.total.toLocaleString()}
           </span>
         </div>
         <div className="table-wrap">
-          {shown.length > 0 ? (
+          {rows.length > 0 ? (
             <table className={`table table-tasks ${selected ? 'table-split' : ''}`} data-testid="task-table">
               <thead>
                 <tr>
@@ -122,7 +121,7 @@ export function TasksView({ selectedId, onSelect, onShowEvents }: Props): ReactE
                 </tr>
               </thead>
               <tbody>
-                {shown.map((t) => (
+                {rows.map((t) => (
                   <tr
                     key={t.correlation_id}
                     className={`row ${t.stalled ? 'row-stalled' : ''} ${t.correlation_id === selectedId ? 'row-selected' : ''}`}

@@ -48,17 +48,21 @@ export function bareRows(inputs: readonly AppendInput[], firstSeq: number): Bare
 }
 
 export class BareDb {
-  private readonly db: Database.Database;
+  /** The connection (the write bench turns off autocheckpoint and reads the WAL's size). */
+  readonly db: Database.Database;
+  /** The database file (its WAL is `${file}-wal`). */
+  readonly file: string;
   private readonly insertEvent: Database.Statement;
   private readonly insertArtifact: Database.Statement;
   private readonly begin: Database.Statement;
   private readonly commit: Database.Statement;
   private selectArtifact: Database.Statement | undefined;
 
-  constructor(dir: string, schema: BareSchema = 'plain') {
-    this.db = new Database(join(dir, `bare-${schema}.sqlite3`));
+  constructor(dir: string, schema: BareSchema = 'plain', synchronous: 'NORMAL' | 'FULL' = 'NORMAL') {
+    this.file = join(dir, `bare-${schema}.sqlite3`);
+    this.db = new Database(this.file);
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma(`synchronous = ${synchronous}`);
     if (schema === 'palace') {
       migrate(this.db, () => 'rep_000000000000');
       this.db.exec(

@@ -7,6 +7,7 @@ export function formatValue(value: number, unit: string): string {
   if (!Number.isFinite(value)) return `n/a ${unit}`;
   if (unit === 'x') return `${value.toFixed(2)}x`;
   if (unit === 'fraction') return value.toFixed(3);
+  if (unit === 'KB') return `${value.toFixed(2)} KB`;
   if (unit === 'ms') {
     const digits = value < 1 ? 3 : value < 10 ? 2 : value < 100 ? 1 : 0;
     return `${value.toFixed(digits)} ms`;

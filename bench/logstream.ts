@@ -13,6 +13,7 @@ import { artifactFigures } from './logstream-artifact.js';
 import { coordinationFigures } from './logstream-coord.js';
 import { LIST_SIZES, listFigures, listSamples } from './logstream-list.js';
 import { wakeFigures } from './logstream-wake.js';
+import { writeFigures } from './logstream-write.js';
 import { watchWakeFigures } from './logstream-watch.js';
 
 function sqliteVersion(): string {
@@ -35,6 +36,9 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
     const appends = await appendFigures(ctx, tempDir);
     const figures: Figure[] = [...appends.figures];
     const notes: string[] = [...appends.notes];
+    const writes = await writeFigures(ctx, tempDir);
+    figures.push(...writes.figures);
+    notes.push(...writes.notes);
 
     const palaceDir = tempDir('list');
     const log = Logstream.open(palaceDir);

@@ -164,7 +164,57 @@ export function stalledFilter(now: number): { status: 'claimed'; last_event_befo
 export const IN_FLIGHT_STATUSES: readonly TaskStatus[] = EVENT_STATUSES.filter((s) => !TERMINAL.has(s));
 
 /**
- * Folds the events of one correlation id into its task state. Events must be in append order.
+ * A task's state part-way through the fold: the TaskState before projectTask's last touches (lease and
+ * reservations as the events left them, `done` not yet set), and what the reducer keeps between events.
+ * The task table stores it (as `fold_json`, beside the finished state) so an append applies one event
+ * to it instead of folding the task's whole history again.
+ */
+export interface TaskFold {
+  state: TaskState;
+  /** The HLC stamp of the current claim (a concurrent earlier-stamped claim may take over). */
+  claimHlc: string;
+  /** The history index of the current claim's transition while nothing happened after it. */
+  claimStep: number;
+  /** The claim the last `claim.expired` ended, and the lease end that expirer saw. */
+  expired: { claim: string; worker: string; seen: string | null; step: number } | null;
+  /** Workers whose claim expired (a later patch.ready from one is late). */
+  expiredWorkers: string[];
+}
+
+/** The fold of a task with no events yet. */
+export function newTaskFold(correlationId: string): TaskFold {
+  return {
+    state: {
+      correlation_id: correlationId,
+      status: null,
+      request_event_id: null,
+      requester: null,
+      to_agent: null,
+      worker: null,
+      depends_on: [],
+      claim_event_id: null,
+      lease_expires_at: null,
+      lease_expired: false,
+      late_patch: false,
+      reservations: [],
+      artifact_ids: [],
+      created_at: null,
+      last_event_at: null,
+      last_event_id: null,
+      event_count: 0,
+      done: false,
+      history: [],
+    },
+    claimHlc: '',
+    claimStep: -1,
+    expired: null,
+    expiredWorkers: [],
+  };
+}
+
+/**
+ * Applies one event (the task's next in append order) to its fold, in place: O(1) in the task's
+ * history but for the artifact and reservation lists it carries. projectTask is this over every event.
  *
  * Claims: the first claim of an open task wins; a later claim by another agent while the claim is
  * live changes nothing (except between replicas: a concurrent claim with an earlier HLC stamp takes
@@ -172,35 +222,9 @@ export const IN_FLIGHT_STATUSES: readonly TaskStatus[] = EVENT_STATUSES.filter((
  * extends the holder's lease. `claim.expired` naming the current claim sends the task back to open
  * unless a renewal extended the lease past the end the expirer saw (in either log order).
  */
-export function projectTask(correlationId: string, events: readonly LogEvent[]): TaskState {
-  const state: TaskState = {
-    correlation_id: correlationId,
-    status: null,
-    request_event_id: null,
-    requester: null,
-    to_agent: null,
-    worker: null,
-    depends_on: [],
-    claim_event_id: null,
-    lease_expires_at: null,
-    lease_expired: false,
-    late_patch: false,
-    reservations: [],
-    artifact_ids: [],
-    created_at: null,
-    last_event_at: null,
-    last_event_id: null,
-    event_count: 0,
-    done: false,
-    history: [],
-  };
-  let claimHlc = '';
-  /** The history index of the current claim's transition while nothing happened after it. */
-  let claimStep = -1;
-  /** The claim the last `claim.expired` ended, and the lease end that expirer saw. */
-  let expired: { claim: string; worker: string; seen: string | null; step: number } | null = null;
-  const expiredWorkers = new Set<string>();
-  const move = (event: LogEvent, to: TaskStatus): void => {
+export function foldTaskEvent(fold: TaskFold, event: LogEvent): void {
+  const state = fold.state;
+  const move = (to: TaskStatus): void => {
     state.history.push({
       from: state.status,
       to,
@@ -212,112 +236,137 @@ export function projectTask(correlationId: string, events: readonly LogEvent[]):
     });
     state.status = to;
   };
-  const claim = (event: LogEvent): void => {
+  const forgetExpired = (worker: string): void => {
+    fold.expiredWorkers = fold.expiredWorkers.filter((w) => w !== worker);
+  };
+  const claim = (): void => {
     state.worker = event.from_agent;
     state.claim_event_id = event.id;
     state.lease_expires_at = leaseEndOf(event);
     state.lease_expired = false;
-    claimHlc = event.hlc;
-    expiredWorkers.delete(event.from_agent);
+    fold.claimHlc = event.hlc;
+    forgetExpired(event.from_agent);
   };
-  for (const event of events) {
-    state.event_count += 1;
-    state.created_at ??= event.created_at;
-    state.last_event_at = event.created_at;
-    state.last_event_id = event.id;
-    for (const id of event.artifact_ids) if (!state.artifact_ids.includes(id)) state.artifact_ids.push(id);
-    if (event.type === 'task.request' && state.request_event_id === null) {
-      state.request_event_id = event.id;
-      state.requester = event.from_agent;
-      state.to_agent = event.to_agent;
-      state.worker = event.to_agent === '*' ? null : event.to_agent;
-      state.depends_on = dependsOnOf(event).filter((id) => id !== correlationId);
-    }
-    if (event.type === 'file.reserved') {
-      const reservation = reservationOf(event);
-      if (reservation) state.reservations.push(reservation);
-      continue;
-    }
-    if (event.type === 'file.released') {
-      const id = jsonBody(event)?.reservation_id;
-      state.reservations = state.reservations.filter((r) => r.reservation_id !== id);
-      continue;
-    }
-    if (event.type === 'claim.renewed') {
-      const of = event.metadata.claim_event_id;
-      const end = leaseEndOf(event);
-      if (state.status === 'claimed' && of === state.claim_event_id && event.from_agent === state.worker)
-        state.lease_expires_at = later(state.lease_expires_at, end);
-      else if (
-        expired !== null &&
-        of === expired.claim &&
-        event.from_agent === expired.worker &&
-        state.status === 'open' &&
-        state.history.length - 1 === expired.step &&
-        end !== null &&
-        (expired.seen === null ? false : end > expired.seen)
-      ) {
-        // The renewal was made before its author saw the expiry: the claim lives on.
-        move(event, 'claimed');
-        state.worker = expired.worker;
-        state.claim_event_id = expired.claim;
-        state.lease_expires_at = end;
-        state.lease_expired = false;
-        expiredWorkers.delete(expired.worker);
-        claimStep = state.history.length - 1;
-        expired = null;
-      }
-      continue;
-    }
-    if (event.type === 'claim.expired') {
-      const body = jsonBody(event) ?? {};
-      const seen = typeof body.lease_expires_at === 'string' ? body.lease_expires_at : null;
-      const stale = seen !== null && state.lease_expires_at !== null && state.lease_expires_at > seen;
-      if (state.status === 'claimed' && state.claim_event_id !== null && body.claimed_event_id === state.claim_event_id && state.worker !== null && !stale) {
-        const worker = state.worker;
-        move(event, 'open');
-        expired = { claim: state.claim_event_id, worker, seen, step: state.history.length - 1 };
-        expiredWorkers.add(worker);
-        state.worker = state.to_agent === '*' ? null : state.to_agent;
-        state.claim_event_id = null;
-        state.lease_expires_at = null;
-        state.lease_expired = true;
-        claimStep = -1;
-      }
-      continue;
-    }
-    if (event.type === 'event.ack' && event.status === 'claimed') {
-      if (state.status === 'claimed' && state.worker !== null && event.from_agent !== state.worker) {
-        // A competing claim. Only an earlier-stamped concurrent claim (another replica) takes over.
-        const step = state.history[claimStep];
-        if (step && claimStep === state.history.length - 1 && event.hlc !== '' && event.hlc < claimHlc) {
-          Object.assign(step, { event_id: event.id, by: event.from_agent, at: event.created_at });
-          claim(event);
-        }
-        continue;
-      }
-      if (state.status === 'claimed' && event.from_agent === state.worker) {
-        state.lease_expires_at = later(state.lease_expires_at, leaseEndOf(event));
-        move(event, 'claimed');
-        continue;
-      }
-      claim(event);
-      move(event, 'claimed');
-      claimStep = state.history.length - 1;
-      continue;
-    }
-    if (event.type === 'patch.ready') {
-      if (expiredWorkers.has(event.from_agent)) state.late_patch = true;
-      if (state.worker === null) state.worker = event.from_agent;
-    }
-    const to = statusCarried(event);
-    if (to === null) continue;
-    move(event, to);
+  state.event_count += 1;
+  state.created_at ??= event.created_at;
+  state.last_event_at = event.created_at;
+  state.last_event_id = event.id;
+  for (const id of event.artifact_ids) if (!state.artifact_ids.includes(id)) state.artifact_ids.push(id);
+  if (event.type === 'task.request' && state.request_event_id === null) {
+    state.request_event_id = event.id;
+    state.requester = event.from_agent;
+    state.to_agent = event.to_agent;
+    state.worker = event.to_agent === '*' ? null : event.to_agent;
+    state.depends_on = dependsOnOf(event).filter((id) => id !== state.correlation_id);
   }
-  state.done = isTerminal(state.status);
-  if (state.status !== 'claimed') state.lease_expires_at = null;
-  if (state.done) state.reservations = [];
-  return state;
+  if (event.type === 'file.reserved') {
+    const reservation = reservationOf(event);
+    if (reservation) state.reservations.push(reservation);
+    return;
+  }
+  if (event.type === 'file.released') {
+    const id = jsonBody(event)?.reservation_id;
+    state.reservations = state.reservations.filter((r) => r.reservation_id !== id);
+    return;
+  }
+  if (event.type === 'claim.renewed') {
+    const of = event.metadata.claim_event_id;
+    const end = leaseEndOf(event);
+    const expired = fold.expired;
+    if (state.status === 'claimed' && of === state.claim_event_id && event.from_agent === state.worker)
+      state.lease_expires_at = later(state.lease_expires_at, end);
+    else if (
+      expired !== null &&
+      of === expired.claim &&
+      event.from_agent === expired.worker &&
+      state.status === 'open' &&
+      state.history.length - 1 === expired.step &&
+      end !== null &&
+      (expired.seen === null ? false : end > expired.seen)
+    ) {
+      // The renewal was made before its author saw the expiry: the claim lives on.
+      move('claimed');
+      state.worker = expired.worker;
+      state.claim_event_id = expired.claim;
+      state.lease_expires_at = end;
+      state.lease_expired = false;
+      forgetExpired(expired.worker);
+      fold.claimStep = state.history.length - 1;
+      fold.expired = null;
+    }
+    return;
+  }
+  if (event.type === 'claim.expired') {
+    const body = jsonBody(event) ?? {};
+    const seen = typeof body.lease_expires_at === 'string' ? body.lease_expires_at : null;
+    const stale = seen !== null && state.lease_expires_at !== null && state.lease_expires_at > seen;
+    if (state.status === 'claimed' && state.claim_event_id !== null && body.claimed_event_id === state.claim_event_id && state.worker !== null && !stale) {
+      const worker = state.worker;
+      move('open');
+      fold.expired = { claim: state.claim_event_id, worker, seen, step: state.history.length - 1 };
+      if (!fold.expiredWorkers.includes(worker)) fold.expiredWorkers.push(worker);
+      state.worker = state.to_agent === '*' ? null : state.to_agent;
+      state.claim_event_id = null;
+      state.lease_expires_at = null;
+      state.lease_expired = true;
+      fold.claimStep = -1;
+    }
+    return;
+  }
+  if (event.type === 'event.ack' && event.status === 'claimed') {
+    if (state.status === 'claimed' && state.worker !== null && event.from_agent !== state.worker) {
+      // A competing claim. Only an earlier-stamped concurrent claim (another replica) takes over.
+      const step = state.history[fold.claimStep];
+      if (step && fold.claimStep === state.history.length - 1 && event.hlc !== '' && event.hlc < fold.claimHlc) {
+        Object.assign(step, { event_id: event.id, by: event.from_agent, at: event.created_at });
+        claim();
+      }
+      return;
+    }
+    if (state.status === 'claimed' && event.from_agent === state.worker) {
+      state.lease_expires_at = later(state.lease_expires_at, leaseEndOf(event));
+      move('claimed');
+      return;
+    }
+    claim();
+    move('claimed');
+    fold.claimStep = state.history.length - 1;
+    return;
+  }
+  if (event.type === 'patch.ready') {
+    if (fold.expiredWorkers.includes(event.from_agent)) state.late_patch = true;
+    if (state.worker === null) state.worker = event.from_agent;
+  }
+  const to = statusCarried(event);
+  if (to === null) return;
+  move(to);
+}
+
+/** The task state a fold stands for: done set, and no lease once unclaimed nor reservations once done. */
+export function finishTask(fold: TaskFold): TaskState {
+  const state = fold.state;
+  const done = isTerminal(state.status);
+  return {
+    ...state,
+    lease_expires_at: state.status === 'claimed' ? state.lease_expires_at : null,
+    reservations: done ? [] : state.reservations,
+    done,
+  };
+}
+
+/** Folds the events of one correlation id into its fold (events in append order). */
+export function foldTask(correlationId: string, events: readonly LogEvent[]): TaskFold {
+  const fold = newTaskFold(correlationId);
+  for (const event of events) foldTaskEvent(fold, event);
+  return fold;
+}
+
+/**
+ * Folds the events of one correlation id into its task state. Events must be in append order. The
+ * reference the task table (which applies one event at a time) is checked against.
+ */
+export function projectTask(correlationId: string, events: readonly LogEvent[]): TaskState {
+  return finishTask(foldTask(correlationId, events));
 }
 
 /** Dependencies of a task not yet `applied`, given the status of other tasks (read time; the dashboard uses it too). */

@@ -416,7 +416,9 @@ export class Logstream {
       metadata: { ...extra, ack_of: target.id },
     });
     if (status !== 'claimed' || !event.correlation_id) return event;
-    return { ...event, claim: claimOutcome(projectTask(event.correlation_id, this.eventsOf(event.correlation_id)), event) };
+    const task = this.stateOf(event.correlation_id);
+    if (!task) throw new HubError('store.failed', `task ${event.correlation_id} has no state after its claim was stored`);
+    return { ...event, claim: claimOutcome(task, event) };
   }
 
   /** Renews the lease of a claim its author still holds (appends `claim.renewed`). */
@@ -529,7 +531,7 @@ export class Logstream {
     const artifact = this.putArtifact({ kind: 'patch', created_by: raw.from_agent, content: raw.content });
     const event = this.appendNow({ ...eventInput, artifact_ids: [artifact.id] });
     // Accepted either way; flagged when the author's claim had expired (see TaskState.late_patch).
-    const late = correlationId !== null && projectTask(correlationId, this.eventsOf(correlationId)).late_patch;
+    const late = correlationId !== null && this.stateOf(correlationId)?.late_patch === true;
     return late ? { artifact, event, late_patch: true } : { artifact, event };
   }
 
@@ -566,6 +568,11 @@ export class Logstream {
     return events.length === 0 ? undefined : projectTask(id, events);
   }
 
+  /** One task's state: its row (kept with every append), or the reducer over its events while the table is being built. */
+  private stateOf(id: string): TaskState | undefined {
+    return this.store.tasks.ready() ? this.store.tasks.get(id) : this.projectOne(id);
+  }
+
   /** Completes the projection now, blocking (a CLI process has nobody else to answer). */
   private tasksNow(): void {
     while (!this.store.tasks.buildSlice(this.sliceRows));
@@ -598,7 +605,7 @@ export class Logstream {
    */
   task(correlationId: unknown): TaskView {
     const id = requiredField('correlation_id', correlationId);
-    const task = this.store.tasks.ready() ? this.store.tasks.get(id) : this.projectOne(id);
+    const task = this.stateOf(id);
     if (!task) throw new HubError('log.event_not_found', `no events with correlation_id '${id}'`, { field: 'correlation_id' });
     return this.enrichTasks([task])[0] as TaskView;
   }

@@ -38,12 +38,13 @@ import {
 } from './replica-store.js';
 import { ephemeralKey, keyPathFor, loadSigningKey, type SigningKey } from './signing-key.js';
 import { migrate } from './schema.js';
-import { RESERVATION_TYPES, ReservationProjection, type ReservationEvent } from './reservation-projection.js';
+import { RESERVATION_TYPES, ReservationProjection } from './reservation-projection.js';
 import { TaskProjection } from './task-projection.js';
 import {
   EVENT_COLUMNS,
   parseObject,
   previewEvent,
+  storedEvent,
   toArtifact,
   toArtifactMeta,
   toEvent,
@@ -110,10 +111,6 @@ function chainedParams(e: ChainedEventFields, chain: Buffer, pos: number): unkno
 
 const isReservationEvent = (e: { type: string }): boolean => (RESERVATION_TYPES as readonly string[]).includes(e.type);
 
-/** The correlation ids of the events a batch stored. */
-function correlationsOf(results: ReadonlyArray<LogEvent | HubError>): string[] {
-  return results.flatMap((r) => (r instanceof HubError || !r.correlation_id ? [] : [r.correlation_id]));
-}
 
 export class SqliteEventStore implements EventStore, ReplicaStore {
   readonly replicaId: string;
@@ -134,6 +131,8 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
   readonly tasks: TaskProjection;
   /** The reservations not released, kept in the same transaction as every append (local or remote). */
   readonly reservations: ReservationProjection;
+  /** What the commit hook feeds: the task table, then the reservations. */
+  private readonly projections: ReadonlyArray<{ apply(events: readonly LogEvent[]): void }>;
 
   constructor(path: string, options: SqliteEventStoreOptions) {
     this.path = path;
@@ -159,6 +158,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
       this.replicaId = row.value;
       this.tasks = new TaskProjection(this.db);
       this.reservations = new ReservationProjection(this.db, () => this.topSeq());
+      this.projections = [this.tasks, { apply: (events) => this.reservations.apply(events.filter(isReservationEvent)) }];
       this.key = this.openKey(path, options);
       this.publicKey = this.key?.publicRaw ?? '';
       this.clock = { ms: 0, counter: 0 };
@@ -238,8 +238,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
               results.push(toHubError(err));
             }
           }
-          this.tasks.refresh(correlationsOf(results));
-          this.reservations.apply(results.filter((r): r is LogEvent => !(r instanceof HubError) && isReservationEvent(r)));
+          this.committing(results.filter((r): r is LogEvent => !(r instanceof HubError)));
         })
         .immediate();
     } catch (err) {
@@ -248,6 +247,15 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
     }
     this.localCommits++;
     return results;
+  }
+
+  /**
+   * The commit hook: every event a transaction stored (local or remote, in seq order) goes to each
+   * projection once, before the transaction commits, so a projection is never behind its log.
+   */
+  private committing(events: readonly LogEvent[]): void {
+    if (events.length === 0) return;
+    for (const projection of this.projections) projection.apply(events);
   }
 
   /**
@@ -294,26 +302,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
         position,
       ),
     );
-    return {
-      id: event.id,
-      seq,
-      type: event.type,
-      stream: event.stream,
-      room: event.room,
-      from_agent: event.from_agent,
-      to_agent: event.to_agent,
-      correlation_id: event.correlation_id,
-      branch: event.branch,
-      base_commit: event.base_commit,
-      status: event.status,
-      artifact_ids: [...event.artifact_ids],
-      body: event.body,
-      metadata: parseObject(event.metadata_json),
-      created_at: event.created_at,
-      origin_replica: this.replicaId,
-      origin_seq: seq,
-      hlc,
-    };
+    return storedEvent(stamped, seq);
   }
 
   private seqOf(field: string, id: string): number {
@@ -715,18 +704,15 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
             const a = fetched.get(id);
             if (a && !this.hasArtifact(id)) this.insertArtifact(a, this.checkedArtifact(a), null);
           }
-        const touched: string[] = [];
-        const reserving: ReservationEvent[] = [];
+        const stored: LogEvent[] = [];
         for (const { record, chain, pos } of fresh) {
           const seq = this.insertRemote(record, chain, pos);
           if (seq !== null) {
             result.applied++;
-            if (record.correlation_id) touched.push(record.correlation_id);
-            if (isReservationEvent(record)) reserving.push({ ...record, seq });
+            stored.push(storedEvent(record, seq));
           } else result.duplicates++;
         }
-        this.tasks.refresh(touched);
-        this.reservations.apply(reserving);
+        this.committing(stored);
         result.duplicates += page.events.length - fresh.length;
         result.lastOriginSeq = checkpoint.seq;
         this.stmt(
@@ -746,8 +732,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
       this.db
         .transaction(() => {
           result = { applied: 0, duplicates: 0, lastOriginSeq: 0 };
-          const touched: string[] = [];
-          const reserving: ReservationEvent[] = [];
+          const stored: LogEvent[] = [];
           for (const raw of events) {
             let record: RemoteEventRecord;
             let shas: string[] = [];
@@ -770,13 +755,11 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
             }
             if (seq !== null) {
               result.applied++;
-              if (record.correlation_id) touched.push(record.correlation_id);
-              if (isReservationEvent(record)) reserving.push({ ...record, seq });
+              stored.push(storedEvent(record, seq));
             } else result.duplicates++;
             result.lastOriginSeq = Math.max(result.lastOriginSeq, record.origin_seq);
           }
-          this.tasks.refresh(touched);
-          this.reservations.apply(reserving);
+          this.committing(stored);
         })
         .immediate();
     } catch (err) {

@@ -1,7 +1,7 @@
 // Row shapes of logstream.sqlite3 and their mapping to our types. Only logstream/ imports this.
 
 import type { ReplicatedEvent } from '../core/replication.js';
-import type { Artifact, ArtifactMeta, EventStatus, LogEvent } from '../core/types.js';
+import type { Artifact, ArtifactMeta, EventStatus, LogEvent, NewEvent } from '../core/types.js';
 import { LIMITS } from '../core/validate.js';
 
 export interface EventRow {
@@ -94,6 +94,30 @@ export function toEvent(row: EventRow): LogEvent {
     origin_replica: row.origin_replica,
     origin_seq: row.origin_seq,
     hlc: row.hlc,
+  };
+}
+
+/** A stored event from the fields it was inserted with and the local seq it got (no read back). */
+export function storedEvent(e: NewEvent & { origin_replica: string; origin_seq: number; hlc: string }, seq: number): LogEvent {
+  return {
+    id: e.id,
+    seq,
+    type: e.type,
+    stream: e.stream,
+    room: e.room,
+    from_agent: e.from_agent,
+    to_agent: e.to_agent,
+    correlation_id: e.correlation_id,
+    branch: e.branch,
+    base_commit: e.base_commit,
+    status: e.status,
+    artifact_ids: [...e.artifact_ids],
+    body: e.body,
+    metadata: e.metadata_json === '{}' ? {} : parseObject(e.metadata_json),
+    created_at: e.created_at,
+    origin_replica: e.origin_replica,
+    origin_seq: e.origin_seq,
+    hlc: e.hlc,
   };
 }
 

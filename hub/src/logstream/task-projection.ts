@@ -4,7 +4,7 @@
 
 import type Database from 'better-sqlite3';
 
-import { projectTask, type TaskState } from '../core/task-state.js';
+import { finishTask, foldTask, foldTaskEvent, newTaskFold, projectTask, type TaskFold, type TaskState } from '../core/task-state.js';
 import { EVENT_STATUSES, type EventStatus, type LogEvent } from '../core/types.js';
 import { statementCache, type StatementCache } from '../sqlite-statements.js';
 import { BuildMarker } from './build-marker.js';
@@ -42,6 +42,9 @@ export const TASKS_DDL = `
 
 /** The index "quiet since" reads go through (schema migration 5): status first, then the last event's time. */
 export const TASKS_QUIET_INDEX = 'tasks_quiet_idx ON tasks(status, last_event_at)';
+
+/** The index a stream-filtered task page reads (schema migration 6): a stream's tasks in first_seq order. */
+export const TASKS_STREAM_INDEX = 'tasks_stream_idx ON tasks(stream, first_seq)';
 
 /** Filters of a task read; every list means "any of". */
 export interface TaskFilter {
@@ -107,6 +110,39 @@ export interface TaskCheck {
 
 type Row = { correlation_id: string; first_seq: number; state_json: string };
 
+/** The indexed columns of a stored row, as they were before a write. */
+type Before = { status: string | null; done: number; to_agent: string | null; created_at: string | null; last_event_at: string | null };
+
+/** A task's row being rewritten: its fold and the columns that are not the state's. */
+interface TaskWrite {
+  fold: TaskFold;
+  before: Before | undefined;
+  firstSeq: number;
+  lastSeq: number;
+  /** The request's stream, else the first event's. */
+  stream: string;
+}
+
+/**
+ * What the fold holds beyond the finished state (fold_json): the reducer's between-event memory, and
+ * the lease and reservations where finishTask hid them (a task no longer claimed, or done). Small.
+ */
+function foldExtras(fold: TaskFold, finished: TaskState): string {
+  const extras: Record<string, unknown> = { h: fold.claimHlc, s: fold.claimStep, x: fold.expired, w: fold.expiredWorkers };
+  if (fold.state.lease_expires_at !== finished.lease_expires_at) extras.l = fold.state.lease_expires_at;
+  if (fold.state.reservations !== finished.reservations) extras.r = fold.state.reservations;
+  return JSON.stringify(extras);
+}
+
+/** A fold back from the stored finished state and its fold_json. */
+function foldFromRow(stateJson: string, foldJson: string): TaskFold {
+  const state = JSON.parse(stateJson) as TaskState;
+  const x = JSON.parse(foldJson) as { h: string; s: number; x: TaskFold['expired']; w: string[]; l?: string | null; r?: TaskState['reservations'] };
+  if (x.l !== undefined) state.lease_expires_at = x.l;
+  if (x.r !== undefined) state.reservations = x.r;
+  return { state, claimHlc: x.h, claimStep: x.s, expired: x.x, expiredWorkers: x.w };
+}
+
 function emptyCounts(): TaskCounts {
   const by = Object.fromEntries([...EVENT_STATUSES, 'none'].map((s) => [s, 0])) as Record<EventStatus | 'none', number>;
   return { all: 0, active: 0, done: 0, by_status: by };
@@ -127,57 +163,113 @@ export class TaskProjection {
     return rows.map(toEvent);
   }
 
-  /** Re-projects these correlation ids from their events; runs inside the caller's transaction. */
+  /**
+   * Applies stored events (in seq order, inside the caller's transaction) to their tasks: each task's
+   * row is read once, its fold stepped by each of its events and written once, so the cost is that of
+   * the events, not of the task's history. While the table is still being built, and for a row from
+   * before fold_json (schema 5), the task is re-projected from all its events instead.
+   */
+  apply(events: readonly LogEvent[]): void {
+    const touched = new Map<string, TaskWrite | null>();
+    const ready = this.ready();
+    for (const event of events) {
+      const id = event.correlation_id;
+      if (!id) continue;
+      let entry = touched.get(id);
+      if (entry === undefined) {
+        entry = ready ? this.load(id, event) : null;
+        touched.set(id, entry);
+      }
+      if (entry === null) continue; // re-projected below
+      foldTaskEvent(entry.fold, event);
+      entry.lastSeq = event.seq;
+      if (entry.fold.state.request_event_id === event.id) entry.stream = event.stream;
+    }
+    for (const [id, entry] of touched) {
+      if (entry === null) this.refresh([id]);
+      else this.write(id, entry);
+    }
+  }
+
+  /** The stored fold of a task about to get `next` (a new one when it has no row); null: re-project it. */
+  private load(id: string, next: LogEvent): TaskWrite | null {
+    const row = this.stmt(
+      'SELECT first_seq, last_seq, status, done, to_agent, created_at, last_event_at, stream, state_json, fold_json FROM tasks WHERE correlation_id = ?',
+    ).get(id) as (Before & { first_seq: number; last_seq: number; stream: string; state_json: string; fold_json: string | null }) | undefined;
+    if (!row) return { fold: newTaskFold(id), before: undefined, firstSeq: next.seq, lastSeq: next.seq, stream: next.stream };
+    if (row.fold_json === null) return null;
+    return { fold: foldFromRow(row.state_json, row.fold_json), before: row, firstSeq: row.first_seq, lastSeq: row.last_seq, stream: row.stream };
+  }
+
+  /** Re-projects these correlation ids from all their events (the reference reducer); inside the caller's transaction. */
   refresh(ids: Iterable<string>): void {
     for (const id of new Set(ids)) {
       const events = this.eventsOf(id);
-      const before = this.stmt('SELECT status, done, to_agent, created_at FROM tasks WHERE correlation_id = ?').get(id) as
-        | { status: string | null; done: number; to_agent: string | null; created_at: string | null }
-        | undefined;
+      const before = this.stmt('SELECT status, done, to_agent, created_at, last_event_at FROM tasks WHERE correlation_id = ?').get(id) as Before | undefined;
       if (events.length === 0) {
         if (before) this.bump(before.status, before.done, -1);
         this.stmt('DELETE FROM tasks WHERE correlation_id = ?').run(id);
         continue;
       }
-      const state = projectTask(id, events);
-      const request = events.find((e) => e.id === state.request_event_id);
+      const fold = foldTask(id, events);
+      const request = events.find((e) => e.id === fold.state.request_event_id);
       const first = events[0] as LogEvent;
       const last = events.at(-1) as LogEvent;
-      const toAgent = request?.to_agent ?? null;
-      const stream = (request ?? first).stream;
-      if (before && before.status === state.status && before.done === (state.done ? 1 : 0) && before.to_agent === toAgent && before.created_at === state.created_at)
-        // No indexed column moves but last_event_at (the common case: another event of a task in the
-        // same state), so naming only the others leaves every index but tasks_quiet_idx untouched.
-        this.stmt(
-          'UPDATE tasks SET last_seq = ?, requester = ?, worker = ?, stream = ?, last_event_at = ?, state_json = ? WHERE correlation_id = ?',
-        ).run(last.seq, state.requester, state.worker, stream, state.last_event_at, JSON.stringify(state), id);
-      else
-        this.stmt(
-          `INSERT INTO tasks (correlation_id, first_seq, last_seq, status, done, requester, worker, to_agent, stream, created_at, last_event_at, state_json)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT(correlation_id) DO UPDATE SET last_seq = excluded.last_seq,
-             status = excluded.status, done = excluded.done, requester = excluded.requester, worker = excluded.worker,
-             to_agent = excluded.to_agent, stream = excluded.stream, created_at = excluded.created_at,
-             last_event_at = excluded.last_event_at, state_json = excluded.state_json`,
-        ).run(
-          id,
-          first.seq,
-          last.seq,
-          state.status,
-          state.done ? 1 : 0,
+      this.write(id, { fold, before, firstSeq: first.seq, lastSeq: last.seq, stream: (request ?? first).stream });
+    }
+  }
+
+  /** Stores a task's fold and its finished state, moving its count when its status changed. */
+  private write(id: string, w: TaskWrite): void {
+    const state = finishTask(w.fold);
+    const { before } = w;
+    const done = state.done ? 1 : 0;
+    const stateJson = JSON.stringify(state);
+    const foldJson = foldExtras(w.fold, state);
+    if (before && before.status === state.status && before.done === done && before.to_agent === state.to_agent && before.created_at === state.created_at) {
+      // No indexed column moves but perhaps last_event_at (the common case: another event of a task in
+      // the same state), so naming only the others leaves every index untouched, tasks_quiet_idx too
+      // while the last event's second is the same.
+      if (before.last_event_at === state.last_event_at)
+        this.stmt('UPDATE tasks SET last_seq = ?, requester = ?, worker = ?, stream = ?, state_json = ?, fold_json = ? WHERE correlation_id = ?').run(
+          w.lastSeq,
           state.requester,
           state.worker,
-          toAgent,
-          stream,
-          state.created_at,
-          state.last_event_at,
-          JSON.stringify(state),
+          w.stream,
+          stateJson,
+          foldJson,
+          id,
         );
-      // first_seq never moves: events only ever get higher seqs. Counts move only on a change.
-      const done = state.done ? 1 : 0;
-      if (before && (before.status !== state.status || before.done !== done)) this.bump(before.status, before.done, -1);
-      if (!before || before.status !== state.status || before.done !== done) this.bump(state.status, done, 1);
-    }
+      else
+        this.stmt(
+          'UPDATE tasks SET last_seq = ?, requester = ?, worker = ?, stream = ?, last_event_at = ?, state_json = ?, fold_json = ? WHERE correlation_id = ?',
+        ).run(w.lastSeq, state.requester, state.worker, w.stream, state.last_event_at, stateJson, foldJson, id);
+    } else
+      this.stmt(
+        `INSERT INTO tasks (correlation_id, first_seq, last_seq, status, done, requester, worker, to_agent, stream, created_at, last_event_at, state_json, fold_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(correlation_id) DO UPDATE SET last_seq = excluded.last_seq,
+           status = excluded.status, done = excluded.done, requester = excluded.requester, worker = excluded.worker,
+           to_agent = excluded.to_agent, stream = excluded.stream, created_at = excluded.created_at,
+           last_event_at = excluded.last_event_at, state_json = excluded.state_json, fold_json = excluded.fold_json`,
+      ).run(
+        id,
+        w.firstSeq,
+        w.lastSeq,
+        state.status,
+        done,
+        state.requester,
+        state.worker,
+        state.to_agent,
+        w.stream,
+        state.created_at,
+        state.last_event_at,
+        stateJson,
+        foldJson,
+      );
+    // first_seq never moves: events only ever get higher seqs. Counts move only on a change.
+    if (before && (before.status !== state.status || before.done !== done)) this.bump(before.status, before.done, -1);
+    if (!before || before.status !== state.status || before.done !== done) this.bump(state.status, done, 1);
   }
 
   /** Moves one task into (by +1) or out of (by -1) its (status, done) count; '' stands for no status. */

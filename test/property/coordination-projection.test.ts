@@ -248,8 +248,9 @@ describe('coordination reads from stored projections', () => {
     append(first, [{ type: 'file.reserved', corr: 0, agent: 1, stream: 1, paths: [1], exclusive: false, expiry: 1, bad: false }], ids);
     append(first, [{ type: 'file.reserved', corr: 4, agent: 2, stream: 0, paths: [2], exclusive: false, expiry: 1, bad: false }], ids);
     append(first, [{ type: 'file.released', pick: 2, agent: 2, stream: 0 }], ids);
-    // Back to schema 3: no reservations table, no ready index, no build marker.
+    // Back to schema 3: no reservations table, no ready, quiet or stream index, no fold column, no build marker.
     first.db.exec(`DROP TABLE reservations; DROP TABLE released_reservations; DROP INDEX tasks_ready_idx;
+      DROP INDEX tasks_quiet_idx; DROP INDEX tasks_stream_idx; ALTER TABLE tasks DROP COLUMN fold_json;
       DELETE FROM meta WHERE key = '${RESERVATIONS_BUILT_SEQ_KEY}'; PRAGMA user_version = 3;`);
     first.close();
 

@@ -171,4 +171,29 @@ describe('incremental task projection', () => {
     for (const e of [request, claim, expiry, patch]) store.append([e]);
     expect(store.tasks.get('task_l')).toMatchObject({ status: 'ready', late_patch: true });
   });
+
+  it('upgrades a schema 5 log: rows without a fold are re-projected at their next event, the ready index holds open tasks only', () => {
+    const path = join(tempDir('palace-fold-'), 'logstream.sqlite3');
+    const old = openStore(path);
+    const request = (corr: string): NewEvent => newEvent({ id: nextId(), type: 'task.request', correlation_id: corr, from_agent: 'lead', to_agent: 'agent-0', status: 'open' });
+    old.append([request('task_x'), request('task_y')]);
+    old.append([newEvent({ id: nextId(), type: 'event.ack', status: 'claimed', correlation_id: 'task_x', from_agent: 'agent-0', metadata_json: JSON.stringify({ lease_expires_at: LEASES[1] }) })]);
+    // Back to schema 5 as it shipped: no fold column, no stream index, the ready index on every task.
+    old.db.exec(`ALTER TABLE tasks DROP COLUMN fold_json; DROP INDEX tasks_stream_idx; DROP INDEX tasks_ready_idx;
+      CREATE INDEX tasks_ready_idx ON tasks(status, to_agent, created_at, first_seq); PRAGMA user_version = 5;`);
+    old.close();
+
+    const store = openStore(path);
+    expect(store.db.pragma('user_version', { simple: true })).toBe(6);
+    expect(store.db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'tasks_ready_idx'`).pluck().get()).toMatch(/WHERE status = 'open'/);
+    expect(store.db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'tasks_stream_idx'`).pluck().get()).toMatch(/\(stream, first_seq\)/);
+    expect(store.db.prepare('SELECT count(*) FROM tasks WHERE fold_json IS NULL').pluck().get()).toBe(2);
+    expect(store.tasks.openFor('agent-0', null, 10).tasks.map((t) => t.correlation_id)).toEqual(['task_y']);
+    store.append([newEvent({ id: nextId(), type: 'claim.expired', correlation_id: 'task_x', from_agent: 'hub', body: '{}' }), newEvent({ id: nextId(), type: 'status', correlation_id: 'task_y', from_agent: 'lead' })]);
+    expect(store.db.prepare('SELECT count(*) FROM tasks WHERE fold_json IS NULL').pluck().get()).toBe(0);
+    for (const corr of ['task_x', 'task_y'])
+      expect(JSON.stringify(store.tasks.get(corr))).toBe(JSON.stringify(projectTask(corr, store.tasks.eventsOf(corr))));
+    expect(store.tasks.countDrift()).toEqual([]);
+    expect(store.integrityCheck()).toBe('ok');
+  });
 });

@@ -6,7 +6,7 @@ import type Database from 'better-sqlite3';
 import { canonicalEvent, type ChainedEventFields } from '../core/chain.js';
 import { GENESIS_CHAIN, nextChain } from './signatures.js';
 import { RESERVATIONS_BUILT_SEQ_KEY, RESERVATIONS_DDL } from './reservation-projection.js';
-import { BUILT_SEQ_KEY, TASKS_DDL, TASKS_QUIET_INDEX, TASKS_STREAM_INDEX } from './task-projection.js';
+import { BUILT_SEQ_KEY, TASKS_DDL, TASKS_QUIET_INDEX, TASKS_READY_INDEX, TASKS_STREAM_INDEX } from './task-projection.js';
 
 type Migration = (db: Database.Database, ctx: { replicaId: string }) => void;
 
@@ -144,8 +144,15 @@ const MIGRATIONS: readonly Migration[] = [
   // so an append applies its event to the row instead of folding the task's whole history again. Rows
   // from before have none: each is re-projected once, at its task's next event. The stream filter of
   // palace_tasks gets its own index (a stream's tasks in first_seq order; touched only when a task is new).
+  // The ready queue's index holds open tasks only (it is read for status = 'open' alone), so a task's
+  // moves between claimed, ready and done no longer rewrite it.
   (db) => {
-    db.exec(`ALTER TABLE tasks ADD COLUMN fold_json TEXT; CREATE INDEX IF NOT EXISTS ${TASKS_STREAM_INDEX};`);
+    db.exec(`
+      ALTER TABLE tasks ADD COLUMN fold_json TEXT;
+      CREATE INDEX IF NOT EXISTS ${TASKS_STREAM_INDEX};
+      DROP INDEX IF EXISTS tasks_ready_idx;
+      CREATE INDEX ${TASKS_READY_INDEX};
+    `);
   },
 ];
 

@@ -46,6 +46,9 @@ export const TASKS_QUIET_INDEX = 'tasks_quiet_idx ON tasks(status, last_event_at
 /** The index a stream-filtered task page reads (schema migration 6): a stream's tasks in first_seq order. */
 export const TASKS_STREAM_INDEX = 'tasks_stream_idx ON tasks(stream, first_seq)';
 
+/** The ready queue's index (schema migration 6; 4 had it on every task, status first): open tasks only. */
+export const TASKS_READY_INDEX = "tasks_ready_idx ON tasks(to_agent, created_at, first_seq) WHERE status = 'open'";
+
 /** Filters of a task read; every list means "any of". */
 export interface TaskFilter {
   status?: readonly EventStatus[];
@@ -111,7 +114,10 @@ export interface TaskCheck {
 type Row = { correlation_id: string; first_seq: number; state_json: string };
 
 /** The indexed columns of a stored row, as they were before a write. */
-type Before = { status: string | null; done: number; to_agent: string | null; created_at: string | null; last_event_at: string | null };
+type Before = { status: string | null; done: number; to_agent: string | null; created_at: string | null; last_event_at: string | null; stream: string };
+
+/** The columns of a task row that some index holds (an UPDATE names them only when they move). */
+const INDEXED_COLUMNS = ['status', 'done', 'to_agent', 'created_at', 'last_event_at', 'stream'] as const;
 
 /** A task's row being rewritten: its fold and the columns that are not the state's. */
 interface TaskWrite {
@@ -195,7 +201,7 @@ export class TaskProjection {
   private load(id: string, next: LogEvent): TaskWrite | null {
     const row = this.stmt(
       'SELECT first_seq, last_seq, status, done, to_agent, created_at, last_event_at, stream, state_json, fold_json FROM tasks WHERE correlation_id = ?',
-    ).get(id) as (Before & { first_seq: number; last_seq: number; stream: string; state_json: string; fold_json: string | null }) | undefined;
+    ).get(id) as (Before & { first_seq: number; last_seq: number; state_json: string; fold_json: string | null }) | undefined;
     if (!row) return { fold: newTaskFold(id), before: undefined, firstSeq: next.seq, lastSeq: next.seq, stream: next.stream };
     if (row.fold_json === null) return null;
     return { fold: foldFromRow(row.state_json, row.fold_json), before: row, firstSeq: row.first_seq, lastSeq: row.last_seq, stream: row.stream };
@@ -205,7 +211,7 @@ export class TaskProjection {
   refresh(ids: Iterable<string>): void {
     for (const id of new Set(ids)) {
       const events = this.eventsOf(id);
-      const before = this.stmt('SELECT status, done, to_agent, created_at, last_event_at FROM tasks WHERE correlation_id = ?').get(id) as Before | undefined;
+      const before = this.stmt('SELECT status, done, to_agent, created_at, last_event_at, stream FROM tasks WHERE correlation_id = ?').get(id) as Before | undefined;
       if (events.length === 0) {
         if (before) this.bump(before.status, before.done, -1);
         this.stmt('DELETE FROM tasks WHERE correlation_id = ?').run(id);
@@ -226,32 +232,27 @@ export class TaskProjection {
     const done = state.done ? 1 : 0;
     const stateJson = JSON.stringify(state);
     const foldJson = foldExtras(w.fold, state);
-    if (before && before.status === state.status && before.done === done && before.to_agent === state.to_agent && before.created_at === state.created_at) {
-      // No indexed column moves but perhaps last_event_at (the common case: another event of a task in
-      // the same state), so naming only the others leaves every index untouched, tasks_quiet_idx too
-      // while the last event's second is the same.
-      if (before.last_event_at === state.last_event_at)
-        this.stmt('UPDATE tasks SET last_seq = ?, requester = ?, worker = ?, stream = ?, state_json = ?, fold_json = ? WHERE correlation_id = ?').run(
-          w.lastSeq,
-          state.requester,
-          state.worker,
-          w.stream,
-          stateJson,
-          foldJson,
-          id,
-        );
-      else
-        this.stmt(
-          'UPDATE tasks SET last_seq = ?, requester = ?, worker = ?, stream = ?, last_event_at = ?, state_json = ?, fold_json = ? WHERE correlation_id = ?',
-        ).run(w.lastSeq, state.requester, state.worker, w.stream, state.last_event_at, stateJson, foldJson, id);
+    if (before) {
+      // SET names only the indexed columns whose value moves: SQLite rewrites an index entry for every
+      // column named, changed or not, and most events leave all of them but last_event_at (often that
+      // too, within one second) as they were. One prepared statement per shape (at most 2^6).
+      const moved: Array<[string, unknown]> = [];
+      const next: Record<keyof Before | 'stream', unknown> = {
+        status: state.status,
+        done,
+        to_agent: state.to_agent,
+        created_at: state.created_at,
+        last_event_at: state.last_event_at,
+        stream: w.stream,
+      };
+      for (const column of INDEXED_COLUMNS) if (before[column] !== next[column]) moved.push([column, next[column]]);
+      this.stmt(
+        `UPDATE tasks SET last_seq = ?, requester = ?, worker = ?, state_json = ?, fold_json = ?${moved.map(([c]) => `, ${c} = ?`).join('')} WHERE correlation_id = ?`,
+      ).run(w.lastSeq, state.requester, state.worker, stateJson, foldJson, ...moved.map(([, v]) => v), id);
     } else
       this.stmt(
         `INSERT INTO tasks (correlation_id, first_seq, last_seq, status, done, requester, worker, to_agent, stream, created_at, last_event_at, state_json, fold_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT(correlation_id) DO UPDATE SET last_seq = excluded.last_seq,
-           status = excluded.status, done = excluded.done, requester = excluded.requester, worker = excluded.worker,
-           to_agent = excluded.to_agent, stream = excluded.stream, created_at = excluded.created_at,
-           last_event_at = excluded.last_event_at, state_json = excluded.state_json, fold_json = excluded.fold_json`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
         id,
         w.firstSeq,
@@ -353,7 +354,7 @@ export class TaskProjection {
   /**
    * Open tasks addressed to `agent` or to '*' (optionally of one stream), oldest first (created_at,
    * then first appearance), `limit` at a time after `after` (the previous page's last row): the ready
-   * queue's candidates, read through tasks_ready_idx. (A row always has created_at: its first event's.)
+   * queue's candidates, read through tasks_ready_idx (open tasks only). (A row always has created_at: its first event's.)
    */
   openFor(
     agent: string,
@@ -362,7 +363,7 @@ export class TaskProjection {
     after?: { created_at: string; first_seq: number },
   ): { tasks: TaskState[]; last: { created_at: string; first_seq: number } | undefined } {
     const rows = this.stmt(
-      `SELECT first_seq, created_at, state_json FROM tasks
+      `SELECT first_seq, created_at, state_json FROM tasks INDEXED BY tasks_ready_idx
         WHERE status = 'open' AND to_agent IN (?, '*')${stream === null ? '' : ' AND stream = ?'}
           ${after ? 'AND (created_at, first_seq) > (?, ?)' : ''}
         ORDER BY created_at, first_seq LIMIT ?`,

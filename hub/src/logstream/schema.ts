@@ -147,8 +147,10 @@ const MIGRATIONS: readonly Migration[] = [
   // The ready queue's index holds open tasks only (it is read for status = 'open' alone), so a task's
   // moves between claimed, ready and done no longer rewrite it.
   (db) => {
+    // Like the index statements, safe to run on a file that already has it (a copy restored over a newer one).
+    const columns = (db.pragma('table_info(tasks)') as Array<{ name: string }>).map((c) => c.name);
+    if (!columns.includes('fold_json')) db.exec('ALTER TABLE tasks ADD COLUMN fold_json TEXT');
     db.exec(`
-      ALTER TABLE tasks ADD COLUMN fold_json TEXT;
       CREATE INDEX IF NOT EXISTS ${TASKS_STREAM_INDEX};
       DROP INDEX IF EXISTS tasks_ready_idx;
       CREATE INDEX ${TASKS_READY_INDEX};

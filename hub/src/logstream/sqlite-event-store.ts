@@ -133,6 +133,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
   readonly reservations: ReservationProjection;
   /** What the commit hook feeds: the task table, then the reservations. */
   private readonly projections: ReadonlyArray<{ apply(events: readonly LogEvent[]): void }>;
+  private readonly appendTransaction: Database.Transaction<(batch: readonly NewEvent[], results: Array<LogEvent | HubError>) => void>;
 
   constructor(path: string, options: SqliteEventStoreOptions) {
     this.path = path;
@@ -158,6 +159,7 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
       this.replicaId = row.value;
       this.tasks = new TaskProjection(this.db);
       this.reservations = new ReservationProjection(this.db, () => this.topSeq());
+      this.appendTransaction = this.db.transaction((batch: readonly NewEvent[], results: Array<LogEvent | HubError>) => this.appendInTransaction(batch, results));
       this.projections = [this.tasks, { apply: (events) => this.reservations.apply(events.filter(isReservationEvent)) }];
       this.key = this.openKey(path, options);
       this.publicKey = this.key?.publicRaw ?? '';
@@ -205,48 +207,49 @@ export class SqliteEventStore implements EventStore, ReplicaStore {
 
   append(batch: readonly NewEvent[]): Array<LogEvent | HubError> {
     const results: Array<LogEvent | HubError> = [];
-    const isolate = batch.length > 1;
     try {
-      this.db
-        .transaction(() => {
-          this.observeLocalClock();
-          // The next seq, read once per transaction (the write lock is held until commit).
-          let seq = this.topSeq() + 1;
-          for (const event of batch) {
-            if (!isolate) {
-              results.push(this.insertEvent(event, seq));
-              continue;
-            }
-            const head = this.head;
-            // Group commit: each event fails alone. An event without artifacts is one INSERT, which
-            // SQLite undoes by itself when it fails; one with artifacts writes several rows, so it gets
-            // a savepoint to roll back to.
-            const several = event.artifact_ids.length > 0;
-            if (several) this.stmt('SAVEPOINT one_event').run();
-            try {
-              results.push(this.insertEvent(event, seq));
-              if (several) this.stmt('RELEASE one_event').run();
-              seq++;
-            } catch (err) {
-              // Whatever ended the transaction itself (a full disk) ends the whole batch.
-              if (!this.db.inTransaction) throw err;
-              if (several) {
-                this.stmt('ROLLBACK TO one_event').run();
-                this.stmt('RELEASE one_event').run();
-              }
-              this.head = head;
-              results.push(toHubError(err));
-            }
-          }
-          this.committing(results.filter((r): r is LogEvent => !(r instanceof HubError)));
-        })
-        .immediate();
+      this.appendTransaction.immediate(batch, results);
     } catch (err) {
       const error = toHubError(err);
       return batch.map(() => error);
     }
     this.localCommits++;
     return results;
+  }
+
+  /** The body of an append's transaction (wrapped once, in the constructor): stores `batch`, filling `results`. */
+  private appendInTransaction(batch: readonly NewEvent[], results: Array<LogEvent | HubError>): void {
+    const isolate = batch.length > 1;
+    this.observeLocalClock();
+    // The next seq, read once per transaction (the write lock is held until commit).
+    let seq = this.topSeq() + 1;
+    for (const event of batch) {
+      if (!isolate) {
+        results.push(this.insertEvent(event, seq));
+        continue;
+      }
+      const head = this.head;
+      // Group commit: each event fails alone. An event without artifacts is one INSERT, which
+      // SQLite undoes by itself when it fails; one with artifacts writes several rows, so it gets
+      // a savepoint to roll back to.
+      const several = event.artifact_ids.length > 0;
+      if (several) this.stmt('SAVEPOINT one_event').run();
+      try {
+        results.push(this.insertEvent(event, seq));
+        if (several) this.stmt('RELEASE one_event').run();
+        seq++;
+      } catch (err) {
+        // Whatever ended the transaction itself (a full disk) ends the whole batch.
+        if (!this.db.inTransaction) throw err;
+        if (several) {
+          this.stmt('ROLLBACK TO one_event').run();
+          this.stmt('RELEASE one_event').run();
+        }
+        this.head = head;
+        results.push(toHubError(err));
+      }
+    }
+    this.committing(results.filter((r): r is LogEvent => !(r instanceof HubError)));
   }
 
   /**

@@ -16,9 +16,27 @@ import {
   type TaskState,
   type TaskStatus,
 } from '../core/task-state.js';
-import type { LogEvent, NewEvent } from '../core/types.js';
-import { requiredField, routingField } from '../core/validate.js';
-import type { Logstream } from './logstream.js';
+import type { EventPage, LogEvent, NewEvent } from '../core/types.js';
+import { requiredField, routingField, type RawQuery } from '../core/validate.js';
+import type { AppendInput } from './append-input.js';
+import type { ReservationProjection } from './reservation-projection.js';
+import type { TaskProjection } from './task-projection.js';
+
+/**
+ * What coordination reads of the log: a narrow port (the Logstream satisfies it), so this module does
+ * not import the Logstream that calls it.
+ */
+export interface CoordinationReads {
+  readonly store: {
+    getEvent(id: string): LogEvent | undefined;
+    readonly tasks: Pick<TaskProjection, 'eventsOf' | 'hasEvents' | 'openFor' | 'ready' | 'statuses'>;
+    readonly reservations: Pick<ReservationProjection, 'held' | 'ready'>;
+  };
+  list(raw: RawQuery): EventPage;
+  task(correlationId: unknown): TaskView;
+  completeTasks(): void;
+  enrichTasks(tasks: readonly TaskState[]): TaskView[];
+}
 
 /** Lease bounds: the default a claim gets and the longest one may ask for (config.ts). */
 export interface LeaseBounds {
@@ -71,7 +89,7 @@ export function dependsOnField(value: unknown): string[] | undefined {
   return ids;
 }
 
-function firstRequest(ls: Logstream, correlationId: string): LogEvent | undefined {
+function firstRequest(ls: CoordinationReads, correlationId: string): LogEvent | undefined {
   return ls.list({ correlation_id: correlationId, type: 'task.request', limit: 1 }).events[0];
 }
 
@@ -79,7 +97,7 @@ function firstRequest(ls: Logstream, correlationId: string): LogEvent | undefine
  * Refuses a task.request whose dependencies lead back to its own task (a self-dependency included).
  * `pending` holds requests accepted earlier in the same group commit.
  */
-export function checkDependencies(ls: Logstream, event: NewEvent, pending: ReadonlyMap<string, string[]> = new Map()): void {
+export function checkDependencies(ls: CoordinationReads, event: NewEvent, pending: ReadonlyMap<string, string[]> = new Map()): void {
   if (event.type !== 'task.request' || !event.correlation_id) return;
   const self = event.correlation_id;
   const deps = dependsOnOf({ metadata: JSON.parse(event.metadata_json) as Record<string, unknown>, body: event.body });
@@ -120,7 +138,7 @@ export function checkDependencies(ls: Logstream, event: NewEvent, pending: Reado
  * The status (and whether done) of each of these tasks: from the stored projection when it is complete,
  * else the reducer over each task's own events. An id with no events is absent.
  */
-export function taskStates(ls: Logstream, ids: readonly string[]): Map<string, { status: TaskStatus | null; done: boolean }> {
+export function taskStates(ls: CoordinationReads, ids: readonly string[]): Map<string, { status: TaskStatus | null; done: boolean }> {
   if (ids.length === 0) return new Map();
   if (ls.store.tasks.ready()) return ls.store.tasks.statuses(ids);
   const out = new Map<string, { status: TaskStatus | null; done: boolean }>();
@@ -134,7 +152,7 @@ export function taskStates(ls: Logstream, ids: readonly string[]): Map<string, {
 }
 
 /** Adds read-time fields: blocked_by (dependencies not applied), lease_left_ms, live reservations only. */
-export function enrichTasks(ls: Logstream, tasks: readonly TaskState[], now: Date): TaskView[] {
+export function enrichTasks(ls: CoordinationReads, tasks: readonly TaskState[], now: Date): TaskView[] {
   const known = new Map<string, TaskStatus | null>(tasks.map((t) => [t.correlation_id, t.status]));
   // The dependencies' states in one read of the stored projection, not one re-projection each.
   const wanted = [...new Set(tasks.flatMap((t) => t.depends_on))].filter((id) => !known.has(id));
@@ -158,7 +176,7 @@ export const MAX_READY_LIMIT = 500;
  * tasks of that addressee are read from the projection a page at a time (tasks_ready_idx) and only their
  * dependencies are looked up; with `limit`, reading stops once that many are ready.
  */
-export function readyTasks(ls: Logstream, raw: { agent?: unknown; stream?: unknown; limit?: unknown }): TaskView[] {
+export function readyTasks(ls: CoordinationReads, raw: { agent?: unknown; stream?: unknown; limit?: unknown }): TaskView[] {
   const agent = requiredField('agent', raw.agent);
   const stream = routingField('stream', raw.stream);
   let limit: number | undefined;
@@ -185,7 +203,7 @@ export function readyTasks(ls: Logstream, raw: { agent?: unknown; stream?: unkno
 }
 
 /** The task one event belongs to (an event id or a correlation id). */
-export function taskOfRef(ls: Logstream, ref: unknown, field = 'event_id'): { correlationId: string; target: LogEvent | undefined } {
+export function taskOfRef(ls: CoordinationReads, ref: unknown, field = 'event_id'): { correlationId: string; target: LogEvent | undefined } {
   const id = requiredField(field, ref);
   const event = ls.store.getEvent(id);
   if (event) {
@@ -220,11 +238,11 @@ export function claimOutcome(task: TaskState, ack: LogEvent): ClaimOutcome {
 
 /** The append that renews `from`'s lease on a task it holds; refuses when it does not hold it. */
 export function renewalOf(
-  ls: Logstream,
+  ls: CoordinationReads,
   raw: { event_id?: unknown; from_agent?: unknown; lease_ms?: unknown },
   bounds: LeaseBounds,
   now: Date,
-): Parameters<Logstream['appendNow']>[0] {
+): AppendInput {
   const from = requiredField('from_agent', raw.from_agent);
   const leaseMs = boundedMs('lease_ms', raw.lease_ms, bounds);
   const { correlationId } = taskOfRef(ls, raw.event_id);
@@ -258,10 +276,10 @@ export function renewalOf(
 
 /** The `claim.expired` append ending the current claim of a task (by hand, or by the lease sweeper). */
 export function expiryOf(
-  ls: Logstream,
+  ls: CoordinationReads,
   raw: { event_id?: unknown; from_agent?: unknown; reason?: unknown },
   sweeper = false,
-): Parameters<Logstream['appendNow']>[0] {
+): AppendInput {
   const from = requiredField('from_agent', raw.from_agent);
   const { correlationId } = taskOfRef(ls, raw.event_id);
   const task = ls.task(correlationId);
@@ -289,7 +307,7 @@ export function expiryOf(
 
 // ---- reservations ----
 
-function allOfTypes(ls: Logstream, types: string[]): LogEvent[] {
+function allOfTypes(ls: CoordinationReads, types: string[]): LogEvent[] {
   const out: LogEvent[] = [];
   let since: string | undefined;
   for (;;) {
@@ -304,7 +322,7 @@ function allOfTypes(ls: Logstream, types: string[]): LogEvent[] {
  * Every reservation not released, oldest first, from a full scan of the log: the answer while the
  * reservations table of an older log is still being built. A release counts whatever its stream.
  */
-export function scanReservations(ls: Logstream, stream: string | null): Reservation[] {
+export function scanReservations(ls: CoordinationReads, stream: string | null): Reservation[] {
   const events = allOfTypes(ls, ['file.reserved', 'file.released']);
   const released = new Set(events.filter((e) => e.type === 'file.released').map((e) => jsonBody(e)?.reservation_id));
   const out: Reservation[] = [];
@@ -327,7 +345,7 @@ export interface ReservationFilter {
  * Reservations in force now: not released, not expired, and their task (if any) not done. Read from the
  * reservations table through its expiry index (a full scan while an older log's table is being built).
  */
-export function activeReservations(ls: Logstream, raw: ReservationFilter, now: Date): Reservation[] {
+export function activeReservations(ls: CoordinationReads, raw: ReservationFilter, now: Date): Reservation[] {
   const stream = routingField('stream', raw.stream);
   const agent = routingField('agent', raw.agent);
   const path = routingField('path', raw.path);
@@ -375,11 +393,11 @@ export function reservationConflicts(
 
 /** Validates a reservation and checks conflicts; returns the `file.reserved` append (and forced-over conflicts). */
 export function reservationOfInput(
-  ls: Logstream,
+  ls: CoordinationReads,
   raw: ReserveInput,
   bounds: LeaseBounds,
   now: Date,
-): { append: Parameters<Logstream['appendNow']>[0]; conflicts: Reservation[] } {
+): { append: AppendInput; conflicts: Reservation[] } {
   const from = requiredField('from_agent', raw.from_agent);
   const stream = requiredField('stream', raw.stream);
   const list = typeof raw.paths === 'string' ? [raw.paths] : raw.paths;
@@ -418,7 +436,7 @@ export function reservationOfInput(
 }
 
 /** The `file.released` append for a reservation (by id). */
-export function releaseOf(ls: Logstream, raw: { reservation_id?: unknown; from_agent?: unknown }): Parameters<Logstream['appendNow']>[0] {
+export function releaseOf(ls: CoordinationReads, raw: { reservation_id?: unknown; from_agent?: unknown }): AppendInput {
   const from = requiredField('from_agent', raw.from_agent);
   const id = requiredField('reservation_id', raw.reservation_id);
   const event = ls.store.getEvent(id);

@@ -30,6 +30,7 @@ import {
   type RawTaskQuery,
 } from '../core/validate.js';
 import type { ApplyResult, ReplicatedArtifact, ReplicatedEvent, VersionVector } from '../core/replication.js';
+import type { AppendInput } from './append-input.js';
 import { ChangeFeed } from './change-feed.js';
 import {
   DEFAULT_LEASE_BOUNDS,
@@ -57,6 +58,7 @@ import { SqliteEventStore } from './sqlite-event-store.js';
 import type { TaskCheck, TaskCounts, TaskFilter, TaskPage } from './task-projection.js';
 
 export { LOGSTREAM_FILE };
+export type { AppendInput };
 
 function shuttingDown(reason: string, cursor: string | null): HubError {
   return new HubError(
@@ -78,24 +80,6 @@ function pooledRandomHex(): (bytes: number) => string {
     offset += bytes;
     return pool.toString('hex', offset - bytes, offset);
   };
-}
-
-/** Raw append fields as they arrive from a tool call or CLI flags; validated here. */
-export interface AppendInput {
-  type?: unknown;
-  stream?: unknown;
-  room?: unknown;
-  from_agent?: unknown;
-  to_agent?: unknown;
-  correlation_id?: unknown;
-  branch?: unknown;
-  base_commit?: unknown;
-  status?: unknown;
-  body?: unknown;
-  metadata?: unknown;
-  artifact_ids?: unknown;
-  /** task.request only: correlation ids this task waits for (stored in metadata.depends_on). */
-  depends_on?: unknown;
 }
 
 export interface AckInput {

@@ -10,7 +10,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { PalaceConfig } from '../hub/src/config.js';
 import { createSseParser } from '../hub/src/core/sse-frames.js';
 import type { Logger } from '../hub/src/log.js';
-import { HubError } from '../hub/src/errors.js';
+import { HubError, RPC_HUB_FAULT } from '../hub/src/errors.js';
 import { leaseHolder } from '../hub/src/lease.js';
 import { openPalace } from '../hub/src/palace.js';
 import { canonicalPalace, dialUrl, hubTokens, readLiveRegistration, readStoredToken, tokenPath } from '../hub/src/registration.js';
@@ -185,7 +185,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     output.write(JSON.stringify(message) + '\n');
   };
   const rpcError = (id: Id | null, message: string, data: Record<string, unknown>): void =>
-    write({ jsonrpc: '2.0', id, error: { code: -32000, message, data } });
+    write({ jsonrpc: '2.0', id, error: { code: RPC_HUB_FAULT, message, data } });
   const inflight = new Map<Id, AbortController>();
   const cancelled = new Set<Id>();
   let announced: string | undefined;

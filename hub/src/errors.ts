@@ -137,8 +137,16 @@ export function exitCodeFor(code: ErrorCode): number {
   return ERROR_CODES[code].exit;
 }
 
-/** JSON-RPC error code for a HubError: invalid params for input errors, server error otherwise. */
+/**
+ * palace's one JSON-RPC code of its own, for protocol-level faults only (the stdio proxy's "the hub
+ * did not answer"): -32010, in the implementation-defined range and clear of the MCP SDK's codes
+ * (-32000 connection closed, -32001 request timeout, -32042 URL elicitation). Tool failures, schema
+ * violations included, are isError results carrying {error: {code, message, field}}, never this.
+ */
+export const RPC_HUB_FAULT = -32010;
+
+/** JSON-RPC error code for a HubError: invalid params for input errors, palace's fault code otherwise. */
 export function jsonRpcCodeFor(code: ErrorCode): number {
   if (code === 'input.invalid' || code === 'input.too_large' || code === 'log.unknown_cursor') return -32602;
-  return -32000;
+  return RPC_HUB_FAULT;
 }

@@ -2,13 +2,13 @@
 // when called anyway, while list, wait, artifact_get and status keep working on the same log.
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import type { LogEvent, WaitResult } from '../../hub/src/core/types.js';
 import { Logstream } from '../../hub/src/logstream/logstream.js';
 import type { Hub } from '../../hub/src/server.js';
 import { callJson, connectHttpClient, makeHubDirs, startTestHub, type HubDirs } from '../helpers/hub.js';
+import { toolError } from '../helpers/stdio-client.js';
 
 const MUTATING = ['palace_event_append', 'palace_event_ack', 'palace_artifact_put', 'palace_patch_submit'];
 const KEPT = ['palace_event_list', 'palace_event_wait', 'palace_artifact_get', 'palace_status'];
@@ -53,7 +53,7 @@ describe('read-only hub', () => {
     for (const name of KEPT) expect(names).toContain(name);
   });
 
-  it('refuses a hidden mutating tool with a JSON-RPC error and appends nothing', async () => {
+  it('refuses a hidden mutating tool with a hub.read_only tool error and appends nothing', async () => {
     const before = hub.services.logstream.store.countEvents();
     const calls: [string, Record<string, unknown>][] = [
       ['palace_event_append', { type: 'status', stream: 's', room: 'r', from_agent: 'intruder' }],
@@ -62,13 +62,10 @@ describe('read-only hub', () => {
       ['palace_patch_submit', { content: 'diff\n', from_agent: 'intruder' }],
     ];
     for (const [name, args] of calls) {
-      const error = await client.callTool({ name, arguments: args }).then(
-        () => undefined,
-        (err: unknown) => err,
-      );
-      expect(error, name).toBeInstanceOf(McpError);
-      expect((error as McpError).code).toBe(-32001);
-      expect((error as McpError).message).toMatch(/read-only/);
+      // The one error shape (issue 33): an isError result, never a JSON-RPC error (-32001 is the SDK's timeout).
+      const error = toolError(await client.callTool({ name, arguments: args }));
+      expect(error.code, name).toBe('hub.read_only');
+      expect(error.message).toMatch(/read-only/);
     }
     expect(hub.services.logstream.store.countEvents()).toBe(before);
     const page = await callJson<{ events: LogEvent[] }>(client, 'palace_event_list', {});

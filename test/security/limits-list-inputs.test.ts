@@ -69,8 +69,10 @@ async function refused(
   const result = await c.callTool({ name, arguments: args });
   const text = errorText(result);
   expect(result.isError, `${name} ${field}: ${text.slice(0, 300)}`).toBe(true);
-  // The schema refuses it (JSON-RPC -32602, the code input.invalid maps to) before the handler runs.
-  expect(text.slice(0, 300)).toMatch(/^MCP error -32602/);
+  // The schema refuses it before the handler runs, in the one error shape: input.invalid naming the field.
+  const error = (JSON.parse(text) as { error: { code: string; field: string } }).error;
+  expect(error.code).toBe('input.invalid');
+  expect(error.field.split('.')[0]).toBe(field);
   expect(text).toContain(field);
   expect(text).toContain(`at most ${limit}`);
 }

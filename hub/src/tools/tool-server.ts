@@ -7,7 +7,15 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 import { HubError, toHubError } from '../errors.js';
@@ -52,6 +60,45 @@ function servedInput(tool: ToolDef): { schema: z.ZodType<Record<string, unknown>
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
+/** One tool as this server serves it: its parse schema, its tools/list entry, and (palace_tools, palace_call) its own runner. */
+interface Served {
+  tool: ToolDef;
+  schema: z.ZodType<Record<string, unknown>>;
+  listing: Tool;
+  run?: (args: Record<string, unknown>, extra: Extra) => Promise<CallToolResult> | CallToolResult;
+}
+
+/** A tool's tools/list entry (cached per tool: the JSON schema of 64 tools is the bulk of a stateless tools/list). */
+const listings = new WeakMap<ToolDef, Tool>();
+function toolListing(tool: ToolDef): Tool {
+  let entry = listings.get(tool);
+  if (!entry) {
+    entry = describeTool(tool.name, tool.title, tool.description, servedInput(tool).schema as z.ZodObject, !tool.mutating);
+    listings.set(tool, entry);
+  }
+  return entry;
+}
+
+function describeTool(name: string, title: string, description: string, schema: z.ZodObject, readOnly: boolean): Tool {
+  return {
+    name,
+    title,
+    description,
+    inputSchema: toJsonSchemaCompat(schema, { strictUnions: true, pipeStrategy: 'input' }) as Tool['inputSchema'],
+    annotations: { readOnlyHint: readOnly, openWorldHint: false },
+  };
+}
+
+/**
+ * A schema violation as a palace error: code input.invalid, `field` the first offending argument's
+ * path (dotted), the message naming the tool and every issue (field: what is wrong).
+ */
+export function schemaViolation(tool: string, error: z.ZodError): HubError {
+  const issues = error.issues.map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`);
+  const field = error.issues[0]?.path.join('.') || 'arguments';
+  return new HubError('input.invalid', `invalid arguments for ${tool}: ${issues.join('; ')}`, { field });
+}
+
 /** An MCP server for `tools` (the registry's, or the few a one-call process needs). */
 export function buildToolServer(hub: HubServices, tools: readonly ToolDef[], options: BuildServerOptions = {}): McpServer {
   const profile = options.profile ?? 'full';
@@ -60,7 +107,7 @@ export function buildToolServer(hub: HubServices, tools: readonly ToolDef[], opt
   const instructions = `${AGENT_INSTRUCTIONS}\n${profileInstructions(profile, listed.length + (profile === 'lean' ? 2 : 0), available.length)}`;
   const server = new McpServer(
     { name: 'palace', version: hub.version },
-    { instructions, capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: sharedValidator },
+    { instructions, jsonSchemaValidator: sharedValidator },
   );
 
   /** Runs one tool on arguments its schema accepted, as a tool result (errors as isError results). */
@@ -94,18 +141,33 @@ export function buildToolServer(hub: HubServices, tools: readonly ToolDef[], opt
     }
   };
 
-  for (const tool of listed)
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: servedInput(tool).schema,
-        annotations: { readOnlyHint: !tool.mutating, openWorldHint: false },
-      },
-      (args: Record<string, unknown>, extra) => invoke(tool, args, extra),
-    );
-  if (profile === 'lean') registerMoreTools(server, hub, tools, available, invoke);
+  // tools/list and tools/call are palace's own handlers (not McpServer.registerTool): a schema
+  // violation is the same isError {error: {code: 'input.invalid', message, field}} result as every
+  // other failure (the SDK's is plain text), and no tools.listChanged is advertised (never sent).
+  const served = new Map<string, Served>();
+  for (const tool of listed) served.set(tool.name, { tool, schema: servedInput(tool).schema, listing: toolListing(tool) });
+  if (profile === 'lean') for (const extra of moreTools(hub, tools, available, invoke)) served.set(extra.listing.name, extra);
+  const listing = { tools: [...served.values()].map((s) => s.listing) };
+  const lowLevel = server.server;
+  lowLevel.registerCapabilities({ tools: {} });
+  lowLevel.setRequestHandler(ListToolsRequestSchema, () => listing);
+  lowLevel.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name } = request.params;
+    const entry = served.get(name);
+    if (!entry) {
+      const known = tools.some((t) => t.name === name);
+      return errorResult(
+        hub,
+        name,
+        hub.readOnly && known
+          ? new HubError('hub.read_only', `${name} is refused: this hub is read-only (--read-only)`)
+          : new HubError('input.invalid', `no tool '${name}' on this hub${profile === 'lean' ? '; palace_tools lists them' : ''}`, { field: 'name' }),
+      );
+    }
+    const parsed = entry.schema.safeParse(request.params.arguments ?? {});
+    if (!parsed.success) return errorResult(hub, name, schemaViolation(name, parsed.error));
+    return entry.run ? entry.run(parsed.data, extra) : invoke(entry.tool, parsed.data, extra);
+  });
   return server;
 }
 
@@ -116,72 +178,79 @@ function errorResult(hub: HubServices, name: string, err: unknown): CallToolResu
 }
 
 /** The lean profile's road to every tool: palace_tools (discover) and palace_call (run by name). */
-function registerMoreTools(
-  server: McpServer,
+function moreTools(
   hub: HubServices,
   tools: readonly ToolDef[],
   available: readonly ToolDef[],
   invoke: (tool: ToolDef, args: Record<string, unknown>, extra: Extra) => Promise<CallToolResult>,
-): void {
+): Served[] {
   const byName = new Map(available.map((tool) => [tool.name, tool]));
   const unknownTool = (name: string): HubError =>
     new HubError('input.invalid', `no tool '${name}' on this hub; palace_tools lists them`, { field: 'name' });
-  server.registerTool(
-    'palace_tools',
+  const toolsInput = z.object({ name: z.string().optional().describe('One tool to describe in full') });
+  const callInput = z.object({
+    name: z.string().describe('Tool name, e.g. palace_artifact_get'),
+    arguments: z.record(z.string(), z.unknown()).optional().describe("The tool's arguments"),
+  });
+  const paletteTool = (name: string, title: string, mutating: boolean): ToolDef =>
+    ({ name, title, description: '', input: {}, mutating, lockFree: true, handler: () => undefined }) as ToolDef;
+  return [
     {
-      title: 'List palace tools',
-      description:
+      tool: paletteTool('palace_tools', 'List palace tools', false),
+      schema: toolsInput,
+      listing: describeTool(
+        'palace_tools',
+        'List palace tools',
         "Lists every palace tool (event list, artifacts, patches, knowledge graph, diary, rooms, mining, curation, status): name, title, whether it writes. With name: that tool's description and input schema. Run one with palace_call.",
-      inputSchema: z.object({ name: z.string().optional().describe('One tool to describe in full') }),
-      annotations: { readOnlyHint: true, openWorldHint: false },
+        toolsInput,
+        true,
+      ),
+      run: (raw) => {
+        const args = raw as z.infer<typeof toolsInput>;
+        try {
+          if (args.name === undefined)
+            return jsonResult({ tools: available.map((t) => ({ name: t.name, title: t.title, writes: t.mutating })) });
+          const tool = byName.get(args.name);
+          if (!tool) throw unknownTool(args.name);
+          return jsonResult({
+            name: tool.name,
+            title: tool.title,
+            description: tool.description,
+            writes: tool.mutating,
+            input_schema: z.toJSONSchema(z.object(tool.input), { unrepresentable: 'any' }),
+          });
+        } catch (err) {
+          return errorResult(hub, 'palace_tools', err);
+        }
+      },
     },
-    (args) => {
-      try {
-        if (args.name === undefined)
-          return jsonResult({ tools: available.map((t) => ({ name: t.name, title: t.title, writes: t.mutating })) });
-        const tool = byName.get(args.name);
-        if (!tool) throw unknownTool(args.name);
-        return jsonResult({
-          name: tool.name,
-          title: tool.title,
-          description: tool.description,
-          writes: tool.mutating,
-          input_schema: z.toJSONSchema(z.object(tool.input), { unrepresentable: 'any' }),
-        });
-      } catch (err) {
-        return errorResult(hub, 'palace_tools', err);
-      }
-    },
-  );
-  server.registerTool(
-    'palace_call',
     {
-      title: 'Run any palace tool',
-      description:
-        'Runs any palace tool by name with its arguments (see palace_tools), exactly as a direct call would.',
-      inputSchema: z.object({
-        name: z.string().describe('Tool name, e.g. palace_artifact_get'),
-        arguments: z.record(z.string(), z.unknown()).optional().describe("The tool's arguments"),
-      }),
-      annotations: { readOnlyHint: false, openWorldHint: false },
-    },
-    async (args, extra) => {
-      const tool = byName.get(args.name);
-      if (!tool)
-        return errorResult(
-          hub,
+      tool: paletteTool('palace_call', 'Run any palace tool', true),
+      schema: callInput,
+      listing: {
+        ...describeTool(
           'palace_call',
-          hub.readOnly && tools.some((t) => t.name === args.name)
-            ? new HubError('hub.read_only', `${args.name} is refused: this hub is read-only (--read-only)`)
-            : unknownTool(args.name),
-        );
-      const parsed = servedInput(tool).schema.safeParse(args.arguments ?? {});
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const field = issue?.path.join('.') || 'arguments';
-        return errorResult(hub, 'palace_call', new HubError('input.invalid', `${tool.name}: ${field}: ${issue?.message ?? 'invalid'}`, { field }));
-      }
-      return invoke(tool, parsed.data, extra);
+          'Run any palace tool',
+          'Runs any palace tool by name with its arguments (see palace_tools), exactly as a direct call would.',
+          callInput,
+          false,
+        ),
+      },
+      run: async (raw, extra) => {
+        const args = raw as z.infer<typeof callInput>;
+        const tool = byName.get(args.name);
+        if (!tool)
+          return errorResult(
+            hub,
+            'palace_call',
+            hub.readOnly && tools.some((t) => t.name === args.name)
+              ? new HubError('hub.read_only', `${args.name} is refused: this hub is read-only (--read-only)`)
+              : unknownTool(args.name),
+          );
+        const parsed = servedInput(tool).schema.safeParse(args.arguments ?? {});
+        if (!parsed.success) return errorResult(hub, 'palace_call', schemaViolation(tool.name, parsed.error));
+        return invoke(tool, parsed.data, extra);
+      },
     },
-  );
+  ];
 }

@@ -29,6 +29,16 @@ function rpcError(ctx: Context, status: number, id: unknown, code: number, messa
   ctx.body = { jsonrpc: '2.0', id: id ?? null, error: { code, message, ...(data === undefined ? {} : { data }) } };
 }
 
+/** A tools/call answered here with the isError result the tool itself would give. */
+function toolError(ctx: Context, id: unknown, error: HubError): void {
+  ctx.status = 200;
+  ctx.body = {
+    jsonrpc: '2.0',
+    id: id ?? null,
+    result: { content: [{ type: 'text', text: JSON.stringify({ error: error.toJSON() }) }], isError: true },
+  };
+}
+
 export function mcpHandler(hub: HubServices, options: BuildServerOptions) {
   return async (ctx: Context): Promise<void> => {
     if (ctx.method !== 'POST')
@@ -57,25 +67,16 @@ export function mcpHandler(hub: HubServices, options: BuildServerOptions) {
         method === 'tools/call' && typeof m.params?.name === 'string' ? `tools/call ${m.params.name}` : method,
         method === 'initialize' ? m.params?.clientInfo : undefined,
       );
-      if (hub.readOnly && method === 'tools/call' && typeof m.params?.name === 'string' && MUTATING_TOOLS.has(m.params.name))
-        return rpcError(ctx, 200, m.id, -32001, `${m.params.name} is refused: this hub is read-only (--read-only)`, {
-          code: 'hub.read_only',
-        });
+      // A refused write is a tool failure like any other: the isError result, not a JSON-RPC error.
+      if (hub.readOnly && method === 'tools/call' && typeof m.params?.name === 'string' && MUTATING_TOOLS.has(m.params.name) && messages.length === 1)
+        return toolError(ctx, m.id, new HubError('hub.read_only', `${m.params.name} is refused: this hub is read-only (--read-only)`));
     }
     // A wait past the cap is refused here, before an MCP server is built for it: a flood of refused
     // long-polls costs a JSON parse each. The tool result has the shape the tool itself would give.
     const only = messages.length === 1 ? messages[0] : undefined;
     if (only?.method === 'tools/call' && only.params?.name === 'palace_event_wait') {
       const refused = hub.stats.waits.refusal(hub.config.waitMaxConcurrent);
-      if (refused) {
-        ctx.status = 200;
-        ctx.body = {
-          jsonrpc: '2.0',
-          id: only.id ?? null,
-          result: { content: [{ type: 'text', text: JSON.stringify({ error: refused.toJSON() }) }], isError: true },
-        };
-        return;
-      }
+      if (refused) return toolError(ctx, only.id, refused);
     }
     const server = buildServer(hub, { ...options, profile });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });

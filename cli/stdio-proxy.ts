@@ -18,6 +18,7 @@ import { buildServer } from '../hub/src/tools/build-server.js';
 import type { ToolProfile } from '../hub/src/tools/profiles.js';
 import { MUTATING_TOOLS } from '../hub/src/tools/registry.js';
 import type { ToolDef } from '../hub/src/tools/tool.js';
+import { resourceWatch, type McpSession } from '../hub/src/tools/mcp-session.js';
 
 const FORWARD_TIMEOUT_MS = 600_000;
 
@@ -195,9 +196,83 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     if (local) return local.transport;
     const { services, close } = openPalace(config, { role: 'local', log });
     const transport = new LocalTransport(write);
-    void buildServer(services, { profile, guardWrite: (tool) => refuseBesideHub(tool, palacePath, config.hubForward) }).connect(transport);
-    local = { transport, close };
+    // This process is the client's session: subscriptions and the log level live here, notifications go to stdout.
+    const session: McpSession = {
+      id: 'stdio',
+      subscriptions: new Set(),
+      logLevel: undefined,
+      notify: (notification) => {
+        write({ jsonrpc: '2.0', ...notification });
+        return true;
+      },
+    };
+    void buildServer(services, { profile, session, guardWrite: (tool) => refuseBesideHub(tool, palacePath, config.hubForward) }).connect(transport);
+    local = {
+      transport,
+      close: async () => {
+        resourceWatch(services).detach(session);
+        await close();
+      },
+    };
     return transport;
+  };
+
+  // The hub's MCP session for this client (its Mcp-Session-Id, from the answer to initialize): sent
+  // on every forwarded frame; its notification stream (GET /mcp) is copied to stdout frame by frame.
+  // A stream that ends (the hub restarted) is opened again on the next frame, and the resources this
+  // client subscribed to are subscribed again there (the new hub adopts the session id, empty).
+  const hubSession: { id?: string; base?: string; stream?: AbortController; opened: number; subscribed: Set<string> } = {
+    opened: 0,
+    subscribed: new Set(),
+  };
+  const openNotifications = (base: string, token: string | undefined): void => {
+    const id = hubSession.id;
+    if (!id || (hubSession.stream && hubSession.base === base)) return;
+    hubSession.stream?.abort();
+    const controller = new AbortController();
+    hubSession.stream = controller;
+    hubSession.base = base;
+    const again = hubSession.opened++ > 0;
+    const auth: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
+    void (async () => {
+      try {
+        const response = await doFetch(`${base}${mcpPath}`, {
+          method: 'GET',
+          headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': id, ...auth },
+          signal: controller.signal,
+        });
+        if (!response.ok || !response.body) {
+          await response.body?.cancel().catch(() => undefined);
+          return;
+        }
+        if (again)
+          for (const uri of hubSession.subscribed)
+            await doFetch(`${base}${mcpPath}`, {
+              method: 'POST',
+              headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': id, ...auth },
+              body: JSON.stringify({ jsonrpc: '2.0', id: `palace-resubscribe-${hubSession.opened}`, method: 'resources/subscribe', params: { uri } }),
+              signal: controller.signal,
+            }).then((r) => r.body?.cancel());
+        const parser = new SseDataParser();
+        const decoder = new TextDecoder();
+        const reader = response.body.getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          for (const payload of parser.push(decoder.decode(value, { stream: true }))) {
+            try {
+              write(JSON.parse(payload));
+            } catch {
+              log.warn(`the hub at ${base} sent a notification that is not JSON; dropped it`, { bytes: payload.length });
+            }
+          }
+        }
+      } catch {
+        // the hub went away or the proxy is closing: the next frame opens the stream again
+      } finally {
+        if (hubSession.stream === controller) hubSession.stream = undefined;
+      }
+    })();
   };
 
   /** Answers `ids` of a forwarded frame the hub never answered: it may have run them, so none runs here. */
@@ -238,11 +313,21 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
               'Content-Type': 'application/json',
               Accept: 'application/json, text/event-stream',
               ...(token ? { Authorization: `Bearer ${token}` } : {}),
+              ...(hubSession.id ? { 'Mcp-Session-Id': hubSession.id } : {}),
             },
             body: text,
             signal: controller.signal,
           });
-          if (response.status !== 401) break;
+          if (response.status !== 401) {
+            const sid = response.headers.get('mcp-session-id');
+            if (sid && sid !== hubSession.id) {
+              hubSession.id = sid;
+              hubSession.stream?.abort();
+              hubSession.stream = undefined;
+            }
+            if (response.ok) openNotifications(base, token);
+            break;
+          }
         }
       } catch (err) {
         // Cancelled by the client: no answer is due. Timed out: the hub has it, so never run it here.
@@ -332,6 +417,9 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
         inflight.get(target)?.abort();
       }
     }
+    const uri = (frame.params as { uri?: unknown } | undefined)?.uri;
+    if (typeof uri === 'string' && frame.method === 'resources/subscribe') hubSession.subscribed.add(uri);
+    if (typeof uri === 'string' && frame.method === 'resources/unsubscribe') hubSession.subscribed.delete(uri);
     const hub = config.hubForward ? readLiveRegistration(config.home, palacePath) : undefined;
     if (hub && hub.pid !== process.pid) {
       const base = dialUrl(hub);
@@ -364,6 +452,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     void p.finally(() => pending.delete(p));
   }
   await Promise.allSettled([...pending]);
+  hubSession.stream?.abort();
   // Give the local server a moment to flush responses to frames delivered just before EOF.
   await new Promise((resolve) => setImmediate(resolve));
   await local?.close();

@@ -198,7 +198,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const mcpInFlight = new Set<ServerResponse>();
   let drained: (() => void) | undefined;
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (!req.url?.startsWith('/mcp')) return;
+    // A session's notification stream (GET /mcp) stays open: close() cuts it without waiting.
+    if (!req.url?.startsWith('/mcp') || req.method !== 'POST') return;
     mcpInFlight.add(res);
     res.once('close', () => {
       mcpInFlight.delete(res);

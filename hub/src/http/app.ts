@@ -12,7 +12,8 @@ import { errorMiddleware } from './middleware/errors.js';
 import { hostGuard } from './middleware/host-guard.js';
 import { crossOriginGuard, jsonOnly } from './middleware/request-guard.js';
 import { DAEMON_ALLOW, daemonRoutes } from './routes/daemon.js';
-import { mcpHandler } from './routes/mcp.js';
+import { mcpHandler, mcpSessionHandlers } from './routes/mcp.js';
+import { McpSessions } from './routes/mcp-sessions.js';
 import { sseHandler, type SseState } from './routes/sse.js';
 import { isUiPath, uiHandler } from './routes/ui.js';
 import { SYNC_ALLOW, syncRoutes } from './routes/sync.js';
@@ -30,6 +31,8 @@ export interface AppOptions {
   server?: BuildServerOptions;
   /** Where the dashboard build may live (default: dist/ui beside the hub); served at /ui. */
   uiDirs?: readonly string[];
+  /** The MCP sessions (subscriptions, logging level) GET /mcp streams to; default a fresh registry. */
+  sessions?: McpSessions;
 }
 
 const PUBLIC_PATHS = new Set(['/healthz']);
@@ -37,7 +40,7 @@ const ALLOW: Record<string, string[]> = {
   '/healthz': ['GET', 'HEAD'],
   '/statusz': ['GET', 'HEAD'],
   '/logstream/stream': ['GET', 'HEAD'],
-  '/mcp': ['POST'],
+  '/mcp': ['POST', 'GET', 'DELETE'],
   ...SYNC_ALLOW,
   ...DAEMON_ALLOW,
   ...CYPHER_ALLOW,
@@ -75,7 +78,11 @@ export function createApp(options: AppOptions): Koa {
   router.get('/statusz', async (ctx) => {
     ctx.body = await options.status();
   });
-  router.post('/mcp', mcpHandler(hub, options.server ?? {}));
+  const sessions = options.sessions ?? new McpSessions(hub);
+  const mcpSession = mcpSessionHandlers(sessions);
+  router.post('/mcp', mcpHandler(hub, options.server ?? {}, sessions));
+  router.get('/mcp', (ctx) => mcpSession.stream(ctx));
+  router.delete('/mcp', (ctx) => mcpSession.end(ctx));
   router.get('/logstream/stream', sseHandler(hub, options.sse));
   syncRoutes(router, hub);
   cypherRoutes(router, hub);

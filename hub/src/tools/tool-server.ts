@@ -11,6 +11,10 @@ import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-sc
 import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
+  McpError,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   type CallToolResult,
   type ServerNotification,
   type ServerRequest,
@@ -18,10 +22,13 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
-import { HubError, toHubError } from '../errors.js';
+import { HubError, toHubError, type ErrorCode } from '../errors.js';
 import { checkIdentityArgs } from '../memory/identity.js';
 import type { HubServices } from '../services.js';
 import { AGENT_INSTRUCTIONS } from './instructions.js';
+import { registerPrompts } from './mcp-prompts.js';
+import { registerResources } from './mcp-resources.js';
+import { resourceWatch, sendLog, subscribable, type McpSession } from './mcp-session.js';
 import { LEAN_TOOLS, profileInstructions, type ToolProfile } from './profiles.js';
 import type { ToolContext, ToolDef } from './tool.js';
 
@@ -32,6 +39,11 @@ export interface BuildServerOptions {
   guardWrite?: (tool: ToolDef) => void;
   /** Which tools tools/list shows (profiles.ts); every tool stays reachable. Default `full`. */
   profile?: ToolProfile;
+  /**
+   * The client's session, when something carries notifications to it (the HTTP hub's GET stream, the
+   * stdio server): resources/subscribe and logging/setLevel need one. Absent: a one-request server.
+   */
+  session?: McpSession;
 }
 
 function jsonResult(value: unknown): CallToolResult {
@@ -134,10 +146,16 @@ export function buildToolServer(hub: HubServices, tools: readonly ToolDef[], opt
         checkIdentityArgs(tool.name, declared, args);
         known = Object.fromEntries(Object.entries(args).filter(([key]) => declared.has(key)));
       }
+      const started = performance.now();
       const value = tool.lockFree || tool.stepLocked || !options.withLock ? await run() : await options.withLock(run);
+      sendLog(options.session, 'debug', { tool: tool.name, ms: Math.round(performance.now() - started) });
       return jsonResult(value);
     } catch (err) {
-      return errorResult(hub, tool.name, err);
+      const result = errorResult(hub, tool.name, err);
+      const code = toHubError(err).code;
+      // The tool and the code only: an error's message may quote the arguments.
+      sendLog(options.session, code === 'internal' ? 'error' : 'warning', { tool: tool.name, code });
+      return result;
     }
   };
 
@@ -167,6 +185,51 @@ export function buildToolServer(hub: HubServices, tools: readonly ToolDef[], opt
     const parsed = entry.schema.safeParse(request.params.arguments ?? {});
     if (!parsed.success) return errorResult(hub, name, schemaViolation(name, parsed.error));
     return entry.run ? entry.run(parsed.data, extra) : invoke(entry.tool, parsed.data, extra);
+  });
+
+  // Resources, prompts and completions (mcp-resources.ts, mcp-prompts.ts): McpServer's own handlers,
+  // over the same services. Resources that read memory run through the tools (same lock, validation).
+  const call = async (name: string, args: Record<string, unknown>): Promise<unknown> => {
+    const tool = available.find((t) => t.name === name) ?? (await import('./registry.js')).findTool(name);
+    if (!tool) throw new HubError('input.invalid', `no tool '${name}'`, { field: 'name' });
+    const parsed = servedInput(tool).schema.safeParse(args);
+    if (!parsed.success) throw schemaViolation(name, parsed.error);
+    const result = await invoke(tool, parsed.data, { signal: new AbortController().signal, sendNotification: async () => undefined } as unknown as Extra);
+    const text = (result.content[0] as { text?: string } | undefined)?.text ?? 'null';
+    const value = JSON.parse(text) as { error?: { code: ErrorCode; message: string; field?: string } };
+    if (result.isError && value.error) throw new HubError(value.error.code, value.error.message, value.error.field ? { field: value.error.field } : {});
+    return value;
+  };
+  registerResources(server, hub, call);
+  registerPrompts(server, hub);
+  // McpServer advertises listChanged for resources and prompts; palace never sends it (nor for tools).
+  lowLevel.registerCapabilities({
+    resources: { subscribe: true, listChanged: undefined },
+    prompts: { listChanged: undefined },
+    logging: {},
+  });
+  const session = options.session;
+  const needSession = (what: string): McpSession => {
+    if (!session)
+      throw new McpError(-32600, `${what} needs a session: over HTTP, initialize first and send its Mcp-Session-Id (the SDK clients do), or use \`palace mcp\` over stdio`);
+    return session;
+  };
+  lowLevel.setRequestHandler(SubscribeRequestSchema, (request) => {
+    const { uri } = request.params;
+    if (!subscribable(uri))
+      throw new McpError(-32602, `only task and inbox resources change: subscribe to palace://task/<correlation_id> or palace://inbox/<agent>, not ${uri}`, { code: 'input.invalid', field: 'uri' });
+    const s = needSession('resources/subscribe');
+    s.subscriptions.add(uri);
+    resourceWatch(hub).attach(s);
+    return {};
+  });
+  lowLevel.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    session?.subscriptions.delete(request.params.uri);
+    return {};
+  });
+  lowLevel.setRequestHandler(SetLevelRequestSchema, (request) => {
+    needSession('logging/setLevel').logLevel = request.params.level;
+    return {};
   });
   return server;
 }

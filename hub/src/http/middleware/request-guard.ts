@@ -78,7 +78,9 @@ const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** For router.use(): a route that changes state takes only `application/json` bodies (415 otherwise). */
 export function jsonOnly(): Middleware {
   return async (ctx, next) => {
-    if (!BODYLESS.has(ctx.method)) {
+    // A DELETE with no body (MCP's end-of-session) has no content type to check.
+    const emptyDelete = ctx.method === 'DELETE' && !ctx.get('Content-Type') && !ctx.get('Transfer-Encoding') && Number(ctx.get('Content-Length') || 0) === 0;
+    if (!BODYLESS.has(ctx.method) && !emptyDelete) {
       const type = (ctx.get('Content-Type').split(';')[0] ?? '').trim().toLowerCase();
       if (type !== 'application/json')
         throw new HubError(

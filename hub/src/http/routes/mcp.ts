@@ -1,11 +1,13 @@
-// POST /mcp: MCP Streamable HTTP through the official SDK, stateless (a fresh server from the one
-// factory per request), so clients follow a restarted hub with no session to lose. `?profile=lean`
+// /mcp: MCP Streamable HTTP through the official SDK. Every POST is served by a fresh server from the
+// one factory (stateless), so clients follow a restarted hub; a session (mcp-sessions.ts) holds only
+// subscriptions and the logging level, and GET /mcp is its notification stream. `?profile=lean`
 // selects the lean tool profile.
 
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Context } from 'koa';
 
 import { HubError } from '../../errors.js';
+import { McpSessions } from './mcp-sessions.js';
 import type { HubServices } from '../../services.js';
 import { buildServer, type BuildServerOptions } from '../../tools/build-server.js';
 import { parseProfile } from '../../tools/profiles.js';
@@ -39,12 +41,34 @@ function toolError(ctx: Context, id: unknown, error: HubError): void {
   };
 }
 
-export function mcpHandler(hub: HubServices, options: BuildServerOptions) {
+const SESSION_HEADER = 'mcp-session-id';
+
+/** GET /mcp: a session's notification stream; DELETE /mcp: ends a session. */
+export function mcpSessionHandlers(sessions: McpSessions) {
+  return {
+    stream(ctx: Context): void {
+      const id = ctx.get(SESSION_HEADER);
+      const session = id ? sessions.get(id) : undefined;
+      if (!session)
+        throw new HubError('http.method_not_allowed', 'GET /mcp is the notification stream of a session: initialize first and send its Mcp-Session-Id', {
+          data: { allow: ['POST'] },
+        });
+      if (!ctx.accepts('text/event-stream')) throw new HubError('input.invalid', 'GET /mcp answers text/event-stream only (Accept)', { field: 'Accept' });
+      ctx.respond = false;
+      session.attachStream(ctx.res);
+    },
+    end(ctx: Context): void {
+      const id = ctx.get(SESSION_HEADER);
+      if (!id)
+        throw new HubError('http.method_not_allowed', 'DELETE /mcp ends a session: send its Mcp-Session-Id', { data: { allow: ['POST'] } });
+      sessions.end(id);
+      ctx.status = 204;
+    },
+  };
+}
+
+export function mcpHandler(hub: HubServices, options: BuildServerOptions, sessions: McpSessions = new McpSessions(hub)) {
   return async (ctx: Context): Promise<void> => {
-    if (ctx.method !== 'POST')
-      throw new HubError('http.method_not_allowed', 'this hub speaks stateless MCP Streamable HTTP: POST only', {
-        data: { allow: ['POST'] },
-      });
     const query = ctx.query.profile;
     // ?profile=lean lists the everyday tools plus palace_tools/palace_call (tools/profiles.ts).
     const profile = parseProfile(Array.isArray(query) ? query.join(',') : query, 'profile');
@@ -78,7 +102,11 @@ export function mcpHandler(hub: HubServices, options: BuildServerOptions) {
       const refused = hub.stats.waits.refusal(hub.config.waitMaxConcurrent);
       if (refused) return toolError(ctx, only.id, refused);
     }
-    const server = buildServer(hub, { ...options, profile });
+    // initialize opens a session (its id in the response header); a request naming one joins it.
+    const initializing = messages.some((m) => m.method === 'initialize');
+    const session = initializing ? sessions.create() : sessions.get(ctx.get(SESSION_HEADER) || undefined);
+    if (session && initializing) ctx.res.setHeader('Mcp-Session-Id', session.id);
+    const server = buildServer(hub, { ...options, profile, ...(session ? { session } : {}) });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     ctx.respond = false;
     ctx.res.on('close', () => {

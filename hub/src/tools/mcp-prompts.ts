@@ -74,7 +74,7 @@ export function registerPrompts(server: McpServer, hub: HubServices): void {
             `- correlation_id: ${cid} (change the slug if it is taken)`,
             `- body:\n${body}`,
             `Then wait for the worker's ack and patch with palace_event_wait (correlation_id ${cid}), or subscribe to palace://task/${cid}.`,
-            `When palace.ready arrives: check the artifact's sha256, apply only as an explicit decision stated to the user, run the tests, ack applied or failed, then file one drawer with the outcome.`,
+            `When patch.ready arrives: check the artifact's sha256, apply only as an explicit decision stated to the user, run the tests, ack applied or failed, then file one drawer with the outcome.`,
           ].join('\n'),
           `Delegate ${cid} to ${args.recipient}`,
         );

@@ -1,9 +1,14 @@
-// The MCP tool reference (docs/tools.md), generated from the one registry so it cannot drift:
+// The MCP reference (docs/tools.md), generated from the one registry so it cannot drift:
 // every tool's name, title, whether it writes, whether the lean profile lists it, its description and
-// its arguments as the zod schema states them. `npm run docs:tools` writes it; a unit test compares.
+// its arguments as the zod schema states them; then the resource templates and the prompts. `npm run docs:tools` writes it; a unit test compares.
 
 import { z } from 'zod';
 
+import type { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+
+import type { HubServices } from '../services.js';
+import { registerPrompts } from './mcp-prompts.js';
+import { registerResources } from './mcp-resources.js';
 import { LEAN_TOOLS } from './profiles.js';
 import { TOOLS } from './registry.js';
 
@@ -36,6 +41,33 @@ function range(s: JsonSchema): string {
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
 
+interface Documented {
+  name: string;
+  title?: string;
+  description?: string;
+  uriTemplate?: string;
+  args?: z.ZodRawShape;
+}
+
+/**
+ * The resource templates and prompts as the server factory registers them: registerResources and
+ * registerPrompts run against a recorder (their callbacks, which need a hub, never run).
+ */
+export function surfaceDocs(): { resources: Documented[]; prompts: Documented[] } {
+  const resources: Documented[] = [];
+  const prompts: Documented[] = [];
+  const recorder = {
+    registerResource: (name: string, template: ResourceTemplate, meta: { title?: string; description?: string }) =>
+      resources.push({ name, uriTemplate: template.uriTemplate.toString(), ...meta }),
+    registerPrompt: (name: string, config: { title?: string; description?: string; argsSchema?: z.ZodRawShape }) =>
+      prompts.push({ name, ...(config.title ? { title: config.title } : {}), ...(config.description ? { description: config.description } : {}), ...(config.argsSchema ? { args: config.argsSchema } : {}) }),
+  } as unknown as McpServer;
+  const noHub = undefined as unknown as HubServices;
+  registerResources(recorder, noHub, () => Promise.reject(new Error('documentation only')));
+  registerPrompts(recorder, noHub);
+  return { resources, prompts };
+}
+
 /** The markdown reference of every tool the full profile serves, plus the lean profile's two. */
 export function toolReference(): string {
   const out = [
@@ -66,6 +98,38 @@ export function toolReference(): string {
         ...props.map(([name, p]) => `| \`${name}\` | ${cell(typeOf(p))}${range(p)} | ${required.has(name) ? 'yes' : ''} | ${cell(p.description ?? '')} |`),
         '',
       );
+  }
+  const { resources, prompts } = surfaceDocs();
+  out.push(
+    '# Resources',
+    '',
+    'Resource templates (`resources/templates/list`); `resources/read` with a URI filled in. Task and inbox resources can be',
+    'subscribed (`resources/subscribe`): the hub sends `notifications/resources/updated` when their content changes (docs/mcp.md).',
+    '',
+    '| URI template | name | subscribe | meaning |',
+    '| --- | --- | --- | --- |',
+    ...resources.map(
+      (r) =>
+        `| \`${r.uriTemplate ?? ''}\` | ${cell(r.title ?? r.name)} | ${r.uriTemplate?.startsWith('palace://task/') || r.uriTemplate?.startsWith('palace://inbox/') ? 'yes' : ''} | ${cell(r.description ?? '')} |`,
+    ),
+    '',
+    '# Prompts',
+    '',
+    'Prompts (`prompts/list`, `prompts/get`), which clients offer as slash commands. Arguments marked "completes" answer `completion/complete`.',
+    '',
+  );
+  for (const p of prompts) {
+    out.push(`## prompt ${p.name}`, '', `**${p.title ?? p.name}**. ${p.description ?? ''}`, '');
+    const schema = z.toJSONSchema(z.object(p.args ?? {}), { unrepresentable: 'any' }) as JsonSchema;
+    const required = new Set(schema.required ?? []);
+    out.push(
+      '| argument | required | completes | meaning |',
+      '| --- | --- | --- | --- |',
+      ...Object.entries(schema.properties ?? {}).map(
+        ([name, a]) => `| \`${name}\` | ${required.has(name) ? 'yes' : ''} | ${Symbol.for('mcp.completable') in (p.args?.[name] ?? {}) ? 'completes' : ''} | ${cell(a.description ?? '')} |`,
+      ),
+      '',
+    );
   }
   return out.join('\n');
 }

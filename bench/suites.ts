@@ -5,13 +5,14 @@ import { cliSuite } from './cli.js';
 import type { Suite } from './figure.js';
 import { hubSuite } from './hub.js';
 import { logstreamSuite } from './logstream.js';
+import { mcpSuite } from './mcp.js';
 import { memorySuite } from './memory.js';
 import { mineSuite } from './mine.js';
 import { retrievalSuite } from './retrieval.js';
 import { scaleSuite } from './scale.js';
 import { syncSuite } from './sync.js';
 
-export const SUITES: readonly Suite[] = [logstreamSuite, hubSuite, memorySuite, syncSuite, mineSuite, cliSuite, retrievalSuite, scaleSuite];
+export const SUITES: readonly Suite[] = [logstreamSuite, hubSuite, mcpSuite, memorySuite, syncSuite, mineSuite, cliSuite, retrievalSuite, scaleSuite];
 
 export function findSuite(name: string): Suite | undefined {
   return SUITES.find((s) => s.name === name);

@@ -17,7 +17,6 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { loadConfig } from '../hub/src/config.js';
 import { silentLogger } from '../hub/src/log.js';
 import { startHub } from '../hub/src/server.js';
-import { resourceWatch } from '../hub/src/tools/mcp-session.js';
 import type { Figure, Suite, SuiteContext, SuiteResult } from './figure.js';
 import { CommitClock } from './hub-harness.js';
 import { sdkCall } from './hub-clients.js';
@@ -94,7 +93,7 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
     // stamped before the watcher (subscribed next) reads the new events and sends.
     const clock = new CommitClock(log);
     await subscriber.subscribeResource({ uri: 'palace://inbox/bench-agent' });
-    const watch = resourceWatch(hub.services);
+    const watch = hub.services.resourceWatch;
     let sentAt = 0;
     watch.onPush = (t) => {
       if (t.uri === 'palace://inbox/bench-agent') sentAt = t.sentAt;

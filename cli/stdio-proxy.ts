@@ -18,7 +18,7 @@ import { buildServer } from '../hub/src/tools/build-server.js';
 import type { ToolProfile } from '../hub/src/tools/profiles.js';
 import { MUTATING_TOOLS } from '../hub/src/tools/registry.js';
 import type { ToolDef } from '../hub/src/tools/tool.js';
-import { resourceWatch, type McpSession } from '../hub/src/tools/mcp-session.js';
+import type { McpSession } from '../hub/src/tools/mcp-session.js';
 
 const FORWARD_TIMEOUT_MS = 600_000;
 
@@ -210,7 +210,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     local = {
       transport,
       close: async () => {
-        resourceWatch(services).detach(session);
+        services.resourceWatch.detach(session);
         await close();
       },
     };

@@ -9,6 +9,7 @@ import { HubError } from './errors.js';
 import { acquireLease, type Lease } from './lease.js';
 import type { Logger } from './log.js';
 import { Logstream } from './logstream/logstream.js';
+import { ResourceWatch } from './logstream/resource-watch.js';
 import { createCypherService, type CypherService } from './memory/cypher-service.js';
 import { createKgHandle } from './memory/kg/knowledge-graph.js';
 import { createMemoryHandle } from './memory/open-memory.js';
@@ -77,6 +78,7 @@ export function openPalace(config: Readonly<PalaceConfig>, options: OpenPalaceOp
     ...(options.networkExposed !== undefined ? { networkExposed: options.networkExposed } : {}),
     stats: new RequestStats(),
     mineJobs: new MineJobs(log),
+    resourceWatch: new ResourceWatch(logstream, log.child('mcp')),
     cypher: () => (cypher ??= createCypherService(config, () => kg.get())),
     describe: () =>
       lease

@@ -4,6 +4,7 @@
 import type { PalaceConfig } from './config.js';
 import type { Logger } from './log.js';
 import type { Logstream } from './logstream/logstream.js';
+import type { ResourceWatch } from './logstream/resource-watch.js';
 import type { KgHandle } from './memory/kg/knowledge-graph.js';
 import type { CypherService } from './memory/cypher-service.js';
 import type { MemoryHandle } from './memory/open-memory.js';
@@ -33,6 +34,8 @@ export interface HubServices {
   cypher(): CypherService;
   /** Peer sync and the mesh estate (the HTTP hub only; absent in a local stdio server). */
   sync?: SyncService;
+  /** Subscribed MCP resources (tasks, inboxes): turns commits into resources/updated (issue 33). */
+  resourceWatch: ResourceWatch;
   /** Extra status blocks: the writer lease and listen address of a hub, or the local mode. */
   describe(): Record<string, unknown>;
 }

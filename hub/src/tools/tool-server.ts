@@ -28,7 +28,7 @@ import type { HubServices } from '../services.js';
 import { AGENT_INSTRUCTIONS } from './instructions.js';
 import { registerPrompts } from './mcp-prompts.js';
 import { registerResources } from './mcp-resources.js';
-import { resourceWatch, sendLog, subscribable, type McpSession } from './mcp-session.js';
+import { sendLog, subscribable, type McpSession } from './mcp-session.js';
 import { LEAN_TOOLS, profileInstructions, type ToolProfile } from './profiles.js';
 import type { ToolContext, ToolDef } from './tool.js';
 
@@ -81,7 +81,7 @@ interface Served {
 }
 
 /** A tool's tools/list entry (cached per tool: the JSON schema of 64 tools is the bulk of a stateless tools/list). */
-const listings = new WeakMap<ToolDef, Tool>();
+const listings = new Map<ToolDef, Tool>();
 function toolListing(tool: ToolDef): Tool {
   let entry = listings.get(tool);
   if (!entry) {
@@ -220,7 +220,7 @@ export function buildToolServer(hub: HubServices, tools: readonly ToolDef[], opt
       throw new McpError(-32602, `only task and inbox resources change: subscribe to palace://task/<correlation_id> or palace://inbox/<agent>, not ${uri}`, { code: 'input.invalid', field: 'uri' });
     const s = needSession('resources/subscribe');
     s.subscriptions.add(uri);
-    resourceWatch(hub).attach(s);
+    hub.resourceWatch.attach(s);
     return {};
   });
   lowLevel.setRequestHandler(UnsubscribeRequestSchema, (request) => {

@@ -14,7 +14,7 @@ import type { ServerResponse } from 'node:http';
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 
 import type { HubServices } from '../../services.js';
-import { resourceWatch, type McpSession } from '../../tools/mcp-session.js';
+import type { McpSession } from '../../tools/mcp-session.js';
 
 const MAX_SESSIONS = 1_024;
 const IDLE_MS = 3_600_000;
@@ -115,7 +115,7 @@ export class McpSessions {
   private drop(session: HttpSession): void {
     this.sessions.delete(session.id);
     session.detachStream();
-    resourceWatch(this.hub).detach(session);
+    this.hub.resourceWatch.detach(session);
   }
 
   private makeRoom(): void {

@@ -221,9 +221,20 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   // on every forwarded frame; its notification stream (GET /mcp) is copied to stdout frame by frame.
   // A stream that ends (the hub restarted) is opened again on the next frame, and the resources this
   // client subscribed to are subscribed again there (the new hub adopts the session id, empty).
-  const hubSession: { id?: string; base?: string; stream?: AbortController; opened: number; subscribed: Set<string> } = {
+  const hubSession: { id?: string; base?: string; stream?: AbortController; opened: number; subscribed: Set<string>; ended: boolean } = {
     opened: 0,
     subscribed: new Set(),
+    ended: false,
+  };
+  /** The stream ended while the client still has subscriptions: open it again on the live hub (restarted or not). */
+  const reopenSoon = (): void => {
+    if (hubSession.ended || hubSession.subscribed.size === 0) return;
+    const timer = setTimeout(() => {
+      const live = config.hubForward ? readLiveRegistration(config.home, palacePath) : undefined;
+      if (!live || live.pid === process.pid || hubSession.stream) return reopenSoon();
+      openNotifications(dialUrl(live), hubTokens(config.home, palacePath, config.httpToken)[0]);
+    }, 500);
+    timer.unref();
   };
   const openNotifications = (base: string, token: string | undefined): void => {
     const id = hubSession.id;
@@ -270,7 +281,10 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
       } catch {
         // the hub went away or the proxy is closing: the next frame opens the stream again
       } finally {
-        if (hubSession.stream === controller) hubSession.stream = undefined;
+        if (hubSession.stream === controller) {
+          hubSession.stream = undefined;
+          reopenSoon();
+        }
       }
     })();
   };
@@ -452,6 +466,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     void p.finally(() => pending.delete(p));
   }
   await Promise.allSettled([...pending]);
+  hubSession.ended = true;
   hubSession.stream?.abort();
   // Give the local server a moment to flush responses to frames delivered just before EOF.
   await new Promise((resolve) => setImmediate(resolve));

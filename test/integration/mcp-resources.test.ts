@@ -173,7 +173,7 @@ describe('resources over HTTP', () => {
 });
 
 describe('resources over stdio', () => {
-  it('pushes an inbox update in-process (no hub) and through the proxy from a hub', async () => {
+  it('pushes an inbox update in-process (no hub) and through the proxy from a hub, across a hub restart', async () => {
     const own = makeHubDirs('palace-resources-stdio-');
     try {
       const local = await connectStdioClient(own);
@@ -194,10 +194,27 @@ describe('resources over stdio', () => {
       clients.push(writer);
       await callJson(writer, 'palace_event_append', request('grace-cli', 'task_forwarded'));
       await waitUntil(() => seen.includes('palace://inbox/grace-cli') || undefined, 'the forwarded inbox notification', 5_000);
-      await viaHub.client.close();
+
+      // The hub restarts: the proxy opens the stream on the new hub and subscribes again, unasked.
       await child.stop(5_000);
+      const second = await startChildHub(own);
+      const writer2 = new Client({ name: 'writer-2', version: '1.0.0' });
+      await writer2.connect(new StreamableHTTPClientTransport(new URL(`${second.url}/mcp`)));
+      clients.push(writer2);
+      seen.length = 0;
+      await waitUntil(
+        async () => {
+          await callJson(writer2, 'palace_event_append', request('grace-cli', `task_after_restart_${Date.now()}`));
+          return seen.includes('palace://inbox/grace-cli') || undefined;
+        },
+        'the inbox notification after a hub restart',
+        15_000,
+        300,
+      );
+      await viaHub.client.close();
+      await second.stop(5_000);
     } finally {
       own.cleanup();
     }
-  });
+  }, 60_000);
 });

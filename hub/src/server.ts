@@ -11,6 +11,7 @@ import { hostname, networkInterfaces } from 'node:os';
 import type { PalaceConfig } from './config.js';
 import { HubError } from './errors.js';
 import { createApp } from './http/app.js';
+import { McpSessions } from './http/routes/mcp-sessions.js';
 import { allowedHosts, hubNames, isLoopbackHost, type MachineNames } from './http/middleware/host-guard.js';
 import { ownOrigins } from './http/middleware/request-guard.js';
 import type { Logger } from './log.js';
@@ -156,6 +157,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     return integrity.verdict;
   };
 
+  // MCP sessions (subscriptions, log level; http/routes/mcp-sessions.ts): one registry per hub.
+  const sessions = new McpSessions(services);
   let hostAllow: ReadonlySet<string> = new Set();
   let origins: ReadonlySet<string> = new Set();
   const app = createApp({
@@ -164,6 +167,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     allowedHosts: () => hostAllow,
     ownOrigins: () => origins,
     sse,
+    sessions,
     server: { withLock: (fn) => lock.run(fn) },
     ...(options.uiDirs ? { uiDirs: options.uiDirs } : {}),
     status: async () => {
@@ -249,7 +253,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   if (idleMs > 0 && options.onIdle) {
     const every = Math.max(50, Math.min(60_000, idleMs / 4));
     idleTimer = setInterval(() => {
-      if (Date.now() - stats.lastMcpAt >= idleMs) {
+      // A client subscribed on an open notification stream is waiting to be told: not idle.
+      if (Date.now() - stats.lastMcpAt >= idleMs && sessions.listening === 0) {
         clearInterval(idleTimer);
         log.info(`no MCP request for ${config.idleHours} h; shutting down to release the palace`);
         options.onIdle?.();
@@ -269,6 +274,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       // Pending long-polls are answered (hub.shutting_down, with their cursor) rather than cut, and
       // MCP responses in flight get SHUTDOWN_DRAIN_MS to reach their clients; then connections close.
       logstream.endWaits('the hub is shutting down');
+      sessions.closeAll();
       await services.sync?.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await new Promise<void>((resolve) => {

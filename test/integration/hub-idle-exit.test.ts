@@ -89,4 +89,15 @@ describe('idle exit', () => {
     expect(exit.code).toBe(0);
     expect(existsSync(hub.registrationPath)).toBe(false);
   });
+
+  it('stays up while a client is subscribed on its notification stream (issue 33), then exits once it leaves', async () => {
+    const hub = await startChildHub(dirs, { env: { PALACE_MCP_IDLE_HOURS: KEEP_ALIVE_IDLE_HOURS } });
+    const client = await connectHttpClient(hub.url, { name: 'subscriber' });
+    await client.subscribeResource({ uri: 'palace://inbox/idle-agent' });
+    await sleep(KEEP_ALIVE_IDLE_MS * 3);
+    expect(hub.isRunning()).toBe(true);
+    await client.close();
+    const exit = await exitWithin(hub.exited, 20_000);
+    expect(exit.code).toBe(0);
+  });
 });

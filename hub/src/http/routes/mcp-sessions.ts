@@ -108,6 +108,13 @@ export class McpSessions {
     return this.sessions.size;
   }
 
+  /** Sessions with subscriptions and an open notification stream: clients waiting to be told (the hub does not idle out). */
+  get listening(): number {
+    let n = 0;
+    for (const s of this.sessions.values()) if (s.streaming && s.subscriptions.size > 0) n++;
+    return n;
+  }
+
   closeAll(): void {
     for (const session of [...this.sessions.values()]) this.drop(session);
   }

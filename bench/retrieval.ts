@@ -16,7 +16,10 @@ import { demoteTestFiles } from '../hub/src/core/test-paths.js';
 import { silentLogger } from '../hub/src/log.js';
 import { createWorkerEmbedder, type WorkerEmbedder } from '../hub/src/embed/worker-embedder.js';
 import { Memory, projectPath } from '../hub/src/memory/memory.js';
+import { readManifest } from '../hub/src/mine/manifest.js';
+import { CANDIDATE_WINDOW } from '../hub/src/search/candidates.js';
 import { mineSource } from '../hub/src/mine/miner.js';
+import { minedProjectFiles } from '../hub/src/search/path-scan.js';
 import { LanceDbVectorStore } from '../hub/src/vector/lancedb-vector-store.js';
 import type { StoredDrawer } from '../hub/src/vector/vector-store.js';
 import { benchConfig } from './bench-config.js';
@@ -41,8 +44,8 @@ import { percentile } from './stats.js';
 const MODES = ['vector', 'text', 'hybrid'] as const;
 type Mode = (typeof MODES)[number];
 const K = 10;
-/** Candidates per list, as Memory.search takes them for limit 10. */
-const POOL = 40;
+/** Candidates per list, as Memory.search takes them for any limit (search/candidates.ts). */
+const POOL = CANDIDATE_WINDOW;
 const DIST_HUB = fileURLToPath(new URL('../hub/src/', import.meta.url));
 
 /** Scores of one ranking over a set: success@5, success@10 (any relevant hit) and MRR@10. */
@@ -169,7 +172,8 @@ async function runSet(
   embedder: WorkerEmbedder,
 ): Promise<SetRun> {
   const store = await LanceDbVectorStore.open({ palacePath: corpus.palace, dimensions: embedder.info().dimensions, log: silentLogger });
-  const memory = new Memory({ store, embedder });
+  // As the hub opens memory: the path scan reads the palace's mined-files manifest.
+  const memory = new Memory({ store, embedder, minedFiles: () => minedProjectFiles(readManifest(corpus.palace)) });
   try {
     const ranks: Record<Mode, number[]> = { vector: [], text: [], hybrid: [] };
     const methodRanks = Object.fromEntries(FUSION_METHODS.map((m) => [m, [] as number[]])) as Record<FusionMethod, number[]>;

@@ -30,6 +30,12 @@ export const PLANS: Record<string, Partial<SearchPlan>> = {
   boilerplate: { boilerplate: true },
   definition: { definition: true },
   decay: { fileDecay: true },
+  pathBoost: { pathBoost: true },
+  header: { headerOnly: true },
+  'pathBoost+header': { pathBoost: true, headerOnly: true },
+  'pathBoost+header+boiler+def': { pathBoost: true, headerOnly: true, boilerplate: true, definition: true },
+  'names+pathBoost': { names: true, pathBoost: true },
+  'names+boiler+def': { names: true, boilerplate: true, definition: true },
   all: { names: true, path: true, boilerplate: true, definition: true, fileDecay: true },
 };
 
@@ -53,13 +59,13 @@ async function main(): Promise<void> {
   const plans = Object.entries(PLANS).filter(([name]) => wanted.length === 0 || wanted.includes(name));
   const code = loadCodeSet();
   const convos = loadConvoSet();
-  const sets: Array<{ name: string; questions: Array<{ id: string; question: string; relevant: (root: string, read: (p: string) => string | undefined) => (h: BenchHit) => boolean }> }> = [
-    { name: 'code', questions: code.questions.map((q) => ({ id: q.id, question: q.question, relevant: (root, read) => (h) => codeRelevant(h, root, q.truth, read) })) },
+  const sets: Array<{ name: string; questions: Array<{ id: string; question: string; truth?: string; relevant: (root: string, read: (p: string) => string | undefined) => (h: BenchHit) => boolean }> }> = [
+    { name: 'code', questions: code.questions.map((q) => ({ id: q.id, question: q.question, truth: q.truth.map((t) => `${t.path}:${t.lines.join('-')}`).join(' '), relevant: (root, read) => (h) => codeRelevant(h, root, q.truth, read) })) },
     ...packageSetFiles().map((f) => {
       const s = loadPackageSet(f);
-      return { name: s.name, questions: s.questions.map((q) => ({ id: q.id, question: q.question, relevant: (root: string, read: (p: string) => string | undefined) => (h: BenchHit) => codeRelevant(h, root, q.truth, read) })) };
+      return { name: s.name, questions: s.questions.map((q) => ({ id: q.id, question: q.question, truth: q.truth.map((t) => `${t.path}:${t.lines.join('-')}`).join(' '), relevant: (root: string, read: (p: string) => string | undefined) => (h: BenchHit) => codeRelevant(h, root, q.truth, read) })) };
     }),
-    { name: 'convos', questions: convos.questions.map((q) => ({ id: q.id, question: q.question, relevant: () => (h: BenchHit) => convoRelevant(h, q.truth) })) },
+    { name: 'convos', questions: convos.questions.map((q) => ({ id: q.id, question: q.question, truth: q.truth.join(' '), relevant: () => (h: BenchHit) => convoRelevant(h, q.truth) })) },
   ];
   const embedder = await createWorkerEmbedder({ provider: 'bundled' }, { idleMs: 0 });
   const out: Record<string, Record<string, Record<string, number>>> = {};
@@ -103,6 +109,21 @@ async function main(): Promise<void> {
             `${set.name.padEnd(7)} ${name.padEnd(12)} R@5 ${f(r.filter((x) => x > 0 && x <= 5).length / n)}  R@10 ${f(r.filter((x) => x > 0).length / n)}  MRR ${f(r.reduce((a, x) => a + (x > 0 ? 1 / x : 0), 0) / n)}  (${(ms / n).toFixed(1)} ms/q)`,
           );
           (out[set.name] ??= {})[name] = ranks;
+          if (process.env.LAB_DUMP === name) {
+            for (let i = 0; i < set.questions.length; i++) {
+              const q = set.questions[i];
+              if (!q || ((ranks[q.id] ?? 0) > 0 && (ranks[q.id] ?? 0) <= 5)) continue;
+              const { hits } = await rankedSearch(sources, { query: queries[i] ?? '', filter: {}, limit: K, mode, vector: vectors[i] }, { ...SEARCH_DEFAULTS, ...plan });
+              const files = sources.minedFiles();
+              const { pathScan } = await import('../hub/src/search/path-scan.js');
+              const { analyzeQuery } = await import('../hub/src/search/query.js');
+              const a = analyzeQuery(queries[i] ?? '');
+              const scan = pathScan(files, a.stems, 5).map((m) => `${m.file.rel_path}(${m.score.toFixed(1)}:${m.matched.join(',')})`);
+              console.log(`\n${q.id} rank ${ranks[q.id]} ${q.question}\n  truth: ${q.truth ?? ''}\n  stems: ${a.stems.join(' ')}\n  path scan: ${scan.join('  ')}`);
+              for (const h of hits.slice(0, 5))
+                console.log(`  ${h.score.toFixed(3)} ${projectPath(h.item) ?? h.item.source_file} ${String(h.item.metadata.line_start)}-${String(h.item.metadata.line_end)} [${Object.keys(h.ranks).join(',')}] ${(Array.isArray(h.item.metadata.symbols) ? h.item.metadata.symbols.join(',') : '').slice(0, 60)}`);
+            }
+          }
         }
       } finally {
         await store.close();

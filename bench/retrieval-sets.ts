@@ -9,7 +9,7 @@ import { basename, extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root, from the built bench (dist/bench/) or its source (bench/, as tests run it). */
-export const REPO_ROOT = ['../../', '../']
+export const REPO_ROOT = ['../../', '../', '../../../']
   .map((up) => fileURLToPath(new URL(up, import.meta.url)))
   .find((dir) => existsSync(join(dir, 'bench', 'retrieval', 'code.json'))) ?? fileURLToPath(new URL('../../', import.meta.url));
 export const SETS_DIR = join(REPO_ROOT, 'bench', 'retrieval');

@@ -15,7 +15,7 @@
 import { DEFAULT_FUSION, fuseScored, type FusedHit } from '../core/fusion.js';
 import { demoteTestFiles } from '../core/test-paths.js';
 import type { DrawerFilter, StoredDrawer, VectorStore } from '../vector/vector-store.js';
-import { pathScan, type MinedFile } from './path-scan.js';
+import { pathScan, type MinedFile, type PathMatch } from './path-scan.js';
 import { analyzeQuery, identifierParts, stem, stemsMeet, type QueryAnalysis } from './query.js';
 import { applyRankRules, type RankRules } from './rank.js';
 
@@ -24,6 +24,8 @@ export const CANDIDATE_WINDOW = 40;
 /** Files the path scan takes, and chunks per file. */
 const PATH_FILES = 5;
 const PATH_CHUNKS_PER_FILE = 3;
+/** Files the path-keyword rule looks at (the best matches; the rest get no boost). */
+const PATH_BOOST_FILES = 20;
 /** Chunks of one file read for the path scan at most. */
 const PATH_MAX_CHUNKS = 200;
 
@@ -33,15 +35,22 @@ export type SearchMode = 'hybrid' | 'vector' | 'text';
 export interface SearchPlan extends RankRules {
   names: boolean;
   path: boolean;
+  /** Path-keyword match as a ranking rule: a hit's score x(1 + its file's path-scan score / the best file's). */
+  pathBoost: boolean;
   testPrior: boolean;
 }
 
 export const SEARCH_DEFAULTS: Readonly<SearchPlan> = {
+  // Measured in docs/retrieval.md (issue 32): the names and path lists and the file decay lowered both
+  // code sets; the path-keyword rule raised both; the header rule raised the own set's R@10; boilerplate
+  // and definition rules change nothing on the three sets (none asks by identifier or meets a licence).
   names: false,
   path: false,
+  pathBoost: true,
   testPrior: true,
-  boilerplate: false,
-  definition: false,
+  headerOnly: true,
+  boilerplate: true,
+  definition: true,
   fileDecay: false,
 };
 
@@ -145,6 +154,7 @@ export async function rankedSearch(
   if (nameHits.length > 0) lists.names = nameHits.map((h) => ({ item: h.drawer, score: h.score }));
   if (pathHits.length > 0) lists.path = pathHits;
   let hits = fuseScored(lists, (d) => d.id, (d) => d.useful, DEFAULT_FUSION, CANDIDATE_WINDOW);
+  if (plan.pathBoost && mode === 'hybrid') hits = boostByPath(hits, pathScan(sources.minedFiles?.() ?? [], analysis.stems, PATH_BOOST_FILES));
   if (plan.testPrior) hits = demoteTestFiles(hits, query, sources.relPath);
   hits = applyRankRules(hits, analysis, plan, sources.relPath);
   if (limit > hits.length) {
@@ -162,6 +172,17 @@ export async function rankedSearch(
     ];
   }
   return { analysis, hits, similarity: new Map(vectorHits.map((h) => [h.drawer.id, 1 - h.distance])) };
+}
+
+/** Each hit of a file whose path meets the query: score x(1 + that file's path score / the best file's), re-sorted (stable). */
+function boostByPath(hits: FusedHit<StoredDrawer>[], matches: readonly PathMatch[]): FusedHit<StoredDrawer>[] {
+  const best = matches[0]?.score ?? 0;
+  if (best <= 0) return hits;
+  const byFile = new Map(matches.map((m) => [m.file.source_file, m.score / best]));
+  return hits
+    .map((h, i) => ({ h: byFile.has(h.item.source_file ?? '') ? { ...h, score: h.score * (1 + (byFile.get(h.item.source_file ?? '') ?? 0)) } : h, i }))
+    .sort((a, b) => b.h.score - a.h.score || a.i - b.i)
+    .map(({ h }) => h);
 }
 
 /** Candidates not fused (past the window): score 0, interleaved by their rank in each list. */

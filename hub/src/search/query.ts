@@ -49,14 +49,18 @@ export function isIdentifier(word: string): boolean {
  * words of one family together for a prefix comparison.
  */
 export function stem(word: string): string {
-  let w = word.toLowerCase();
-  if (w.length <= 4) return w.replace(/s$/, '');
-  for (const suffix of ['ations', 'ation', 'ments', 'ment', 'ings', 'ing', 'ers', 'er', 'ions', 'ion', 'ies', 'ied', 'ed', 'es', 'ly', 's']) {
-    if (w.endsWith(suffix) && w.length - suffix.length >= 3) {
-      w = w.slice(0, w.length - suffix.length);
-      if (suffix === 'ies' || suffix === 'ied') w += 'y';
-      break;
+  const w = word.toLowerCase();
+  if (w.length <= 4) return /[^su]s$/.test(w) ? w.slice(0, -1) : w;
+  for (const suffix of ['ations', 'ation', 'ments', 'ment', 'ings', 'ing', 'ions', 'ion', 'ies', 'ied', 'ed', 'es', 'ly', 's']) {
+    if (!w.endsWith(suffix)) continue;
+    if (suffix === 'ies' || suffix === 'ied') {
+      if (w.length - 3 >= 3) return w.slice(0, -3);
+      continue;
     }
+    // Keep at least 4 letters, and leave -ss, -us, -is words (process, status, analysis) whole.
+    if (w.length - suffix.length < 4 || (suffix === 's' && /(ss|us|is)$/.test(w)) || (suffix === 'es' && !/(ch|sh|x|ss|zz)es$/.test(w))) continue;
+    // -ies/-ied lose the i too: `cookies` → cook, `proxies` → prox (a prefix of cookie, proxy).
+    return w.slice(0, w.length - suffix.length);
   }
   return w;
 }

@@ -51,7 +51,26 @@ export function definesNamed(d: StoredDrawer, analysis: QueryAnalysis): boolean 
   return d.metadata.symbols.some((s) => typeof s === 'string' && (named.has(s.toLowerCase()) || named.has(s.split('.').at(-1)?.toLowerCase() ?? '')));
 }
 
+/** A line that only brings names in (import, require, use, include, from ... import, export ... from). */
+const IMPORT_LINE = /^\s*(import\b|export\s+(\*|\{[^}]*\})\s+from\b|(const|let|var)\s+[\w{}\s,:]+=\s*require\(|use\s+[\w:]+|#include\b|from\s+[\w.]+\s+import\b|package\s+[\w.]+;?\s*$|['"]use strict['"];?\s*$|\}\s*=\s*require\()/;
+const COMMENT_LINE = /^\s*(\/\/|\/\*|\*|#(?!include)|<!--|--)/;
+
+/**
+ * Whether a code chunk holds only its file's header: imports and comments (no definition, no
+ * statement). It matches a question through the file comment every chunk of the file carries and
+ * through the names it imports, but answers nothing itself.
+ */
+export function headerOnly(d: StoredDrawer): boolean {
+  if (typeof d.metadata.language !== 'string' || d.metadata.language === '') return false;
+  const lines = d.content.split('\n').filter((l) => l.trim() !== '' && !COMMENT_LINE.test(l));
+  if (lines.length === 0) return true;
+  // Multi-line import lists: a line inside braces of an import is a bare name list (`  a,`, `} from 'x'`).
+  return lines.every((l) => IMPORT_LINE.test(l) || /^\s*[\w$]+(\s+as\s+[\w$]+)?,?\s*$/.test(l) || /^\s*\}\s*(from\s+['"][^'"]+['"])?;?\s*$/.test(l) || /^\s*\}\s*=\s*require\(/.test(l));
+}
+
 export interface RankRules {
+  /** A chunk of only imports and comments ranks like a hit rated not useful. */
+  headerOnly: boolean;
   boilerplate: boolean;
   definition: boolean;
   fileDecay: boolean;
@@ -73,12 +92,13 @@ export function applyRankRules(
 ): FusedHit<StoredDrawer>[] {
   let out = hits;
   const wantsBoilerplate = asksForBoilerplate(analysis.text);
-  if (rules.boilerplate || rules.definition) {
+  if (rules.boilerplate || rules.definition || rules.headerOnly) {
     out = resort(
       out.map((h) => {
         let factor = 1;
         if (rules.boilerplate && !wantsBoilerplate && boilerplateKind(relPath(h.item), h.item.content) !== undefined) factor *= DEMOTE;
         if (rules.definition && definesNamed(h.item, analysis)) factor *= PROMOTE;
+        if (rules.headerOnly && headerOnly(h.item)) factor *= DEMOTE;
         return factor === 1 ? h : { ...h, score: h.score * factor };
       }),
     );

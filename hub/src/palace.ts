@@ -13,7 +13,7 @@ import { createCypherService, type CypherService } from './memory/cypher-service
 import { createKgHandle } from './memory/kg/knowledge-graph.js';
 import { createMemoryHandle } from './memory/open-memory.js';
 import { MineJobs } from './mine/jobs.js';
-import { readManifest } from './mine/manifest.js';
+import { readManifest, type MinedFileEntry } from './mine/manifest.js';
 import { canonicalPalace } from './registration.js';
 import { RequestStats } from './request-stats.js';
 import { minedProjectFiles } from './search/path-scan.js';
@@ -64,7 +64,8 @@ export function openPalace(config: Readonly<PalaceConfig>, options: OpenPalaceOp
   }
   // Search's path scan (and stale hits) read the mined files from the manifest, parsed once per change.
   const minedFiles = (): ReturnType<typeof minedProjectFiles> => minedProjectFiles(readManifest(palacePath));
-  const memory = createMemoryHandle(config, palacePath, role === 'hub' ? log.child('memory') : log, role === 'hub' ? { longRunning: true, minedFiles } : { minedFiles });
+  const minedEntry = (file: string): MinedFileEntry | undefined => readManifest(palacePath)[file];
+  const memory = createMemoryHandle(config, palacePath, role === 'hub' ? log.child('memory') : log, { ...(role === 'hub' ? { longRunning: true } : {}), minedFiles, minedEntry });
   const kg = createKgHandle(palacePath);
   let cypher: CypherService | undefined;
   let listen: string | null = null;

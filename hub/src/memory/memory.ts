@@ -18,6 +18,7 @@ import { assertContentSize, drawerContent, drawerId, MEMORY_LIMITS, optionalPlac
 import { embeddingInput } from './embedding-input.js';
 import { rankedSearch, SEARCH_DEFAULTS, type SearchPlan } from '../search/candidates.js';
 import type { MinedFile } from '../search/path-scan.js';
+import { provenanceChecker, type MinedEntry } from '../search/stale.js';
 
 export const DUPLICATE_THRESHOLD = 0.9;
 const EMBED_BATCH = 64;
@@ -95,6 +96,10 @@ export interface SearchHit extends Omit<DrawerView, 'metadata' | 'embedder'> {
   location: HitLocation | null;
   /** The best-matching few whole lines for the query, terms marked (snippet.ts). */
   snippet: HitSnippet;
+  /** For a hit from a mined file: the file's content hash when mined, and when (null otherwise). */
+  mined: { sha256: string; at: string } | null;
+  /** The mined file has changed or gone since it was mined (re-mining refreshes it). */
+  stale: boolean;
 }
 
 export interface AddDrawerInput {
@@ -238,6 +243,8 @@ export interface MemoryOptions {
   minedFiles?: () => readonly MinedFile[];
   /** Which candidate sources and ranking rules search runs (the bench varies it; default SEARCH_DEFAULTS). */
   searchPlan?: Readonly<SearchPlan>;
+  /** A mined file's manifest entry (hash, time, size, mtime): search marks hits of changed files stale. */
+  minedEntry?: (sourceFile: string) => MinedEntry | undefined;
 }
 
 export class Memory {
@@ -247,6 +254,7 @@ export class Memory {
   private readonly key: string;
   private onFirstWrite: (() => void) | undefined;
   private readonly minedFiles: (() => readonly MinedFile[]) | undefined;
+  private readonly minedEntry: ((sourceFile: string) => MinedEntry | undefined) | undefined;
   /** Which candidate sources and ranking rules search runs. */
   searchPlan: Readonly<SearchPlan>;
   /** Drawers embedded and waiting for the running group commit to finish (see addDrawer). */
@@ -256,6 +264,7 @@ export class Memory {
   constructor(options: MemoryOptions) {
     this.onFirstWrite = options.onFirstWrite;
     this.minedFiles = options.minedFiles;
+    this.minedEntry = options.minedEntry;
     this.searchPlan = options.searchPlan ?? SEARCH_DEFAULTS;
     // Every write goes through the census, so counts by wing and room never need a scan.
     this.store = options.store instanceof CensusVectorStore ? options.store : new CensusVectorStore(options.store, new Set([DECISIONS_ROOM, DIARY_ROOM]));
@@ -540,6 +549,7 @@ export class Memory {
       this.searchPlan,
     );
     const fused = hits.slice(0, limit);
+    const provenance = provenanceChecker(this.minedEntry);
     const results: SearchHit[] = fused.map(({ item, score, components, ranks }) => {
       const { metadata: _m, embedder: _e, ...rest } = view(item);
       // A hit found by full text alone still has a similarity when its vector came back with it.
@@ -555,6 +565,7 @@ export class Memory {
         similarity: sim === undefined ? null : round(sim, 4),
         matched: Object.keys(ranks),
         ...hitPresentation(item, query),
+        ...provenance(item.source_file),
       };
     });
     return { query: raw.query.length > 500 ? `${raw.query.slice(0, 500)}…` : raw.query, ...(changed ? { sanitized_query: query } : {}), filters: filter, mode, results };

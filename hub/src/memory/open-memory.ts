@@ -12,6 +12,7 @@ import { JournaledVectorStore, replayJournal, type ReplayReport } from './journa
 import { Memory } from './memory.js';
 import { MemoryJournal } from './memory-journal.js';
 import type { MinedFile } from '../search/path-scan.js';
+import type { MinedEntry } from '../search/stale.js';
 
 export interface MemoryHandle {
   /** The memory, opened on first call; a failed open is retried on the next call. */
@@ -30,6 +31,8 @@ export interface OpenMemoryOptions {
   longRunning?: boolean;
   /** The palace's mined project files (its mined-files manifest): search's path scan and stale hits. */
   minedFiles?: () => readonly MinedFile[];
+  /** A mined file's manifest entry: search marks hits of files changed since as stale. */
+  minedEntry?: (sourceFile: string) => MinedEntry | undefined;
 }
 
 export async function openMemory(config: Readonly<PalaceConfig>, palacePath: string, log: Logger, options: OpenMemoryOptions = {}): Promise<Memory> {
@@ -76,6 +79,7 @@ export async function openMemory(config: Readonly<PalaceConfig>, palacePath: str
       store,
       embedder,
       ...(options.minedFiles ? { minedFiles: options.minedFiles } : {}),
+      ...(options.minedEntry ? { minedEntry: options.minedEntry } : {}),
       // The palace is bound to its embedder by its first drawer, not by merely being opened.
       onFirstWrite: hasRecord ? undefined : () => void writeEmbedderRecord(palacePath, info),
     });

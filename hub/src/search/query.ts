@@ -104,6 +104,6 @@ export function analyzeQuery(text: string): QueryAnalysis {
     terms,
     stems: terms.map(stem),
     identifiers,
-    symbolLike: contentWords > 0 && codeWords / contentWords >= 0.5,
+    symbolLike: contentWords > 0 && codeWords / contentWords > 0.5,
   };
 }

@@ -40,8 +40,14 @@ export const PLANS: Record<string, Partial<SearchPlan>> = {
 };
 
 function asBenchHit(d: StoredDrawer): BenchHit {
-  const { line_start: start, line_end: end } = d.metadata;
-  return { content: d.content, source_file: d.source_file, ...(typeof start === 'number' && typeof end === 'number' ? { lines: [start, end] as [number, number] } : {}) };
+  const { line_start: start, line_end: end, rel_path: path } = d.metadata;
+  const lines = typeof start === 'number' && typeof end === 'number' ? ([start, end] as [number, number]) : undefined;
+  return {
+    content: d.content,
+    source_file: d.source_file,
+    ...(lines && typeof path === 'string' ? { location: { path, line_start: lines[0], line_end: lines[1] } } : {}),
+    ...(lines ? { lines } : {}),
+  };
 }
 
 /** The newest cached palace of a set (its folder holds `<set>/` and `palace/`). */

@@ -158,11 +158,14 @@ interface SetRun {
 
 /** A stored drawer as a bench hit: its line range from the miner's metadata when it has one. */
 function asBenchHit(d: StoredDrawer): BenchHit {
-  const { line_start: start, line_end: end } = d.metadata;
+  const { line_start: start, line_end: end, rel_path: path } = d.metadata;
+  const lines = typeof start === 'number' && typeof end === 'number' ? ([start, end] as [number, number]) : undefined;
   return {
     content: d.content,
     source_file: d.source_file,
-    ...(typeof start === 'number' && typeof end === 'number' ? { lines: [start, end] as [number, number] } : {}),
+    // As search reports it (snippet.ts hitLocation): the path in the mined project, and the lines.
+    ...(lines && typeof path === 'string' ? { location: { path, line_start: lines[0], line_end: lines[1] } } : {}),
+    ...(lines ? { lines } : {}),
   };
 }
 

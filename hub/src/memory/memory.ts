@@ -12,7 +12,7 @@ import type { EmbedWorkersStatus, Embedder, EmbedderInfo } from '../embed/embedd
 import { embedderKey } from '../embed/embedder.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
 import { hitPresentation, type HitLocation, type HitSnippet } from './snippet.js';
-import { DECISIONS_ROOM, DIARY_ROOM } from './diary.js';
+import { DECISIONS_ROOM, DIARY_ROOM } from './room-names.js';
 import { CensusVectorStore, type PlacementCounts, type RowStamp } from './placement-census.js';
 import { assertContentSize, drawerContent, drawerId, MEMORY_LIMITS, optionalPlace, placeName, tagList } from './drawer-input.js';
 import { embeddingInput } from './embedding-input.js';

@@ -103,5 +103,7 @@ describe('search results are stable across limits', () => {
     const { results } = await memory.search({ query: 'drawer wing room', limit: 90 });
     expect(results.length).toBe(90);
     for (let i = 1; i < results.length; i++) expect(results[i]?.score ?? 0).toBeLessThanOrEqual(results[i - 1]?.score ?? 0);
+    // Scores stay in [0, 1] (ratings aside: x1.1 for a drawer rated useful).
+    for (const h of results) expect(h.score).toBeLessThanOrEqual(h.useful === true ? 1.1 : 1);
   });
 });

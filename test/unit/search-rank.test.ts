@@ -82,6 +82,10 @@ describe('ranking rules', () => {
     expect(headerOnly(drawer("import {\n  a,\n  b as c,\n} from 'x';\n", { language: 'typescript' }))).toBe(true);
     expect(headerOnly(drawer("import a from 'a'\nexport function f() { return a }\n", { language: 'typescript' }))).toBe(false);
     expect(headerOnly(drawer('import this', {}))).toBe(false);
+    // koa's application.js head: requires and one line of module setup, no definition.
+    const koaHead = "'use strict'\n/**\n * Module dependencies.\n */\nconst util = require('node:util')\nconst debug = util.debuglog('koa:application')\nconst compose = require('koa-compose')\n";
+    expect(headerOnly(drawer(koaHead, { language: 'javascript' }))).toBe(true);
+    expect(headerOnly(drawer(koaHead, { language: 'javascript', symbols: ['debug'] }))).toBe(false);
   });
 
   it('finds the chunk defining an identifier the query names', () => {

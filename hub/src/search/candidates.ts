@@ -35,7 +35,7 @@ export type SearchMode = 'hybrid' | 'vector' | 'text';
 export interface SearchPlan extends RankRules {
   names: boolean;
   path: boolean;
-  /** Path-keyword match as a ranking rule: a hit's score x(1 + its file's path-scan score / the best file's). */
+  /** Path-keyword match as a ranking rule: a hit's score x(1 + its file's path-scan score / the best file's) / 2. */
   pathBoost: boolean;
   testPrior: boolean;
 }
@@ -174,13 +174,14 @@ export async function rankedSearch(
   return { analysis, hits, similarity: new Map(vectorHits.map((h) => [h.drawer.id, 1 - h.distance])) };
 }
 
-/** Each hit of a file whose path meets the query: score x(1 + that file's path score / the best file's), re-sorted (stable). */
+/** Each hit: score x(1 + its file's path score / the best file's, 0 for a file the path scan did not match) / 2, re-sorted (stable). */
 function boostByPath(hits: FusedHit<StoredDrawer>[], matches: readonly PathMatch[]): FusedHit<StoredDrawer>[] {
   const best = matches[0]?.score ?? 0;
   if (best <= 0) return hits;
   const byFile = new Map(matches.map((m) => [m.file.source_file, m.score / best]));
   return hits
-    .map((h, i) => ({ h: byFile.has(h.item.source_file ?? '') ? { ...h, score: h.score * (1 + (byFile.get(h.item.source_file ?? '') ?? 0)) } : h, i }))
+    // x(1 + share) / 2: the same order as x(1 + share), and the score stays in [0, 1].
+    .map((h, i) => ({ h: { ...h, score: (h.score * (1 + (byFile.get(h.item.source_file ?? '') ?? 0))) / 2 }, i }))
     .sort((a, b) => b.h.score - a.h.score || a.i - b.i)
     .map(({ h }) => h);
 }

@@ -3,7 +3,8 @@
 // already uses for a hit rated not useful (x0.5) or its inverse (x2); none is fitted to a set.
 //  - boilerplate: licence text, README badge lines, vendored and generated files rank like a hit
 //    rated not useful, unless the query asks for them;
-//  - definition: the chunk that defines an identifier the query names ranks twice as high;
+//  - definition: the chunk that defines an identifier the query names ranks twice as high (the
+//    others are halved instead, when one defines it, so a score never passes 1);
 //  - repeated chunks of one file: the k-th hit of the same file counts 1/k (the first keeps its score),
 //    so one long file does not fill the page.
 
@@ -65,7 +66,12 @@ export function headerOnly(d: StoredDrawer): boolean {
   const lines = d.content.split('\n').filter((l) => l.trim() !== '' && !COMMENT_LINE.test(l));
   if (lines.length === 0) return true;
   // Multi-line import lists: a line inside braces of an import is a bare name list (`  a,`, `} from 'x'`).
-  return lines.every((l) => IMPORT_LINE.test(l) || /^\s*[\w$]+(\s+as\s+[\w$]+)?,?\s*$/.test(l) || /^\s*\}\s*(from\s+['"][^'"]+['"])?;?\s*$/.test(l) || /^\s*\}\s*=\s*require\(/.test(l));
+  const imports = lines.filter((l) => IMPORT_LINE.test(l) || /^\s*[\w$]+(\s+as\s+[\w$]+)?,?\s*$/.test(l) || /^\s*\}\s*(from\s+['"][^'"]+['"])?;?\s*$/.test(l)).length;
+  if (imports === lines.length) return true;
+  // A chunk that defines nothing and is mostly imports (a header with a line of module setup, such as
+  // `const debug = util.debuglog('app')`) is a header too.
+  const defines = Array.isArray(d.metadata.symbols) && d.metadata.symbols.length > 0;
+  return !defines && imports * 2 > lines.length;
 }
 
 export interface RankRules {
@@ -93,11 +99,13 @@ export function applyRankRules(
   let out = hits;
   const wantsBoilerplate = asksForBoilerplate(analysis.text);
   if (rules.boilerplate || rules.definition || rules.headerOnly) {
+    const defining = rules.definition ? new Set(out.filter((h) => definesNamed(h.item, analysis)).map((h) => h.item.id)) : new Set<string>();
     out = resort(
       out.map((h) => {
         let factor = 1;
         if (rules.boilerplate && !wantsBoilerplate && boilerplateKind(relPath(h.item), h.item.content) !== undefined) factor *= DEMOTE;
-        if (rules.definition && definesNamed(h.item, analysis)) factor *= PROMOTE;
+        // x2 for the defining chunk, as x0.5 for every other when one defines it (the score stays in [0, 1]).
+        if (defining.size > 0 && !defining.has(h.item.id)) factor *= 1 / PROMOTE;
         if (rules.headerOnly && headerOnly(h.item)) factor *= DEMOTE;
         return factor === 1 ? h : { ...h, score: h.score * factor };
       }),

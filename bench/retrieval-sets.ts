@@ -9,7 +9,7 @@ import { basename, extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root, from the built bench (dist/bench/) or its source (bench/, as tests run it). */
-export const REPO_ROOT = ['../../', '../']
+export const REPO_ROOT = ['../../', '../', '../../../']
   .map((up) => fileURLToPath(new URL(up, import.meta.url)))
   .find((dir) => existsSync(join(dir, 'bench', 'retrieval', 'code.json'))) ?? fileURLToPath(new URL('../../', import.meta.url));
 export const SETS_DIR = join(REPO_ROOT, 'bench', 'retrieval');
@@ -29,6 +29,18 @@ export interface Question<Truth> {
 export interface CodeSet {
   name: 'code';
   commit: string;
+  questions: Array<Question<CodeTruth>>;
+}
+
+/**
+ * A code set over a package installed in node_modules that this team did not write (issue 32: the
+ * second code set, written before any tuning). The corpus is the installed package folder, copied as
+ * is; the set names the exact version, so line numbers hold only for that version.
+ */
+export interface PackageSet {
+  name: string;
+  package: string;
+  version: string;
   questions: Array<Question<CodeTruth>>;
 }
 
@@ -68,6 +80,32 @@ export function loadCodeSet(file = join(SETS_DIR, 'code.json')): CodeSet {
   const raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   if (typeof raw.commit !== 'string' || !/^[0-9a-f]{7,40}$/.test(raw.commit)) fail(file, 'commit must be a git commit hash');
   return { name: 'code', commit: raw.commit, questions: checkQuestions(file, raw.questions, isCodeTruth) };
+}
+
+/** The package sets: every `<name>.json` of bench/retrieval/ with a `package` field. */
+export function packageSetFiles(dir = SETS_DIR): string[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => join(dir, f))
+    .filter((f) => typeof (JSON.parse(readFileSync(f, 'utf8')) as Record<string, unknown>).package === 'string');
+}
+
+export function loadPackageSet(file: string): PackageSet {
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  if (typeof raw.package !== 'string' || !/^(@[a-z0-9._-]+\/)?[a-z0-9._-]+$/.test(raw.package)) fail(file, 'package must name an npm package');
+  if (typeof raw.version !== 'string' || raw.version === '') fail(file, 'version must be the exact package version');
+  return { name: basename(file, '.json'), package: raw.package, version: raw.version, questions: checkQuestions(file, raw.questions, isCodeTruth) };
+}
+
+/** The installed package's folder, checked to be the set's version (else its line numbers are wrong). */
+export function packageDir(set: PackageSet): string {
+  const dir = join(REPO_ROOT, 'node_modules', set.package);
+  const manifest = join(dir, 'package.json');
+  if (!existsSync(manifest)) throw new Error(`${set.name}: package ${set.package} is not installed in node_modules`);
+  const version = (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version;
+  if (version !== set.version) throw new Error(`${set.name}: node_modules has ${set.package} ${version}, the set was written for ${set.version}`);
+  return dir;
 }
 
 export function loadConvoSet(file = join(SETS_DIR, 'convos.json')): ConvoSet {

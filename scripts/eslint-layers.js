@@ -15,6 +15,7 @@ export const HUB_LAYERS = [
   ['core', 'errors'],
   ['version', 'log', 'config', 'atomic-file', 'sqlite-user-version', 'sqlite-statements', 'compiled-script', 'registration', 'lease', 'request-lock', 'request-stats', 'client-config'],
   ['vector', 'embed', 'logstream'],
+  ['search'],
   ['memory'],
   ['mine', 'sync', 'migrate'],
   ['services', 'palace'],

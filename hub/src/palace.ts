@@ -14,8 +14,10 @@ import { createCypherService, type CypherService } from './memory/cypher-service
 import { createKgHandle } from './memory/kg/knowledge-graph.js';
 import { createMemoryHandle } from './memory/open-memory.js';
 import { MineJobs } from './mine/jobs.js';
+import { readManifest, type MinedFileEntry } from './mine/manifest.js';
 import { canonicalPalace } from './registration.js';
 import { RequestStats } from './request-stats.js';
+import { minedProjectFiles } from './search/path-scan.js';
 import type { HubServices } from './services.js';
 import type { SyncService } from './sync/sync-service.js';
 import { PALACE_VERSION } from './version.js';
@@ -61,7 +63,10 @@ export function openPalace(config: Readonly<PalaceConfig>, options: OpenPalaceOp
     lease?.release();
     throw err;
   }
-  const memory = createMemoryHandle(config, palacePath, role === 'hub' ? log.child('memory') : log, role === 'hub' ? { longRunning: true } : {});
+  // Search's path scan (and stale hits) read the mined files from the manifest, parsed once per change.
+  const minedFiles = (): ReturnType<typeof minedProjectFiles> => minedProjectFiles(readManifest(palacePath));
+  const minedEntry = (file: string): MinedFileEntry | undefined => readManifest(palacePath)[file];
+  const memory = createMemoryHandle(config, palacePath, role === 'hub' ? log.child('memory') : log, { ...(role === 'hub' ? { longRunning: true } : {}), minedFiles, minedEntry });
   const kg = createKgHandle(palacePath);
   let cypher: CypherService | undefined;
   let listen: string | null = null;

@@ -15,6 +15,9 @@ const CODE: Record<string, string> = {
   'src/router.ts': 'export const router = new Router();\nrouter.get("/health", (ctx) => {\n  ctx.body = "ok";\n});\n',
   'lib/compose.js': 'function compose(stack) {\n  return function (ctx, next) {\n    let index = -1;\n    return dispatch(0);\n  };\n}\nmodule.exports = compose;\n',
   'lib/util.py': 'def retry(fn, times=3):\n    for attempt in range(times):\n        try:\n            return fn()\n        except Exception:\n            pass\n',
+  // Boilerplate that must never take a wake-up line (issue 32), even rated useful.
+  LICENSE: 'MIT License\n\nPermission is hereby granted, free of charge, to any person obtaining a copy of this software.\n',
+  'README.md': '[![npm](https://img.shields.io/npm/v/koala.svg)](https://npm.im/koala)\n[![ci](https://github.com/k/koala/workflows/ci/badge.svg)](https://github.com/k/koala/actions)\n',
 };
 
 let dirs: HubDirs;
@@ -51,6 +54,12 @@ describe('wake-up after mining', () => {
     const code = hits.results.find((h) => h.source_file?.endsWith('compose.js'));
     expect(code).toBeDefined();
     await callJson(client, 'palace_rate_memory', { drawer_id: code?.drawer_id, useful: true });
+    for (const query of ['Permission is hereby granted free of charge', 'npm version badge ci workflow']) {
+      const found = await callJson<{ results: Array<{ drawer_id: string; source_file: string | null }> }>(client, 'palace_search', { query, wing: 'koala', limit: 10 });
+      const boiler = found.results.find((h) => /(LICENSE|README\.md)$/.test(h.source_file ?? ''));
+      expect(boiler, query).toBeDefined();
+      await callJson(client, 'palace_rate_memory', { drawer_id: boiler?.drawer_id, useful: true });
+    }
 
     const w = await callJson<{ text: string; palace: string[]; open_tasks: string[]; recent: string[]; l1: string }>(client, 'palace_wakeup', {});
     // No line of any mined file appears in the wake-up text.
@@ -63,7 +72,11 @@ describe('wake-up after mining', () => {
     expect(w.text).toMatch(/koala \(\d+\): .*src \d+/);
     expect(w.text).toMatch(/lib \d+/);
     expect(w.text).toMatch(/decisions 1/);
-    expect(w.text).toContain('koala-tests');
+    expect(w.text).toContain('koala-tests open: requested by box-claude, for box-codex, not claimed yet');
+    // Licence and badge text never earns a line, though rated useful.
+    expect(w.text).not.toContain('Permission is hereby granted');
+    expect(w.text).not.toContain('shields.io');
+    expect(w.l1).not.toMatch(/LICENSE|README\.md/);
     expect(w.text).toContain('We keep the router flat');
     expect(w.text).toContain('the compose helper is the heart of it');
     // The rated code drawer appears as a reference with its lines.

@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { codeRelevant, convoRelevant, hitLines, loadCodeSet, loadConvoSet, REPO_ROOT } from '../../bench/retrieval-sets.js';
+import { codeRelevant, convoRelevant, hitLines, loadCodeSet, loadConvoSet, loadPackageSet, packageDir, packageSetFiles, REPO_ROOT } from '../../bench/retrieval-sets.js';
 
 const FILE = ['// header', 'export function a() {', '  return 1;', '}', '', 'export function b() {', '  return 2;', '}', ''].join('\n');
 const read = (path: string): string | undefined => (path === 'src/x.ts' ? FILE : undefined);
@@ -34,6 +36,21 @@ describe('retrieval bench sets', () => {
           lengths.set(t.path, execFileSync('git', ['show', `${code.commit}:${t.path}`], { cwd: REPO_ROOT, maxBuffer: 1 << 26 }).toString('utf8').split('\n').length);
         expect(t.lines[1], `${q.id} ${t.path}`).toBeLessThanOrEqual(lengths.get(t.path) ?? 0);
       }
+  });
+
+  it('has a second code set of at least 60 questions over an installed package, every truth an existing line range', () => {
+    const files = packageSetFiles();
+    expect(files.length).toBeGreaterThanOrEqual(1);
+    for (const file of files) {
+      const set = loadPackageSet(file);
+      expect(set.questions.length, set.name).toBeGreaterThanOrEqual(60);
+      const dir = packageDir(set);
+      for (const q of set.questions)
+        for (const t of q.truth) {
+          const lines = readFileSync(join(dir, t.path), 'utf8').split('\n').length;
+          expect(t.lines[1], `${q.id} ${t.path}`).toBeLessThanOrEqual(lines);
+        }
+    }
   });
 
   it('places a hit by its verbatim content, even with a header line a chunker prepended', () => {

@@ -121,6 +121,8 @@ describe('palace search output', () => {
     matched: ['vector', 'text'],
     location: { path: 'lib/application.js', line_start: 179, line_end: 194 },
     snippet: bestSnippet(CODE, query, 179),
+    mined: null,
+    stale: false,
   });
 
   it('heads a hit with path:lines and score, numbers the snippet lines, highlights only on request', () => {

@@ -3,11 +3,10 @@
 
 import { invalid } from '../errors.js';
 import type { Memory } from './memory.js';
+import { DIARY_ROOM, DIARY_TYPE } from './room-names.js';
 
-export const DIARY_ROOM = 'diary';
-/** The room decisions are filed in (wake-up shows the latest). */
-export const DECISIONS_ROOM = 'decisions';
-export const DIARY_TYPE = 'diary_entry';
+// The names live in room-names.ts (memory.ts needs them too and must not import this module).
+export { DECISIONS_ROOM, DIARY_ROOM, DIARY_TYPE } from './room-names.js';
 
 /** The agent's wing: its name with whitespace runs as `_` (e.g. `laptop-claude`). */
 export function agentWing(agent: string): string {

@@ -5,7 +5,7 @@
 import { HubError } from '../errors.js';
 import { isPidAlive } from '../registration.js';
 import type { FaultPoint } from '../config.js';
-import type { DrawerFilter, DrawerPatch, PlacementSummary, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
+import type { DrawerFilter, DrawerPatch, FullTextOptions, PlacementSummary, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
 import type { JournalEntry, JournalOp, MemoryJournal } from './memory-journal.js';
 import { embeddingInput } from './embedding-input.js';
 
@@ -82,8 +82,8 @@ export class JournaledVectorStore implements VectorStore {
     return this.inner.search(vector, filter, limit);
   }
 
-  fullText(query: string, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
-    return this.inner.fullText(query, filter, limit);
+  fullText(query: string, filter: DrawerFilter, limit: number, options?: FullTextOptions): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
+    return this.inner.fullText(query, filter, limit, options);
   }
 
   count(filter?: DrawerFilter): Promise<number> {

@@ -5,19 +5,20 @@ import { createHash } from 'node:crypto';
 
 import { chunkText, joinChunks } from '../core/chunk.js';
 import { countBy, dict } from '../core/dict.js';
-import { DEFAULT_FUSION, fuseScored } from '../core/fusion.js';
 import { sanitizeQuery } from '../core/sanitize-query.js';
-import { demoteTestFiles } from '../core/test-paths.js';
 import { isoSeconds } from '../core/ids.js';
 import { invalid, HubError, toHubError } from '../errors.js';
 import type { EmbedWorkersStatus, Embedder, EmbedderInfo } from '../embed/embedder.js';
 import { embedderKey } from '../embed/embedder.js';
 import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
 import { hitPresentation, type HitLocation, type HitSnippet } from './snippet.js';
-import { DECISIONS_ROOM, DIARY_ROOM } from './diary.js';
+import { DECISIONS_ROOM, DIARY_ROOM } from './room-names.js';
 import { CensusVectorStore, type PlacementCounts, type RowStamp } from './placement-census.js';
 import { assertContentSize, drawerContent, drawerId, MEMORY_LIMITS, optionalPlace, placeName, tagList } from './drawer-input.js';
 import { embeddingInput } from './embedding-input.js';
+import { rankedSearch, SEARCH_DEFAULTS, type SearchPlan } from '../search/candidates.js';
+import type { MinedFile } from '../search/path-scan.js';
+import { provenanceChecker, type MinedEntry } from '../search/stale.js';
 
 export const DUPLICATE_THRESHOLD = 0.9;
 const EMBED_BATCH = 64;
@@ -95,6 +96,10 @@ export interface SearchHit extends Omit<DrawerView, 'metadata' | 'embedder'> {
   location: HitLocation | null;
   /** The best-matching few whole lines for the query, terms marked (snippet.ts). */
   snippet: HitSnippet;
+  /** For a hit from a mined file: the file's content hash when mined, and when (null otherwise). */
+  mined: { sha256: string; at: string } | null;
+  /** The mined file has changed or gone since it was mined (re-mining refreshes it). */
+  stale: boolean;
 }
 
 export interface AddDrawerInput {
@@ -234,6 +239,12 @@ export interface MemoryOptions {
   now?: () => Date;
   /** Called once after the first drawer is stored (binds the palace to its embedder). */
   onFirstWrite?: (() => void) | undefined;
+  /** The mined project files (from the palace's mined-files manifest): search's path scan and stale hits. */
+  minedFiles?: () => readonly MinedFile[];
+  /** Which candidate sources and ranking rules search runs (the bench varies it; default SEARCH_DEFAULTS). */
+  searchPlan?: Readonly<SearchPlan>;
+  /** A mined file's manifest entry (hash, time, size, mtime): search marks hits of changed files stale. */
+  minedEntry?: (sourceFile: string) => MinedEntry | undefined;
 }
 
 export class Memory {
@@ -242,12 +253,19 @@ export class Memory {
   private readonly now: () => Date;
   private readonly key: string;
   private onFirstWrite: (() => void) | undefined;
+  private readonly minedFiles: (() => readonly MinedFile[]) | undefined;
+  private readonly minedEntry: ((sourceFile: string) => MinedEntry | undefined) | undefined;
+  /** Which candidate sources and ranking rules search runs. */
+  searchPlan: Readonly<SearchPlan>;
   /** Drawers embedded and waiting for the running group commit to finish (see addDrawer). */
   private pending: PendingDrawer[] = [];
   private committing = false;
 
   constructor(options: MemoryOptions) {
     this.onFirstWrite = options.onFirstWrite;
+    this.minedFiles = options.minedFiles;
+    this.minedEntry = options.minedEntry;
+    this.searchPlan = options.searchPlan ?? SEARCH_DEFAULTS;
     // Every write goes through the census, so counts by wing and room never need a scan.
     this.store = options.store instanceof CensusVectorStore ? options.store : new CensusVectorStore(options.store, new Set([DECISIONS_ROOM, DIARY_ROOM]));
     this.embedder = options.embedder;
@@ -523,16 +541,15 @@ export class Memory {
     const mode = raw.mode ?? 'hybrid';
     if (mode !== 'hybrid' && mode !== 'vector' && mode !== 'text') throw invalid('mode', "mode must be 'hybrid', 'vector' or 'text'");
     const filter = this.filterOf(raw);
-    const pool = Math.max(limit * 4, 20);
     const [vector] = mode === 'text' ? [undefined] : await this.embedder.embed([query], 'query');
-    const vectorHits = vector ? await this.store.search(vector, filter, pool) : [];
-    const textHits = mode === 'vector' ? [] : await this.store.fullText(query, filter, pool).catch(() => []);
-    const lists: Record<string, Array<{ item: StoredDrawer; score: number }>> = {};
-    if (mode !== 'text') lists.vector = vectorHits.map((h) => ({ item: h.drawer, score: 1 - h.distance }));
-    if (mode !== 'vector') lists.text = textHits.map((h) => ({ item: h.drawer, score: h.score }));
-    // Test files rank below the code they test unless the query asks for tests (core/test-paths.ts).
-    const fused = demoteTestFiles(fuseScored(lists, (d) => d.id, (d) => d.useful, DEFAULT_FUSION, pool), query, projectPath).slice(0, limit);
-    const similarity = new Map(vectorHits.map((h) => [h.drawer.id, 1 - h.distance]));
+    // Candidates on a fixed window whatever the limit, fused, the test-file prior and the ranking rules (search/candidates.ts).
+    const { hits, similarity } = await rankedSearch(
+      { store: this.store, minedFiles: this.minedFiles, relPath: projectPath, chunkId: sourceDrawerId },
+      { query, filter, limit, mode, vector },
+      this.searchPlan,
+    );
+    const fused = hits.slice(0, limit);
+    const provenance = provenanceChecker(this.minedEntry);
     const results: SearchHit[] = fused.map(({ item, score, components, ranks }) => {
       const { metadata: _m, embedder: _e, ...rest } = view(item);
       // A hit found by full text alone still has a similarity when its vector came back with it.
@@ -540,10 +557,15 @@ export class Memory {
       return {
         ...rest,
         score: round(score, 6),
-        score_components: { vector: roundOrNull(components.vector), text: roundOrNull(components.text) },
+        score_components: {
+          vector: roundOrNull(components.vector),
+          text: roundOrNull(components.text),
+          ...Object.fromEntries(Object.entries(components).filter(([k]) => k !== 'vector' && k !== 'text').map(([k, v]) => [k, roundOrNull(v)])),
+        },
         similarity: sim === undefined ? null : round(sim, 4),
         matched: Object.keys(ranks),
         ...hitPresentation(item, query),
+        ...provenance(item.source_file),
       };
     });
     return { query: raw.query.length > 500 ? `${raw.query.slice(0, 500)}…` : raw.query, ...(changed ? { sanitized_query: query } : {}), filters: filter, mode, results };

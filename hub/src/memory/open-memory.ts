@@ -11,6 +11,8 @@ import { openVectorStore } from '../vector/open-vector-store.js';
 import { JournaledVectorStore, replayJournal, type ReplayReport } from './journaled-vector-store.js';
 import { Memory } from './memory.js';
 import { MemoryJournal } from './memory-journal.js';
+import type { MinedFile } from '../search/path-scan.js';
+import type { MinedEntry } from '../search/stale.js';
 
 export interface MemoryHandle {
   /** The memory, opened on first call; a failed open is retried on the next call. */
@@ -27,6 +29,10 @@ export interface OpenMemoryOptions {
   onReplay?: (report: ReplayReport) => void;
   /** Opened by a hub that stays up: see OpenVectorStoreOptions.longRunning. */
   longRunning?: boolean;
+  /** The palace's mined project files (its mined-files manifest): search's path scan and stale hits. */
+  minedFiles?: () => readonly MinedFile[];
+  /** A mined file's manifest entry: search marks hits of files changed since as stale. */
+  minedEntry?: (sourceFile: string) => MinedEntry | undefined;
 }
 
 export async function openMemory(config: Readonly<PalaceConfig>, palacePath: string, log: Logger, options: OpenMemoryOptions = {}): Promise<Memory> {
@@ -72,6 +78,8 @@ export async function openMemory(config: Readonly<PalaceConfig>, palacePath: str
     return new Memory({
       store,
       embedder,
+      ...(options.minedFiles ? { minedFiles: options.minedFiles } : {}),
+      ...(options.minedEntry ? { minedEntry: options.minedEntry } : {}),
       // The palace is bound to its embedder by its first drawer, not by merely being opened.
       onFirstWrite: hasRecord ? undefined : () => void writeEmbedderRecord(palacePath, info),
     });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 
 import { invalid } from '../errors.js';
 import { optionalPlace } from './drawer-input.js';
+import { boilerplateKind } from '../search/rank.js';
 import { DECISIONS_ROOM, DIARY_ROOM, DIARY_TYPE } from './diary.js';
 import type { DrawerView, Memory } from './memory.js';
 
@@ -51,6 +52,48 @@ export interface WakeTask {
   requester: string | null;
   worker: string | null;
   last_event_at: string | null;
+}
+
+/** An open task's line: who asked, and who claimed it (or whom it is addressed to while nobody has). */
+export function taskLine(t: WakeTask): string {
+  const status = t.status ?? 'open';
+  const who = [t.requester ? `requested by ${t.requester}` : '', t.worker ? (status === 'open' ? `for ${t.worker}, not claimed yet` : `claimed by ${t.worker}`) : status === 'open' ? 'not claimed yet' : ''].filter((p) => p !== '');
+  return `* ${t.correlation_id} ${status}${who.length > 0 ? `: ${who.join(', ')}` : ''}${t.last_event_at ? ` (${t.last_event_at})` : ''}`;
+}
+
+/** A mined drawer's path in its project (metadata.rel_path), else its source file. */
+function relPathOf(d: Pick<DrawerView, 'source_file' | 'metadata'>): string | undefined {
+  return typeof d.metadata.rel_path === 'string' ? d.metadata.rel_path : (d.source_file ?? undefined);
+}
+
+/**
+ * The ranked drawers spread across wings: wings in order of usefulness (drawers rated useful) then
+ * recent activity (their newest drawer), and one drawer per wing in turn, each wing's best first, so
+ * one freshly mined project cannot fill the section. Keeps each wing's own order.
+ */
+export function spreadAcrossWings<T extends { d: Pick<DrawerView, 'wing' | 'filed_at' | 'useful'> }>(ranked: readonly T[], n: number): T[] {
+  const byWing = new Map<string, T[]>();
+  for (const r of ranked) byWing.set(r.d.wing, [...(byWing.get(r.d.wing) ?? []), r]);
+  const stats = (list: readonly T[]): { useful: number; newest: string } => ({
+    useful: list.filter((r) => r.d.useful === true).length,
+    newest: list.reduce((m, r) => (r.d.filed_at > m ? r.d.filed_at : m), ''),
+  });
+  const wings = [...byWing.entries()]
+    .map(([wing, list]) => ({ wing, list, ...stats(list) }))
+    .sort((a, b) => b.useful - a.useful || b.newest.localeCompare(a.newest) || a.wing.localeCompare(b.wing));
+  const out: T[] = [];
+  for (let i = 0; out.length < n; i++) {
+    let took = false;
+    for (const w of wings) {
+      const r = w.list[i];
+      if (r && out.length < n) {
+        out.push(r);
+        took = true;
+      }
+    }
+    if (!took) break;
+  }
+  return out;
 }
 
 /**
@@ -158,13 +201,16 @@ export async function wakeUp(
   const total = await memory.countDrawers(wing ? { wing } : {});
   // Ranking reads metadata only; the content of the few shown drawers is fetched afterwards.
   const rows = await candidates(memory, wing, total);
-  const top = rows
-    .filter((d) => d.metadata.type !== DIARY_TYPE && d.chunk_index === 0)
+  // Licence, badge, vendored and generated text never earns a line (by path here, by content below).
+  const ranked = rows
+    .filter((d) => d.metadata.type !== DIARY_TYPE && d.chunk_index === 0 && boilerplateKind(relPathOf(d), '') === undefined)
     .map((d) => ({ d, score: importanceOf(d) }))
-    .sort((a, b) => b.score - a.score || b.d.filed_at.localeCompare(a.d.filed_at) || a.d.drawer_id.localeCompare(b.d.drawer_id))
-    .slice(0, WAKEUP_LIMITS.l1Drawers);
-  const prose = top.filter(({ d }) => !isCodeDrawer(d)).map(({ d }) => d.drawer_id);
+    .sort((a, b) => b.score - a.score || b.d.filed_at.localeCompare(a.d.filed_at) || a.d.drawer_id.localeCompare(b.d.drawer_id));
+  // Twice the lines are taken before the content check, so a dropped boilerplate drawer leaves room for the next.
+  const spread = spreadAcrossWings(ranked, WAKEUP_LIMITS.l1Drawers * 2);
+  const prose = spread.filter(({ d }) => !isCodeDrawer(d)).map(({ d }) => d.drawer_id);
   const contents = new Map(prose.length === 0 ? [] : (await memory.scanDrawers({ ids: prose }, { columns: ['id', 'content'] })).map((d) => [d.drawer_id, d.content]));
+  const top = spread.filter(({ d }) => isCodeDrawer(d) || boilerplateKind(undefined, contents.get(d.drawer_id) ?? '') === undefined).slice(0, WAKEUP_LIMITS.l1Drawers);
   const groups = new Map<string, string[]>();
   for (const { d } of top) {
     const key = `${d.wing}/${d.room}`;
@@ -197,7 +243,7 @@ export async function wakeUp(
     .slice()
     .sort((a, b) => (b.last_event_at ?? '').localeCompare(a.last_event_at ?? ''))
     .slice(0, WAKEUP_LIMITS.tasksShown)
-    .map((t) => oneLine(`* ${t.correlation_id} ${t.status ?? 'open'}${t.worker ? ` by ${t.worker}` : ''}${t.requester ? ` for ${t.requester}` : ''}${t.last_event_at ? ` (${t.last_event_at})` : ''}`));
+    .map((t) => oneLine(taskLine(t)));
   const recent = [
     ...(await latestIn(memory, DECISIONS_ROOM, wing, WAKEUP_LIMITS.decisionsShown)).map((d) => `* ${d.filed_at.slice(0, 10)} [${d.wing}/${d.room}] ${isCodeDrawer(d) ? codeReference(d) : d.content}`),
     ...(await latestIn(memory, DIARY_ROOM, wing, WAKEUP_LIMITS.diaryShown)).map((d) => `* ${d.filed_at.slice(0, 10)} diary of ${typeof d.metadata.agent === 'string' ? d.metadata.agent : d.wing}: ${d.content}`),

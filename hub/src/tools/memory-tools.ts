@@ -17,7 +17,7 @@ export const searchTool = defineTool({
   name: 'palace_search',
   title: 'Search memory',
   description:
-    'Semantic + keyword (hybrid) search over the palace. Use it BEFORE answering about past work, decisions or preferences, and quote the returned content verbatim. Results carry wing, room, source_file, score and similarity. A long pasted prompt is reduced to its question (sanitized_query shows what was searched).',
+    'Semantic + keyword (hybrid) search over the palace. Use it BEFORE answering about past work, decisions or preferences, and quote the returned content verbatim. Results carry wing, room, source_file, score and similarity; a hit from a mined file carries mined {sha256, at} and stale: true when the file changed since (re-mine it). The same query gives the same order at any limit. A long pasted prompt is reduced to its question (sanitized_query shows what was searched).',
   input: {
     query: z.string().describe('What you want to know, in plain words (ideally one question)'),
     wing: place('Only this wing (project or person)').optional(),

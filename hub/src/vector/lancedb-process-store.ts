@@ -16,7 +16,7 @@ import { compiledScript } from '../compiled-script.js';
 import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { fromWire, type HostReply, type HostRequest, type StoreMethod } from './lancedb-host-protocol.js';
-import type { DrawerFilter, DrawerPatch, PlacementSummary, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
+import type { DrawerFilter, DrawerPatch, FullTextOptions, PlacementSummary, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
 
 export interface LanceDbProcessOptions {
   palacePath: string;
@@ -205,8 +205,8 @@ export class LanceDbProcessStore implements VectorStore {
     return this.call('search', [vector, filter, limit]);
   }
 
-  fullText(query: string, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
-    return this.call('fullText', [query, filter, limit]);
+  fullText(query: string, filter: DrawerFilter, limit: number, options?: FullTextOptions): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
+    return this.call('fullText', [query, filter, limit, options ?? {}]);
   }
 
   count(filter?: DrawerFilter): Promise<number> {

@@ -16,7 +16,7 @@ import { fileContext, identifierWords, searchKeywords } from '../core/search-key
 import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { checkDimensions, drawerFromRecord, metadataFromJson } from './drawer-record.js';
-import { CENSUS_COLUMNS, type DrawerFilter, type DrawerPatch, type PlacementSummary, type ScanOptions, type StoredDrawer, type VectorStore } from './vector-store.js';
+import { CENSUS_COLUMNS, type DrawerFilter, type DrawerPatch, type FullTextOptions, type PlacementSummary, type ScanOptions, type StoredDrawer, type VectorStore } from './vector-store.js';
 
 const TABLE = 'drawers';
 /** Columns a table written by an older build gets in place when opened (no rebuild needed). */
@@ -342,9 +342,10 @@ export class LanceDbVectorStore implements VectorStore {
     return rows.map((row) => ({ drawer: fromRow(row), distance: Number(row._distance) }));
   }
 
-  async fullText(text: string, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
+  async fullText(text: string, filter: DrawerFilter, limit: number, options: FullTextOptions = {}): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
     if (!(await this.ensureFts())) return [];
-    let query = this.table.query().fullTextSearch(new lancedb.MultiMatchQuery(text, [...FTS_COLUMNS]), {}).limit(limit);
+    const columns = options.fields === 'names' ? ['keywords'] : [...FTS_COLUMNS];
+    let query = this.table.query().fullTextSearch(new lancedb.MultiMatchQuery(text, columns), {}).limit(limit);
     const where = filterSql(filter);
     if (where) query = query.where(where);
     const rows = (await query.toArray()) as Row[];

@@ -9,7 +9,7 @@ import { createBackendHttp, type BackendHttp, type FetchFn } from './backend-htt
 import { takeClaim, type ClaimIo, type HeldClaim } from './collection-claim.js';
 import { CLAIM_SCHEMA, drawerSchema, fromRow, MATCH_ALL, milvusFilter, milvusString, SCALAR_FIELDS, toRow, wordsPrefilter, type Row } from './milvus-codec.js';
 import { byFiledAtThenId, queryTerms, rankByTerms, TEXT_CANDIDATES } from './text-fallback.js';
-import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
+import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore, FullTextOptions } from './vector-store.js';
 
 /** Milvus caps offset + limit of one query at 16384. */
 const QUERY_PAGE = 16_384;
@@ -219,7 +219,9 @@ export class MilvusVectorStore implements VectorStore {
     return (hits as Row[]).map((h) => ({ drawer: fromRow(h), distance: 1 - Number(h.distance ?? 0) }));
   }
 
-  async fullText(query: string, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
+  async fullText(query: string, filter: DrawerFilter, limit: number, options: FullTextOptions = {}): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
+    // No separate names field here: the names-only list is left out of fusion.
+    if (options.fields === 'names') return [];
     const where = milvusFilter(filter);
     const terms = queryTerms(query);
     if (where === null || terms.length === 0 || limit <= 0) return [];

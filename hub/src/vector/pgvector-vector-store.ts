@@ -10,7 +10,7 @@ import type { BackendSettings } from '../config.js';
 import { HubError } from '../errors.js';
 import { checkDimensions, drawerFromRecord, metadataFromJson } from './drawer-record.js';
 import { createPgPool, pgError } from './postgres-pool.js';
-import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
+import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore, FullTextOptions } from './vector-store.js';
 
 /** A claim whose heartbeat is older than this is taken over (the holder died without releasing it). */
 const CLAIM_STALE_SECONDS = 60;
@@ -265,7 +265,9 @@ export class PgVectorStore implements VectorStore {
     return rows.map((row) => ({ drawer: fromRow(row), distance: Number(row.distance) }));
   }
 
-  async fullText(query: string, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
+  async fullText(query: string, filter: DrawerFilter, limit: number, options: FullTextOptions = {}): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
+    // No separate names field here: the names-only list is left out of fusion.
+    if (options.fields === 'names') return [];
     // Any query word may match (OR), like BM25; each word is quoted so query syntax is just text.
     const where = pgFilter(filter, 2);
     const { rows } = await this.run(

@@ -19,7 +19,7 @@ import {
   type QdrantFilter,
 } from './qdrant-codec.js';
 import { byFiledAtThenId, queryTerms, rankByTerms, TEXT_CANDIDATES } from './text-fallback.js';
-import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
+import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore, FullTextOptions } from './vector-store.js';
 
 const PAGE = 256;
 
@@ -198,7 +198,9 @@ export class QdrantVectorStore implements VectorStore {
     return (hits as Point[]).map((h) => ({ drawer: fromPayload(h.payload ?? {}), distance: 1 - Number(h.score ?? 0) }));
   }
 
-  async fullText(query: string, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
+  async fullText(query: string, filter: DrawerFilter, limit: number, options: FullTextOptions = {}): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
+    // No separate names field here: the names-only list is left out of fusion.
+    if (options.fields === 'names') return [];
     const where = qdrantFilter(filter);
     const terms = queryTerms(query);
     if (where === null || terms.length === 0 || limit <= 0) return [];

@@ -51,6 +51,11 @@ export interface ScanOptions {
   withVectors?: boolean;
 }
 
+export interface FullTextOptions {
+  /** 'all' (default): content and every derived field; 'names': symbols and path words only. */
+  fields?: 'all' | 'names';
+}
+
 export interface VectorStore {
   /** Inserts or replaces drawers by id. */
   upsert(drawers: readonly StoredDrawer[]): Promise<void>;
@@ -62,8 +67,12 @@ export interface VectorStore {
   scan(filter: DrawerFilter, options?: ScanOptions): Promise<StoredDrawer[]>;
   /** Nearest drawers by cosine distance (0 = same direction, 2 = opposite). */
   search(vector: Float32Array, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; distance: number }>>;
-  /** Full-text (BM25) matches on content; higher score is better. */
-  fullText(query: string, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; score: number }>>;
+  /**
+   * Full-text (BM25) matches on content; higher score is better. `options.fields: 'names'` matches
+   * only a drawer's names (the symbols its chunk defines and its file path's words) where the backend
+   * indexes them apart (LanceDB); a backend without such a field returns [] for it.
+   */
+  fullText(query: string, filter: DrawerFilter, limit: number, options?: FullTextOptions): Promise<Array<{ drawer: StoredDrawer; score: number }>>;
   /** How many drawers match. */
   count(filter?: DrawerFilter): Promise<number>;
   /**

@@ -148,6 +148,10 @@ export interface SearchHit {
   matched?: string[];
   location?: HitLocation | null;
   snippet?: HitSnippet | null;
+  /** For a hit from a mined file: its content hash when mined, and when. */
+  mined?: { sha256: string; at: string } | null;
+  /** The mined file changed since it was mined (re-mining refreshes it). */
+  stale?: boolean;
 }
 
 export interface Drawer {

@@ -334,6 +334,15 @@ export function MemoryView(): ReactElement {
                               {hitPlace(h)}
                             </span>
                           ) : null}
+                          {h.stale ? (
+                            <span
+                              className="tag tag-warn"
+                              data-testid="hit-stale"
+                              title={`the file changed since it was mined${h.mined ? ` (${h.mined.at}, sha256 ${h.mined.sha256.slice(0, 12)})` : ''}; re-mine it to refresh`}
+                            >
+                              stale
+                            </span>
+                          ) : null}
                           <span className="spacer" />
                           {h.score !== undefined ? (
                             <span

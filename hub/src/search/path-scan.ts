@@ -1,0 +1,114 @@
+// The path candidate source of search: the query's words against the words of every mined project
+// file's path (folders, file stem; identifiers split at camelCase, `-`, `_`, `.`), compared by light
+// stems with a prefix of at least 3 letters for morphology ("balancing" meets `balanced-pool.js`).
+// A file scores the BM25 weight (idf over the files) of each query word its path holds, so a word
+// every path shares (`lib`, `src`) weighs next to nothing. The index is built once per mined-files
+// list (the manifest, parsed once per change) and costs a pass over the distinct path words per query.
+
+import { identifierParts, isStopword, stem, stemsMeet } from './query.js';
+
+/** One mined file as search sees it. */
+export interface MinedFile {
+  /** The drawer's `source_file` (absolute path as mined). */
+  source_file: string;
+  /** The path relative to the mined root (`/`-separated). */
+  rel_path: string;
+  /** How many drawers (chunks) it was filed as. */
+  drawers: number;
+}
+
+interface PathIndex {
+  files: readonly MinedFile[];
+  /** Distinct path-word stems → the files (indexes) holding them. */
+  byStem: Map<string, number[]>;
+}
+
+const FILE_EXTENSION = /\.[A-Za-z0-9]{1,8}$/;
+
+/** The stems of a path's words: every folder and the file name without its extension, split as identifiers. */
+export function pathStems(relPath: string): string[] {
+  const segments = relPath.split('/').filter((s) => s !== '');
+  const last = segments.pop();
+  if (last !== undefined) segments.push(last.replace(FILE_EXTENSION, ''));
+  const out = new Set<string>();
+  for (const seg of segments)
+    for (const part of identifierParts(seg)) {
+      const w = part.toLowerCase();
+      if (w.length >= 2 && !/^\d+$/.test(w) && !isStopword(w)) out.add(stem(w));
+    }
+  return [...out];
+}
+
+const indexes = new WeakMap<readonly MinedFile[], PathIndex>();
+
+function indexOf(files: readonly MinedFile[]): PathIndex {
+  let index = indexes.get(files);
+  if (!index) {
+    const byStem = new Map<string, number[]>();
+    files.forEach((f, i) => {
+      for (const s of pathStems(f.rel_path)) {
+        const list = byStem.get(s);
+        if (list) list.push(i);
+        else byStem.set(s, [i]);
+      }
+    });
+    index = { files, byStem };
+    indexes.set(files, index);
+  }
+  return index;
+}
+
+export interface PathMatch {
+  file: MinedFile;
+  /** Sum of the BM25 idf of the query stems the path holds. */
+  score: number;
+  /** The query stems it holds. */
+  matched: string[];
+}
+
+/** Files whose path words meet the query's stems, best first (ties by path); at most `limit`. */
+export function pathScan(files: readonly MinedFile[], queryStems: readonly string[], limit: number): PathMatch[] {
+  if (files.length === 0 || queryStems.length === 0) return [];
+  const index = indexOf(files);
+  const n = files.length;
+  const scores = new Map<number, { score: number; matched: string[] }>();
+  for (const q of new Set(queryStems)) {
+    const holders = new Set<number>();
+    for (const [s, list] of index.byStem) if (stemsMeet(q, s)) for (const i of list) holders.add(i);
+    if (holders.size === 0 || holders.size === n) continue;
+    const idf = Math.log(1 + (n - holders.size + 0.5) / (holders.size + 0.5));
+    for (const i of holders) {
+      const e = scores.get(i) ?? { score: 0, matched: [] };
+      e.score += idf;
+      e.matched.push(q);
+      scores.set(i, e);
+    }
+  }
+  return [...scores.entries()]
+    .map(([i, e]) => ({ file: files[i] as MinedFile, score: e.score, matched: e.matched }))
+    .sort((a, b) => b.score - a.score || (a.file.rel_path < b.file.rel_path ? -1 : a.file.rel_path > b.file.rel_path ? 1 : 0))
+    .slice(0, limit);
+}
+
+const fromManifest = new WeakMap<object, MinedFile[]>();
+
+/**
+ * The mined project files of a manifest (`<palace>/mined-files.json`, parsed once per change), with
+ * their paths relative to the folder each was mined from. Only projects-mode files: a conversation's
+ * file name says nothing about its content.
+ */
+export function minedProjectFiles(manifest: Readonly<Record<string, { mode: string; root: string; drawers: number }>>): readonly MinedFile[] {
+  let files = fromManifest.get(manifest);
+  if (!files) {
+    files = [];
+    for (const [file, entry] of Object.entries(manifest)) {
+      if (entry.mode !== 'projects') continue;
+      const root = entry.root.replace(/\\/g, '/').replace(/\/+$/, '');
+      const path = file.replace(/\\/g, '/');
+      const rel = path.startsWith(`${root}/`) ? path.slice(root.length + 1) : (path.split('/').pop() ?? path);
+      files.push({ source_file: file, rel_path: rel, drawers: entry.drawers });
+    }
+    fromManifest.set(manifest, files);
+  }
+  return files;
+}

@@ -77,7 +77,7 @@ export function createApp(options: AppOptions): Koa {
   });
   router.post('/mcp', mcpHandler(hub, options.server ?? {}));
   router.get('/logstream/stream', sseHandler(hub, options.sse));
-  syncRoutes(router, hub);
+  syncRoutes(router, hub, { tokenRequired: Boolean(options.token) });
   cypherRoutes(router, hub);
   daemonRoutes(router, hub, options.server?.withLock);
   app.use(router.routes());

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { PalaceConfig } from '../hub/src/config.js';
 import { LOGSTREAM_FILE } from '../hub/src/core/palace-files.js';
 import { projectTask } from '../hub/src/core/task-state.js';
+import { fenceUntrusted, terminalLine, terminalText } from '../hub/src/core/terminal-text.js';
 import type { EventPage, LogEvent } from '../hub/src/core/types.js';
 import { eventQuery, type RawQuery } from '../hub/src/core/validate.js';
 import { HubError } from '../hub/src/errors.js';
@@ -77,9 +78,10 @@ export interface InboxResult {
   cursor: string | null;
 }
 
+/** The first non-empty line of text another agent wrote (every line end counts: \r, U+2028…), controls removed. */
 function oneLine(text: string, max: number): string {
   const line =
-    text
+    terminalText(text)
       .split('\n')
       .find((l) => l.trim() !== '')
       ?.trim() ?? '';
@@ -183,12 +185,13 @@ export async function collectInbox(log: InboxLog, agent: string, statePath: stri
   }
   if (items > lines.length)
     lines.push(`- … and ${items - lines.length} more: palace logstream list --to-agent ${agent} --json`);
+  // Every item quotes other agents' words (bodies, names): fenced, one line each, as data.
   const text =
     items === 0
       ? ''
       : [
-          `palace inbox for ${agent} (${items} new${firstLook ? ', first look: your open tasks' : ''}):`,
-          ...lines,
+          `palace inbox for ${terminalLine(agent)} (${items} new${firstLook ? ', first look: your open tasks' : ''}):`,
+          ...fenceUntrusted(lines),
         ].join('\n');
   writeState(statePath, cursor, agent);
   return { text, items, cursor };

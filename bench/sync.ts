@@ -12,11 +12,12 @@ import { Logstream } from '../hub/src/logstream/logstream.js';
 import type { MeshMessage } from '../hub/src/sync/protocol.js';
 import { makeTraffic } from './event-fixtures.js';
 import type { Figure, Suite, SuiteContext, SuiteResult } from './figure.js';
+import { benchConfig } from './bench-config.js';
 import { percentile, sleep } from './stats.js';
 import { startMeshHub, stopMeshHub, writePeersFile, type MeshHub } from './sync-mesh.js';
 
 const INTERVAL_S = 1;
-const EVENTS_PER_ROUND = 10_000;
+const EVENTS_PER_ROUND = benchConfig().syncEvents; // 10k unless PALACE_BENCH_SYNC_EVENTS shrinks it
 const ROUNDS = 3;
 const PATCH_EVERY = 50; // one event in 50 carries a ~4 KiB patch artifact
 

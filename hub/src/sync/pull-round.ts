@@ -120,7 +120,8 @@ function note(report: PullReport, budget: RoundBudget, text: string, always = fa
 class BudgetSpent extends Error {}
 
 /**
- * Every check a page allows before any artifact is fetched: the page's size, each event's fields
+ * Every check a page allows before any artifact is fetched (a page may pass the asked limit: it ends
+ * at its origin's next checkpoint, and the response cap bounds it): each event's fields
  * (ids, origin, clock, as a local append passes them), origin_seq ascending within the checkpoint,
  * artifact ids well-formed and within the local per-event limit, the number of artifacts to fetch,
  * and the checkpoint's signature. Throws `sync.bad_message` / `sync.bad_signature` / `sync.clock_skew`.
@@ -130,13 +131,11 @@ function checkPageBeforeFetch(
   page: OpsMessage,
   origin: string,
   after: number,
-  pageLimit: number,
   key: KeyObject | null,
 ): string[] {
   const bad = (message: string): HubError => new HubError('sync.bad_message', `origin ${origin}: ${message}`, { data: { origin } });
   const checkpoint = page.checkpoint;
   if (!checkpoint) throw new HubError('sync.bad_signature', `the peer served ${page.events.length} event(s) without a signed checkpoint`);
-  if (page.events.length > pageLimit) throw bad(`the page holds ${page.events.length} events; ${pageLimit} were asked for`);
   if (checkpoint.origin !== origin) throw bad(`the page's checkpoint is for origin ${checkpoint.origin}`);
   let last = after;
   const wanted = new Set<string>();
@@ -289,7 +288,7 @@ export async function pullFromPeer(
           note(report, budget, `the peer's vector promised ${origin} up to ${top} but it served nothing after ${after}`);
           break;
         }
-        const wanted = checkPageBeforeFetch(replica, page, origin, after, pageLimit, key);
+        const wanted = checkPageBeforeFetch(replica, page, origin, after, key);
         const checkpoint = page.checkpoint;
         if (!checkpoint) break; // checked above
         if (checkpoint.seq < top && page.has_more) {

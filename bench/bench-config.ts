@@ -17,6 +17,8 @@ export interface BenchConfig {
   cacheDir: string;
   /** PALACE_BENCH_SCREENSHOTS=<dir>: the `scale` suite saves the dashboard it painted (Tasks, Status) there. */
   screenshots: string | undefined;
+  /** Events written per round of the `sync` suite (PALACE_BENCH_SYNC_EVENTS, default 10,000); fewer is a smoke run. */
+  syncEvents: number;
 }
 
 export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
@@ -28,5 +30,8 @@ export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   if (!Number.isFinite(scale) || scale <= 0 || scale > 1) throw new Error(`PALACE_BENCH_SCALE must be a number in (0, 1], not '${rawScale}'`);
   const cacheDir = env.PALACE_BENCH_CACHE?.trim() || join(tmpdir(), 'palace-bench-cache');
   const screenshots = env.PALACE_BENCH_SCREENSHOTS?.trim() || undefined;
-  return { mineFiles, retrievalFresh: env.PALACE_BENCH_RETRIEVAL_FRESH?.trim() === '1', scale, cacheDir, screenshots };
+  const rawSync = env.PALACE_BENCH_SYNC_EVENTS?.trim();
+  const syncEvents = rawSync ? Number(rawSync) : 10_000;
+  if (!Number.isInteger(syncEvents) || syncEvents < 3) throw new Error(`PALACE_BENCH_SYNC_EVENTS must be a whole number ≥ 3, not '${rawSync}'`);
+  return { mineFiles, retrievalFresh: env.PALACE_BENCH_RETRIEVAL_FRESH?.trim() === '1', scale, cacheDir, screenshots, syncEvents };
 }

@@ -492,9 +492,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     let hostileStarted = Number.POSITIVE_INFINITY;
     const hostileRun = options.hostile
       ? sleep(half).then(async () => {
-          say('hostile load on: stalled SSE readers, a wait flood past the cap, oversized list inputs');
+          say('hostile load on: stalled SSE readers, a wait flood past the cap, oversized list inputs, issue 29 attacks (glob, escapes, unknown URL, hostile peer)');
           hostileStarted = Date.now() - t0;
-          const load = startHostileLoad(url, { ...HOSTILE, replayFrom });
+          const load = startHostileLoad(url, { ...HOSTILE, replayFrom, palace });
           await sleep(Math.max(0, until - Date.now()));
           return load.stop();
         })
@@ -645,6 +645,7 @@ export function reportLines(r: SoakReport): string[] {
       `  without hostile load (first half):  ${figures(h.baseline)}`,
       `  with hostile load (second half):    ${figures(h.hostile)}`,
       `  hostile: ${h.stalledOpens} stalled SSE opens (${h.sseDrops} dropped with the last error frame), wait flood ${h.waitsAdmitted} admitted / ${h.waitsRefused} refused at cap ${h.waitCap} (agents' waits retried: ${h.agentWaitRetries}), ${h.oversizedRefused} oversized list inputs refused`,
+      `  issue 29: ${h.globQueries} reservation queries against a backtracking glob answered, ${h.globsRefused} over-cap globs refused, ${h.escapeBodies} escape-laden bodies stored as data, ${h.unknownRoundsRefused} rounds at an unknown URL refused, ${h.hostilePeerRounds} rounds against a peer serving 10 x 20 MiB artifacts and an endless listing ended`,
       `  worst /healthz under hostile load minus without: ${(h.hostile.healthzWorstMs - h.baseline.healthzWorstMs).toFixed(1)} ms (target <= 50 ms); RSS max growth ${(h.hostile.rssMaxMb - h.baseline.rssMaxMb).toFixed(0)} MB`,
     );
   }

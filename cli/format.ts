@@ -1,11 +1,12 @@
 // Human-readable renderings of events, artifacts and tasks for the CLI's text mode.
 
+import { terminalLine } from '../hub/src/core/terminal-text.js';
 import type { ArtifactMeta, LogEvent } from '../hub/src/core/types.js';
 import type { TaskState } from '../hub/src/core/task-state.js';
 import type { Reservation, TaskView } from '../hub/src/logstream/coordination.js';
 
 function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = terminalLine(text).replace(/\s+/g, ' ').trim();
   return flat.length > max ? flat.slice(0, max - 3) + '...' : flat;
 }
 
@@ -16,7 +17,7 @@ export function eventLine(e: LogEvent): string {
   if (e.correlation_id) parts.push(`corr=${e.correlation_id}`);
   if (e.artifact_ids.length > 0) parts.push(`artifacts=${e.artifact_ids.join(',')}`);
   if (e.body) parts.push(`:: ${oneLine(e.body, 80)}`);
-  return parts.join(' ');
+  return terminalLine(parts.join(' ')); // one line whatever the fields hold (output.ts also strips controls)
 }
 
 export function eventsText(events: readonly LogEvent[], empty = 'No matching events.'): string {

@@ -2,6 +2,7 @@
 // root), the fused score, the best-matching lines with the query terms highlighted (bold colour on
 // a terminal, plain otherwise) and, with --full, the whole drawer.
 
+import { terminalLine, terminalText } from '../hub/src/core/terminal-text.js';
 import type { SearchHit } from '../hub/src/memory/memory.js';
 import type { HitSnippet } from '../hub/src/memory/snippet.js';
 
@@ -18,15 +19,16 @@ const RESET = '\u001b[0m';
 
 /** The snippet's text with each mark wrapped in bold colour (or left plain). */
 export function highlighted(snippet: HitSnippet, color: boolean): string {
-  if (!color || snippet.marks.length === 0) return snippet.text;
+  // Each piece of drawer text is made inert before our own colour codes go around it.
+  if (!color || snippet.marks.length === 0) return terminalText(snippet.text);
   let out = '';
   let at = 0;
   for (const [s, e] of [...snippet.marks].sort((a, b) => a[0] - b[0])) {
     if (s < at) continue;
-    out += snippet.text.slice(at, s) + BOLD_YELLOW + snippet.text.slice(s, e) + RESET;
+    out += terminalText(snippet.text.slice(at, s)) + BOLD_YELLOW + terminalText(snippet.text.slice(s, e)) + RESET;
     at = e;
   }
-  return out + snippet.text.slice(at);
+  return out + terminalText(snippet.text.slice(at));
 }
 
 /** Lines prefixed with their line numbers (when known), indented under the hit's head line. */
@@ -47,13 +49,13 @@ export function hitText(h: SearchHit, i: number, format: HitFormat): string {
   const dim = (s: string): string => (format.color ? DIM + s + RESET : s);
   const rated = h.useful === false ? '  [rated not useful]' : h.useful === true ? '  [rated useful]' : '';
   const stale = h.stale ? `  [stale: the file changed since it was mined${h.mined ? ` ${h.mined.at}` : ''}; re-mine to refresh]` : '';
-  const head = `[${i + 1}] ${hitWhere(h)}  score ${h.score.toFixed(3)}${rated}${stale}`;
-  const meta = dim(`    ${h.wing}/${h.room}  ${h.drawer_id}  filed ${h.filed_at} by ${h.added_by}`);
+  const head = `[${i + 1}] ${terminalLine(hitWhere(h))}  score ${h.score.toFixed(3)}${rated}${stale}`;
+  const meta = dim(terminalLine(`    ${h.wing}/${h.room}  ${h.drawer_id}  filed ${h.filed_at} by ${h.added_by}`));
   const snippet = h.snippet as SearchHit['snippet'] | undefined;
   if (format.full || !snippet) {
     const first = h.location?.line_start ?? null;
     const width = String((h.location?.line_end ?? 0) + 1).length;
-    return `${head}\n${meta}\n${numbered(h.content.replace(/\n+$/, ''), first, width)}`;
+    return `${head}\n${meta}\n${numbered(terminalText(h.content).replace(/\n+$/, ''), first, width)}`;
   }
   const width = String((snippet.line_start ?? 0) + snippet.text.split('\n').length).length;
   return `${head}\n${meta}\n${numbered(highlighted(snippet, format.color), snippet.line_start, width)}`;

@@ -18,6 +18,7 @@ import { action } from '../context.js';
 import { collectInbox, hasLog, hookContextJson, inboxStatePath, openDirectInboxLog, toolInboxLog } from '../hook-inbox.js';
 import { httpFetch } from '../http-fetch.js';
 import { readText } from '../read-input.js';
+import { shellQuote } from '../shell-quote.js';
 import { runTool } from '../tool-runner.js';
 
 const HOOK_TIMEOUT_MS = 3000;
@@ -52,7 +53,7 @@ function readStdinBriefly(ms: number): Promise<string> {
 /** The hooks settings for Claude Code and Codex: the inbox on session start and on every prompt, plus the save hooks. */
 export function hookSettings(claudeAgent: string, codexAgent: string): { claude_code: unknown; codex: unknown } {
   const cmd = (command: string, timeout = 10) => ({ hooks: [{ type: 'command', command, timeout }] });
-  const inbox = (agent: string, event: string) => `palace hook inbox --agent ${agent} --event ${event}`;
+  const inbox = (agent: string, event: string) => `palace hook inbox --agent ${shellQuote(agent)} --event ${event}`;
   return {
     claude_code: {
       hooks: {

@@ -65,6 +65,7 @@ export function registerMemory(program: Command): void {
             ...(result.sanitized_query ? [`(searched for: ${result.sanitized_query})`] : []),
             result.results.length === 0 ? 'No matching drawers.' : result.results.map((h, i) => hitText(h, i, { full: Boolean(o.full), color: stdoutColor() })).join('\n\n'),
           ].join('\n'),
+          { styled: true },
         );
       }),
     );

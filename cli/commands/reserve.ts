@@ -15,6 +15,7 @@ import { HubError, invalid } from '../../hub/src/errors.js';
 import { action, type CommandContext } from '../context.js';
 import { reservationLine } from '../format.js';
 import { EXIT } from '../output.js';
+import { shellQuote as sh } from '../shell-quote.js';
 import { runTool } from '../tool-runner.js';
 
 /** The line that marks a pre-commit hook as palace's own (install replaces only those). */
@@ -36,10 +37,6 @@ function git(repo: string, args: readonly string[]): string {
   }
 }
 
-/** Single-quotes a value for a POSIX sh script. */
-function sh(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
 
 /** The hook script: runs `palace guard check --staged`; blocks only on its "refused" exit (3). */
 export function guardScript(options: { node: string; palace: string; palaceDir: string; agent?: string | undefined; stream?: string | undefined }): string {
@@ -52,11 +49,12 @@ ${GUARD_MARKER}
 [ "$PALACE_GUARD" = "off" ] && exit 0
 NODE=${sh(options.node)}
 PALACE=${sh(options.palace)}
+AGENT=${sh(options.agent ?? '')}
 if [ ! -x "$NODE" ] || [ ! -f "$PALACE" ]; then
   echo "palace guard: cannot run palace ($PALACE); commit not checked" >&2
   exit 0
 fi
-"$NODE" "$PALACE" --palace ${sh(options.palaceDir)} guard check --staged --agent "\${PALACE_AGENT_NAME:-${options.agent ?? ''}}"${stream}
+"$NODE" "$PALACE" --palace ${sh(options.palaceDir)} guard check --staged --agent "\${PALACE_AGENT_NAME:-$AGENT}"${stream}
 code=$?
 if [ "$code" -eq 3 ]; then exit 1; fi
 if [ "$code" -ne 0 ]; then echo "palace guard: the check failed (exit $code); commit not checked" >&2; fi

@@ -4,6 +4,7 @@
 // caller keeps the cursor (the hook in its state file, a resource reader in its URI).
 
 import { projectTask } from './task-state.js';
+import { fenceUntrusted, terminalLine, terminalText } from './terminal-text.js';
 import type { EventPage, LogEvent } from './types.js';
 import type { RawQuery } from './validate.js';
 import { HubError } from '../errors.js';
@@ -54,9 +55,10 @@ export interface InboxResult {
   cursor: string | null;
 }
 
+/** The first non-empty line of text another agent wrote (every line end counts: \r, U+2028…), controls removed. */
 function oneLine(text: string, max: number): string {
   const line =
-    text
+    terminalText(text)
       .split('\n')
       .find((l) => l.trim() !== '')
       ?.trim() ?? '';
@@ -163,12 +165,13 @@ export async function computeInbox(log: InboxLog, agent: string, cursorIn: strin
   }
   if (items > lines.length)
     lines.push(`- … and ${items - lines.length} more: palace logstream list --to-agent ${agent} --json`);
+  // Every item quotes other agents' words (bodies, names): fenced, one line each, as data.
   const text =
     items === 0
       ? ''
       : [
-          `palace inbox for ${agent} (${items} new${firstLook ? ', first look: your open tasks' : ''}):`,
-          ...lines,
+          `palace inbox for ${terminalLine(agent)} (${items} new${firstLook ? ', first look: your open tasks' : ''}):`,
+          ...fenceUntrusted(lines),
         ].join('\n');
   return { text, items, cursor, first_look: firstLook };
 }

@@ -84,7 +84,7 @@ export function createApp(options: AppOptions): Koa {
   router.get('/mcp', (ctx) => mcpSession.stream(ctx));
   router.delete('/mcp', (ctx) => mcpSession.end(ctx));
   router.get('/logstream/stream', sseHandler(hub, options.sse));
-  syncRoutes(router, hub);
+  syncRoutes(router, hub, { tokenRequired: Boolean(options.token) });
   cypherRoutes(router, hub);
   daemonRoutes(router, hub, options.server?.withLock);
   app.use(router.routes());

@@ -3,7 +3,7 @@
 // event, so it syncs; every read is a projection of events. Rules: docs/coordination.md.
 
 import { HubError, invalid } from '../errors.js';
-import { globsOverlap, normalizeGlob, pathMatches } from '../core/globs.js';
+import { globProblem, globsOverlap, normalizeGlob, pathMatches } from '../core/globs.js';
 import {
   blockedBy,
   dependsOnOf,
@@ -405,6 +405,10 @@ export function reservationOfInput(
   if (list.length > MAX_RESERVATION_PATHS) throw invalid('paths', `at most ${MAX_RESERVATION_PATHS} paths per reservation`);
   const paths = [...new Set(list.map((p) => normalizeGlob(requiredField('paths', p))))];
   if (paths.some((p) => p === '' || p.split('/').includes('..'))) throw invalid('paths', 'paths must be relative to the repository and stay inside it (no ..)');
+  for (const p of paths) {
+    const problem = globProblem(p);
+    if (problem) throw invalid('paths', `path '${p.slice(0, 80)}${p.length > 80 ? '…' : ''}' ${problem}`);
+  }
   const ttl = boundedMs('ttl_ms', raw.ttl_ms, bounds);
   const exclusive = raw.exclusive === true || raw.exclusive === 'true';
   const corr = routingField('correlation_id', raw.correlation_id);

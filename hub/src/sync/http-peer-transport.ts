@@ -13,8 +13,13 @@ import {
 } from './protocol.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-/** Largest decoded response accepted: a 4 MiB artifact can grow when JSON-escaped. */
+/** Largest decoded response accepted (an event page is served within 4 MiB of event text). */
 export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+/**
+ * Largest artifact response read: a 4 MiB artifact (the local limit) with room for JSON escaping;
+ * a larger one is refused while it streams, before it is held.
+ */
+export const MAX_ARTIFACT_RESPONSE_BYTES = 2 * 4 * 1024 * 1024 + 64 * 1024;
 
 export interface HttpPeerTransportOptions {
   /** The peer's base URL (http or https); a trailing slash is ignored. */
@@ -124,6 +129,7 @@ export function createHttpPeerTransport(options: HttpPeerTransportOptions): Peer
     path: string,
     params: Record<string, string>,
     signal?: AbortSignal,
+    limit = cap,
   ): Promise<MessageOf<T>> {
     const query = new URLSearchParams(params).toString();
     const url = `${base}${path}${query ? `?${query}` : ''}`;
@@ -134,7 +140,12 @@ export function createHttpPeerTransport(options: HttpPeerTransportOptions): Peer
     try {
       const res = await doFetch(url, { method: 'GET', headers, signal: combined, redirect: 'error' });
       status = res.status;
-      text = await readCapped(res, cap, `peer '${name}' ${path}`);
+      const declared = Number(res.headers.get('content-length') ?? '0');
+      if (res.headers.get('content-encoding') === null && declared > limit) {
+        await res.body?.cancel().catch(() => undefined);
+        throw new HubError('sync.bad_message', `peer '${name}' ${path}: declares ${declared} bytes, more than the ${limit} accepted`);
+      }
+      text = await readCapped(res, limit, `peer '${name}' ${path}`);
     } catch (err) {
       if (err instanceof HubError) throw err;
       throw new HubError('sync.peer_failed', `peer '${name}' ${path}: ${describeFailure(err, timeoutMs)}`, {
@@ -163,7 +174,7 @@ export function createHttpPeerTransport(options: HttpPeerTransportOptions): Peer
     versionVector: (signal) => get('version_vector', '/sync/version_vector', {}, signal),
     ops: (origin, after, limit, signal) =>
       get('ops', '/sync/ops', { origin, after: String(after), limit: String(limit) }, signal),
-    artifact: (id, signal) => get('artifact', '/sync/artifact', { id }, signal),
+    artifact: (id, signal) => get('artifact', '/sync/artifact', { id }, signal, Math.min(cap, MAX_ARTIFACT_RESPONSE_BYTES)),
     artifacts: (after, limit, signal) =>
       get('artifacts', '/sync/artifacts', { after: String(after), limit: String(limit) }, signal),
   };

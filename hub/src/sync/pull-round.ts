@@ -6,11 +6,17 @@
 // changes nothing. Then artifacts no event references are listed and pulled, each signed by its
 // origin. Idempotent: replaying a round changes nothing.
 
-import type { KeyObject } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
-import { publicKeyFromRaw } from '../logstream/signatures.js';
+import { checkpointBytes } from '../core/chain.js';
+import { isArtifactId } from '../core/ids.js';
+import { publicKeyFromRaw, verifyBytes } from '../logstream/signatures.js';
 import type { ReplicatedArtifact } from '../core/replication.js';
-import { pullPlan, type VersionVector } from '../core/replication.js';
+import { checkRemoteArtifact, checkRemoteClock, pullPlan, remoteEventRecord, type VersionVector } from '../core/replication.js';
+import { LIMITS } from '../core/validate.js';
 import { HubError, toHubError } from '../errors.js';
 import { MAX_PAGE_EVENTS, type ReplicaStore } from '../logstream/replica-store.js';
 import type { PeerTransport } from './peer-transport.js';
@@ -31,6 +37,8 @@ export interface PullOptions {
   peer?: PeerEntry;
   /** Check signatures (default true); false only for the benchmark's unverified run. */
   verify?: boolean;
+  /** Replica ids peers.json pins for other peers (peer name by id): an unpinned peer may not claim them. */
+  pinnedElsewhere?: ReadonlyMap<string, string>;
 }
 
 /** A page (or a peer) refused, with the reason. */
@@ -86,31 +94,129 @@ function isRejection(err: HubError): boolean {
   return !isTransportFailure(err) && err.code !== 'store.failed' && err.code !== 'store.busy';
 }
 
-/** Fetches the artifacts a page's events reference that this hub does not hold (kept in memory until verified). */
-async function pageArtifacts(
+/** Most artifact bytes one page may bring (spooled on disk until the page verifies). */
+export const MAX_PAGE_ARTIFACT_BYTES = 256 * 1024 * 1024;
+/** Most artifact bytes one round brings; past it the round stops and the next one goes on. */
+export const MAX_ROUND_ARTIFACT_BYTES = 1024 * 1024 * 1024;
+/** Most distinct artifacts one page may make this hub fetch. */
+export const MAX_PAGE_ARTIFACTS = 1_000;
+/** Listing pages (`/sync/artifacts`) read per round; the cursor is kept, the next round goes on. */
+export const MAX_LISTING_PAGES = 20;
+/** Notes kept per round; later ones are only counted. */
+export const MAX_NOTES = 20;
+
+/** A round's bounds as it runs: artifact bytes spooled so far, notes kept and skipped. */
+interface RoundBudget {
+  artifactBytes: number;
+  skippedNotes: number;
+}
+
+function note(report: PullReport, budget: RoundBudget, text: string, always = false): void {
+  if (always || report.notes.length < MAX_NOTES) report.notes.push(text);
+  else budget.skippedNotes++;
+}
+
+/** A page over the round's artifact budget: not a fault of the peer, the next round goes on. */
+class BudgetSpent extends Error {}
+
+/**
+ * Every check a page allows before any artifact is fetched (a page may pass the asked limit: it ends
+ * at its origin's next checkpoint, and the response cap bounds it): each event's fields
+ * (ids, origin, clock, as a local append passes them), origin_seq ascending within the checkpoint,
+ * artifact ids well-formed and within the local per-event limit, the number of artifacts to fetch,
+ * and the checkpoint's signature. Throws `sync.bad_message` / `sync.bad_signature` / `sync.clock_skew`.
+ */
+function checkPageBeforeFetch(
   replica: ReplicaStore,
-  transport: PeerTransport,
   page: OpsMessage,
+  origin: string,
+  after: number,
+  key: KeyObject | null,
+): string[] {
+  const bad = (message: string): HubError => new HubError('sync.bad_message', `origin ${origin}: ${message}`, { data: { origin } });
+  const checkpoint = page.checkpoint;
+  if (!checkpoint) throw new HubError('sync.bad_signature', `the peer served ${page.events.length} event(s) without a signed checkpoint`);
+  if (checkpoint.origin !== origin) throw bad(`the page's checkpoint is for origin ${checkpoint.origin}`);
+  let last = after;
+  const wanted = new Set<string>();
+  const nowMs = Date.now();
+  for (const event of page.events) {
+    const record = remoteEventRecord(event);
+    if (record.origin_replica !== origin) throw bad(`event ${record.id} names origin ${record.origin_replica}: a forged origin`);
+    if (record.origin_seq <= last) throw bad(`event ${record.id} has origin_seq ${record.origin_seq}, not after ${last}`);
+    if (record.origin_seq > checkpoint.seq)
+      throw bad(`event ${record.id} jumps to origin_seq ${record.origin_seq}, past the signed checkpoint at ${checkpoint.seq}`);
+    checkRemoteClock(record, nowMs, replica.maxSkewMs);
+    last = record.origin_seq;
+    if (record.artifact_ids.length > LIMITS.artifactIds)
+      throw bad(`event ${record.id} names ${record.artifact_ids.length} artifacts; the limit is ${LIMITS.artifactIds}`);
+    for (const id of record.artifact_ids) {
+      if (!isArtifactId(id)) throw bad(`event ${record.id} names '${id.slice(0, 80)}', which is not an artifact id`);
+      if (!replica.hasArtifact(id)) wanted.add(id);
+    }
+    if (wanted.size > MAX_PAGE_ARTIFACTS)
+      throw bad(`the page names more than ${MAX_PAGE_ARTIFACTS} artifacts this hub does not hold`);
+  }
+  if (key && !verifyBytes(key, checkpointBytes(checkpoint), checkpoint.sig))
+    throw new HubError('sync.bad_signature', `origin ${origin}: the checkpoint at origin_seq ${checkpoint.seq} is not signed by ${origin}'s key`, {
+      data: { origin },
+    });
+  return [...wanted];
+}
+
+/** A folder for one page's artifact bodies; removed once the page is applied or refused. */
+function spoolDir(): string {
+  return mkdtempSync(join(tmpdir(), 'palace-sync-spool-'));
+}
+
+/**
+ * Fetches the artifacts a page needs, one at a time: each is checked (fields, size, sha256) as it
+ * arrives and its body written to `dir`; what the page holds is its metadata with a `content` that
+ * reads the body back when the store asks for it, so a page never holds its artifacts in memory.
+ */
+async function pageArtifacts(
+  transport: PeerTransport,
+  event: (id: string) => string,
+  ids: readonly string[],
+  dir: string,
+  budget: RoundBudget,
   signal: AbortSignal | undefined,
 ): Promise<ReplicatedArtifact[]> {
-  const out = new Map<string, ReplicatedArtifact>();
-  for (const event of page.events)
-    for (const id of event.artifact_ids) {
-      if (out.has(id) || replica.hasArtifact(id)) continue;
-      let message;
-      try {
-        message = await transport.artifact(id, signal);
-      } catch (err) {
-        const e = toHubError(err);
-        if (e.code === 'artifact.not_found')
-          throw new HubError('sync.bad_message', `the peer served event ${event.id} but not its artifact ${id}`);
-        throw e;
-      }
-      if (message.artifact.id !== id)
-        throw new HubError('sync.bad_message', `asked for artifact ${id}, the peer served ${message.artifact.id}`);
-      out.set(id, message.artifact);
+  const out: ReplicatedArtifact[] = [];
+  let pageBytes = 0;
+  for (const id of ids) {
+    let message;
+    try {
+      message = await transport.artifact(id, signal);
+    } catch (err) {
+      const e = toHubError(err);
+      if (e.code === 'artifact.not_found')
+        throw new HubError('sync.bad_message', `the peer served event ${event(id)} but not its artifact ${id}`);
+      throw e;
     }
-  return [...out.values()];
+    const a = message.artifact;
+    if (a.id !== id) throw new HubError('sync.bad_message', `asked for artifact ${id}, the peer served ${a.id}`);
+    const { bytes } = checkRemoteArtifact(a); // fields, and content within the local 4 MiB limit
+    const computed = createHash('sha256').update(a.content, 'utf8').digest('hex');
+    if (computed !== a.sha256)
+      throw new HubError('sync.hash_mismatch', `remote artifact ${id} failed hash verification; refused`, { data: { artifact_id: id } });
+    pageBytes += bytes;
+    budget.artifactBytes += bytes;
+    if (pageBytes > MAX_PAGE_ARTIFACT_BYTES)
+      throw new HubError('sync.bad_message', `the page's artifacts pass ${MAX_PAGE_ARTIFACT_BYTES} bytes; refused`);
+    if (budget.artifactBytes > MAX_ROUND_ARTIFACT_BYTES) throw new BudgetSpent();
+    const path = join(dir, `${out.length}`);
+    writeFileSync(path, a.content, 'utf8');
+    const { content: _content, ...meta } = a;
+    void _content;
+    out.push(
+      Object.defineProperty({ ...meta, content: '' }, 'content', {
+        enumerable: true,
+        get: () => readFileSync(path, 'utf8'),
+      }),
+    );
+  }
+  return out;
 }
 
 export async function pullFromPeer(
@@ -119,6 +225,7 @@ export async function pullFromPeer(
   options: PullOptions = {},
 ): Promise<PullReport> {
   const report = emptyReport();
+  const budget: RoundBudget = { artifactBytes: 0, skippedNotes: 0 };
   const pageLimit = Math.max(1, Math.min(MAX_PAGE_EVENTS, Math.floor(options.pageLimit ?? MAX_PAGE_EVENTS)));
   const { signal } = options;
   const verify = options.verify ?? true;
@@ -144,7 +251,7 @@ export async function pullFromPeer(
   }
   let trust: PeerTrust;
   try {
-    trust = admitPeer(replica, peer, remote);
+    trust = admitPeer(replica, peer, remote, options.pinnedElsewhere);
   } catch (err) {
     const e = toHubError(err);
     report.errors.push(e);
@@ -178,30 +285,41 @@ export async function pullFromPeer(
         if (page.after !== after)
           throw new HubError('sync.bad_message', `asked for events after ${after}, the peer served a page after ${page.after}`);
         if (page.events.length === 0) {
-          report.notes.push(
-            `the peer's vector promised ${origin} up to ${top} but it served nothing after ${after}`,
-          );
+          note(report, budget, `the peer's vector promised ${origin} up to ${top} but it served nothing after ${after}`);
           break;
         }
+        const wanted = checkPageBeforeFetch(replica, page, origin, after, key);
         const checkpoint = page.checkpoint;
-        if (!checkpoint)
-          throw new HubError('sync.bad_signature', `the peer served ${page.events.length} event(s) without a signed checkpoint`);
+        if (!checkpoint) break; // checked above
         if (checkpoint.seq < top && page.has_more) {
           // Ask for the next page now, so the peer prepares it while this one is being verified.
           const next = transport.ops(origin, checkpoint.seq, pageLimit, signal);
           next.catch(() => undefined); // awaited (or dropped) later; never an unhandled rejection
           prefetched = { after: checkpoint.seq, page: next };
         }
-        const artifacts = await pageArtifacts(replica, transport, page, signal);
-        const result = replica.applyRemotePage({ origin, after, events: page.events, checkpoint, artifacts, key });
+        const dir = spoolDir();
+        let result;
+        let artifacts: ReplicatedArtifact[];
+        try {
+          const eventOf = (id: string): string => page.events.find((e) => e.artifact_ids.includes(id))?.id ?? '?';
+          artifacts = await pageArtifacts(transport, eventOf, wanted, dir, budget, signal);
+          result = replica.applyRemotePage({ origin, after, events: page.events, checkpoint, artifacts, key });
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
         report.pulledEvents += result.applied;
         report.duplicates += result.duplicates;
         if (result.applied > 0) report.perOrigin[origin] = (report.perOrigin[origin] ?? 0) + result.applied;
-        report.pulledArtifacts += artifacts.filter((a) => replica.hasArtifact(a.id)).length;
+        report.pulledArtifacts += artifacts.length;
         after = checkpoint.seq;
         if (!page.has_more) break;
       }
     } catch (err) {
+      if (err instanceof BudgetSpent) {
+        prefetched?.page.catch(() => undefined);
+        note(report, budget, `this round's artifact budget (${MAX_ROUND_ARTIFACT_BYTES} bytes) is spent; the next round goes on`, true);
+        break;
+      }
       const e = toHubError(err);
       if (signal?.aborted) {
         report.errors.push(
@@ -220,7 +338,9 @@ export async function pullFromPeer(
       if (isTransportFailure(e)) return report;
     }
   }
-  await pullLooseArtifacts(replica, transport, remote.replica_id, verify, report, signal);
+  if (budget.artifactBytes <= MAX_ROUND_ARTIFACT_BYTES)
+    await pullLooseArtifacts(replica, transport, remote.replica_id, verify, report, budget, signal);
+  if (budget.skippedNotes > 0) report.notes.push(`${budget.skippedNotes} more note(s) this round, not listed`);
   return report;
 }
 
@@ -231,25 +351,38 @@ async function pullLooseArtifacts(
   peerReplica: string,
   verify: boolean,
   report: PullReport,
+  budget: RoundBudget,
   signal: AbortSignal | undefined,
 ): Promise<void> {
   let cursor = replica.artifactCursor(peerReplica);
   try {
-    for (;;) {
+    for (let pages = 0; ; pages++) {
       signal?.throwIfAborted();
+      if (pages >= MAX_LISTING_PAGES) {
+        note(report, budget, `the peer lists more artifacts than ${MAX_LISTING_PAGES} pages a round; the next round goes on from here`, true);
+        return;
+      }
       const listing = await transport.artifacts(cursor, MAX_PAGE_EVENTS, signal);
+      if (listing.has_more && listing.next <= cursor)
+        throw new HubError('sync.bad_message', `the peer's artifact listing does not advance (next ${listing.next} after ${cursor}) yet says has_more`);
       for (const item of listing.items) {
         if (item.origin_replica === replica.replicaId || replica.hasArtifact(item.id)) continue;
+        if (!isArtifactId(item.id)) throw new HubError('sync.bad_message', `the peer lists '${item.id.slice(0, 80)}', which is not an artifact id`);
         const known = replica.originKey(item.origin_replica);
         if (verify && !known) {
-          report.notes.push(`artifact ${item.id} of origin ${item.origin_replica} skipped: no key is known for its origin`);
+          note(report, budget, `artifact ${item.id} of origin ${item.origin_replica} skipped: no key is known for its origin`);
           continue;
         }
         const message = await transport.artifact(item.id, signal);
         if (message.artifact.id !== item.id)
           throw new HubError('sync.bad_message', `asked for artifact ${item.id}, the peer served ${message.artifact.id}`);
         const key = verify && known ? (publicKeyFromRaw(known.publicKey) ?? null) : null;
+        budget.artifactBytes += Buffer.byteLength(message.artifact.content, 'utf8');
         if (replica.applySignedArtifact(message.artifact, message.signature, key)) report.pulledArtifacts++;
+        if (budget.artifactBytes > MAX_ROUND_ARTIFACT_BYTES) {
+          note(report, budget, `this round's artifact budget (${MAX_ROUND_ARTIFACT_BYTES} bytes) is spent; the next round goes on`, true);
+          return;
+        }
       }
       if (listing.next !== cursor) replica.setArtifactCursor(peerReplica, listing.next);
       cursor = listing.next;

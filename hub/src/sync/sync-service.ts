@@ -246,6 +246,18 @@ export class SyncService {
     return out;
   }
 
+  /** Replica ids peers.json pins (replica_id, or the replica a pinned key was seen with) for peers other than `peer`. */
+  private pinnedReplicas(peer: PeerEntry): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const other of this.peers) {
+      if (other.name === peer.name || !other.publicKey) continue;
+      const seen = this.status.get(other.name)?.replicaId;
+      const id = other.replicaId ?? seen;
+      if (id) out.set(id, other.name);
+    }
+    return out;
+  }
+
   /** Pulls one peer once; with `record`, its outcome updates the peer's status in the estate. */
   private async pullOnce(peer: PeerEntry, record: boolean): Promise<PeerRoundResult> {
     const startedAt = this.now().toISOString();
@@ -254,6 +266,7 @@ export class SyncService {
       report = await pullFromPeer(this.replica, this.transportFor(peer), {
         signal: this.abort.signal,
         skipOrigins: this.directOrigins(peer),
+        pinnedElsewhere: this.pinnedReplicas(peer),
         peer,
         verify: this.verify,
         ...(this.pageLimit ? { pageLimit: this.pageLimit } : {}),
@@ -354,6 +367,12 @@ export class SyncService {
       replica_id: this.replica.replicaId,
       results,
     };
+  }
+
+  /** The peers.json entry (re-read) with this base URL, if any. */
+  listedPeer(url: string): PeerEntry | undefined {
+    this.reloadPeers();
+    return this.peers.find((p) => p.url === url);
   }
 
   /** The mesh estate: GET /sync/peers and palace_mesh_peers. */

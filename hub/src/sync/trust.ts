@@ -23,8 +23,17 @@ function untrusted(message: string, data: Record<string, unknown> = {}): HubErro
   return new HubError('sync.untrusted', message, { data });
 }
 
-/** Checks the identity a peer presents; throws `sync.untrusted` naming what does not match. */
-export function admitPeer(replica: ReplicaStore, peer: PeerEntry, remote: VersionVectorMessage): PeerTrust {
+/**
+ * Checks the identity a peer presents; throws `sync.untrusted` naming what does not match.
+ * `pinnedElsewhere`: replica ids peers.json pins for other peers (name by id), which a peer trusted
+ * on first use may not claim.
+ */
+export function admitPeer(
+  replica: ReplicaStore,
+  peer: PeerEntry,
+  remote: VersionVectorMessage,
+  pinnedElsewhere: ReadonlyMap<string, string> = new Map(),
+): PeerTrust {
   const key = publicKeyFromRaw(remote.public_key);
   if (!key) throw untrusted(`peer '${peer.name}' presented a malformed public key`);
   const presented = fingerprint(remote.public_key);
@@ -49,6 +58,15 @@ export function admitPeer(replica: ReplicaStore, peer: PeerEntry, remote: Versio
       );
     return { trust: 'pinned', fingerprint: presented, key, firstUse: false };
   }
+  const other = pinnedElsewhere.get(remote.replica_id);
+  if (other !== undefined && other !== peer.name)
+    throw untrusted(
+      `peer '${peer.name}' (not pinned) claims replica ${remote.replica_id}, but peers.json pins it for peer '${other}': refused as an impostor; pin this peer's key only if it really is that hub`,
+    );
+  if (!known && (replica.versionVector()[remote.replica_id] ?? 0) > 0)
+    throw untrusted(
+      `peer '${peer.name}' (not pinned) claims replica ${remote.replica_id}, whose events this hub already holds from elsewhere: a first-use peer may not take over a known replica id; pin its key in peers.json if it really is that hub`,
+    );
   if (known) {
     if (known.publicKey !== remote.public_key)
       throw untrusted(

@@ -64,7 +64,12 @@ function hubName(hub: HubServices): string {
   return hub.sync?.name ?? hostname();
 }
 
-export function syncRoutes(router: Router, hub: HubServices): void {
+/** How the routes are protected: with `tokenRequired`, every request here carried the hub's token. */
+export interface SyncRouteOptions {
+  tokenRequired: boolean;
+}
+
+export function syncRoutes(router: Router, hub: HubServices, options: SyncRouteOptions): void {
   const replica = () => hub.logstream.replica;
 
   router.get('/sync/version_vector', async (ctx) => {
@@ -120,11 +125,23 @@ export function syncRoutes(router: Router, hub: HubServices): void {
     const rawPeer = body && typeof body === 'object' ? (body as { peer?: unknown }).peer : undefined;
     let peers;
     if (rawPeer !== undefined && rawPeer !== null) {
+      let asked;
       try {
-        peers = [parsePeerEntry(rawPeer)];
+        asked = parsePeerEntry(rawPeer);
       } catch (err) {
         throw invalid('peer', (err as Error).message);
       }
+      // A round targets a peer of peers.json (its entry, pinned key and token, is used); an ad-hoc URL
+      // only when this hub requires its token, so no tokenless local process can aim the hub anywhere.
+      const listed = hub.sync.listedPeer(asked.url);
+      if (listed) peers = [{ ...listed, token: listed.token ?? asked.token }];
+      else if (options.tokenRequired) peers = [asked];
+      else
+        throw new HubError(
+          'sync.untrusted',
+          `peer ${asked.url} is not in peers.json: a hub without a token syncs only with the peers listed there; add it to ${hub.sync.peersPath} (palace sync trust <url> --pin) or run the hub with a token`,
+          { field: 'peer' },
+        );
     }
     await send(ctx, await hub.sync.runRound(peers));
   });

@@ -4,6 +4,27 @@ import type { ArtifactMeta, LogEvent } from '../hub/src/core/types.js';
 import type { TaskState } from '../hub/src/core/task-state.js';
 import type { Reservation, TaskView } from '../hub/src/logstream/coordination.js';
 
+// eslint-disable-next-line no-control-regex
+const ESCAPES = /\u001b(?:\[[0-?]*[ -/]*[@-~]?|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[ -/]*[0-~]?)|\u009b[0-?]*[ -/]*[@-~]?/g;
+// eslint-disable-next-line no-control-regex
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text another agent wrote (a request's body), made safe to print on a terminal: escape sequences and
+ * control characters removed, \r\n, \r, U+2028 and U+2029 read as line ends. Every body this module
+ * prints goes through here, so a shared sanitizer (issue 29's core/terminal-text) is a one-line switch.
+ */
+export function printable(raw: string): string {
+  return raw.replace(/\r\n?|[\u2028\u2029]/g, '\n').replace(ESCAPES, '').replace(CONTROLS, '');
+}
+
+/** Each line of a body behind an indent and `> `, so no line of it can pass for one of ours. */
+function quoted(raw: string, indent: string): string[] {
+  return printable(raw)
+    .split('\n')
+    .map((l) => `${indent}> ${l}`);
+}
+
 function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? flat.slice(0, max - 3) + '...' : flat;
@@ -15,7 +36,7 @@ export function eventLine(e: LogEvent): string {
   if (e.status) parts.push(`[${e.status}]`);
   if (e.correlation_id) parts.push(`corr=${e.correlation_id}`);
   if (e.artifact_ids.length > 0) parts.push(`artifacts=${e.artifact_ids.join(',')}`);
-  if (e.body) parts.push(`:: ${oneLine(e.body, 80)}`);
+  if (e.body) parts.push(`:: ${oneLine(printable(e.body), 80)}`);
   return parts.join(' ');
 }
 
@@ -57,19 +78,42 @@ export function reservationLine(r: Reservation | TaskState['reservations'][numbe
   return `  ${r.reservation_id}  ${r.exclusive ? 'exclusive' : 'shared   '}  ${r.agent}  ${r.stream}  until ${r.expires_at}${task}  ${r.paths.join(' ')}`;
 }
 
-export function taskText(t: TaskState): string {
+/** A task with its request event, as `logstream ready` and `logstream task` read them. */
+type WithRequest = TaskState & { request?: LogEvent | null };
+
+/** Where the work happens and what it is: branch, base commit, stream and the request's body. */
+function requestLines(t: WithRequest, indent: string): string[] {
+  const r = t.request;
+  if (!r) return [];
+  return [
+    `${indent}branch:      ${r.branch ?? '-'}   base commit: ${r.base_commit ?? '-'}   stream: ${r.stream}/${r.room}`,
+    ...(t.depends_on.length > 0 ? [`${indent}depends on:  ${t.depends_on.join(', ')}`] : []),
+    ...(r.body ? [`${indent}goal and definition of done (the request's body):`, ...quoted(r.body, `${indent}  `)] : [`${indent}(the request has no body)`]),
+  ];
+}
+
+/** `logstream ready`: under each task line, the work order and the command that claims it, as printed. */
+export function workOrderLines(t: WithRequest, agent: string): string[] {
+  const claim = t.request_event_id
+    ? [`    claim it:    palace logstream ack ${t.request_event_id} --status claimed --from-agent ${agent}`]
+    : [];
+  return [`    request:     ${t.request_event_id ?? '-'}  from ${t.requester ?? '-'}`, ...requestLines(t, '    '), ...claim];
+}
+
+export function taskText(t: WithRequest): string {
   const v = view(t);
   const lines = [
     `Task ${t.correlation_id}: ${t.status ?? 'no status'}${t.done ? ' (done)' : ''}`,
     `  requester: ${t.requester ?? '-'}`,
     `  worker:    ${t.worker ?? '-'}`,
     `  request:   ${t.request_event_id ?? '-'}`,
+    ...requestLines(t, '  '),
   ];
   if (t.status === 'claimed')
     lines.push(`  lease:     ${t.lease_expires_at === null ? 'none' : `until ${t.lease_expires_at} (${leaseLeft(v.lease_left_ms ?? null)})`}  claim ${t.claim_event_id ?? '-'}`);
   if (t.lease_expired) lines.push('  lease:     the last claim expired (claim.expired); the task can be claimed again');
   if (t.late_patch) lines.push('  late patch: a patch came from a claimer whose lease had expired');
-  if (t.depends_on.length > 0) lines.push(`  depends on: ${t.depends_on.join(', ')}`);
+  if (t.depends_on.length > 0 && !t.request) lines.push(`  depends on: ${t.depends_on.join(', ')}`);
   if (v.blocked_by !== undefined) lines.push(`  blocked by: ${v.blocked_by.length > 0 ? v.blocked_by.join(', ') : '-'}`);
   if (t.artifact_ids.length > 0) lines.push(`  artifacts: ${t.artifact_ids.join(', ')}`);
   if (t.reservations.length > 0) lines.push('  reservations:', ...t.reservations.map((r) => `  ${reservationLine(r)}`));

@@ -9,7 +9,7 @@ import { childEnv } from '../config.js';
 export function addServeFlags(cmd: Command): Command {
   return cmd
     .option('--host <host>', 'bind address; 0.0.0.0 accepts remote clients', '127.0.0.1')
-    .option('--port <port>', 'listen port (0 = any free port)', '8765')
+    .option('--port <port>', 'listen port (default: PALACE_PORT, else 8765; 0 = any free port)')
     .option('--backend <name>', 'storage backend (default: config or PALACE_BACKEND)')
     .option('--tls-cert <path>', 'PEM certificate: serve https (with --tls-key)')
     .option('--tls-key <path>', 'PEM private key (with --tls-cert)')

@@ -3,7 +3,7 @@
 
 import type { Command } from 'commander';
 
-import { serve, type ServeFlags } from '../../hub/src/main.js';
+import type { ServeFlags } from '../../hub/src/main.js';
 import { childEnv } from '../config.js';
 
 export function addServeFlags(cmd: Command): Command {
@@ -20,6 +20,8 @@ export function addServeFlags(cmd: Command): Command {
 
 export async function runServe(opts: Record<string, unknown>, generateToken: boolean): Promise<never> {
   const flags: ServeFlags = { ...(opts as ServeFlags), generateToken };
+  // Loaded here, not at the top: `palace-mcp --transport stdio` shares these flags and must stay thin.
+  const { serve } = await import('../../hub/src/main.js');
   const code = await serve(flags, childEnv(), (text) => process.stdout.write(text));
   process.exit(code);
 }

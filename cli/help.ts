@@ -32,7 +32,7 @@ export const HELP_GROUPS: readonly HelpGroup[] = [
       ['reservations', 'file reservations in force now'],
       ['release <reservation_id>', 'release a file reservation'],
       ['guard install|check', 'git pre-commit guard for exclusive reservations'],
-      ['hook <subcommand>', 'hooks for Claude Code and Codex: inbox, save, run'],
+      ['hook inbox|run', 'hooks for Claude Code and Codex: new work into a session, file its transcript'],
       ['sync', 'pull from peer hubs now (peers.json or --peer URL)'],
     ],
   },

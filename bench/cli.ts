@@ -3,7 +3,7 @@
 // bytes of tools/list per tool profile; and a 1 MiB artifact get against a bare SELECT of the blob.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,6 +93,52 @@ async function toolListBytes(url: string, path: string): Promise<number> {
   }
 }
 
+/** Resident memory of a live process (Linux /proc), MB. */
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m?.[1]) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(m[1]) / 1024;
+}
+
+const MCP_RSS_RUNS = 3;
+
+/**
+ * An idle `palace mcp` that has forwarded initialize and tools/list to the live hub, 1.5 s later,
+ * against a bare `node -e 'setInterval(() => {}, 1000)'` started beside it: RSS, the median of a few pairs.
+ */
+async function mcpRssFigure(ctx: SuiteContext, env: NodeJS.ProcessEnv): Promise<Figure> {
+  ctx.progress(`palace mcp idle RSS while forwarding: ${MCP_RSS_RUNS} pairs with a bare node`);
+  const ratios: Array<{ mcp: number; bare: number }> = [];
+  for (let i = 0; i < MCP_RSS_RUNS; i++) {
+    const mcp = spawn(process.execPath, [PALACE_BIN, 'mcp'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+    const bare = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    try {
+      let answers = '';
+      mcp.stdout.on('data', (c: Buffer) => (answers += c.toString('utf8')));
+      const frame = (m: unknown): boolean => mcp.stdin.write(`${JSON.stringify(m)}\n`);
+      frame({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
+      frame({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      frame({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+      for (let t = 0; t < 300 && (answers.match(/\n/g) ?? []).length < 2; t++) await sleep(50);
+      if ((answers.match(/\n/g) ?? []).length < 2) throw new Error('palace mcp did not answer initialize and tools/list');
+      await sleep(1_500);
+      ratios.push({ mcp: rssMb(mcp.pid ?? 0), bare: rssMb(bare.pid ?? 0) });
+    } finally {
+      mcp.kill();
+      bare.kill();
+    }
+  }
+  const mcp = percentile(ratios.map((r) => r.mcp), 50);
+  const bare = percentile(ratios.map((r) => r.bare), 50);
+  return {
+    name: 'palace mcp idle while forwarding to the live hub: RSS, median',
+    value: mcp / bare,
+    unit: 'x',
+    reference: { value: 1, label: `a bare idle node (${bare.toFixed(0)} MB; palace mcp ${mcp.toFixed(0)} MB)`, measured: true },
+    target: { op: '<=', value: 1.5, note: 'issue 31' },
+  };
+}
+
 const MIB = 1024 * 1024;
 const GETS = 50;
 
@@ -154,6 +200,7 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
     timeRun([PALACE_BIN, ...APPEND], env); // creates the log
     const cases: Case[] = [
       { name: 'palace --version', args: ['--version'], target: 1.5, hub: false },
+      { name: 'palace --help', args: ['--help'], target: 1.5, hub: false },
       { name: 'palace logstream list --limit 1 --json', args: ['logstream', 'list', '--limit', '1', '--json'], target: 2.5, hub: false },
       { name: 'palace logstream append', args: APPEND, target: 2.5, hub: false },
     ];
@@ -171,7 +218,8 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
     for (const c of cases) measure(c, ' (no hub)');
     const hub = await startHub(env);
     try {
-      for (const c of cases.slice(1)) measure(c, ' (live hub)');
+      for (const c of cases.slice(2)) measure(c, ' (live hub)');
+      figures.push(await mcpRssFigure(ctx, env));
       // A Stop hook hands the transcript to the hub (a background mine) and returns; the first run
       // mines it, later runs find it unchanged.
       const transcript = join(root, 'session.jsonl');
@@ -195,7 +243,7 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
     figures.push(artifactGetFigure(ctx, root));
     notes.push(
       `Each figure is the median wall time of ${RUNS} \`node bin/palace.js …\` processes (after ${WARMUP} warm-ups) over the median of as many \`node -e 0\` runs, alternating, as a ratio. ` +
-        'A command loads only its own command module (cli/command-index.ts); logstream, artifact and hook commands start from the CLI bundle (dist/cli/palace.bundle.cjs) with its V8 code cache, --version from the compiled CLI (docs/cli.md, Start-up). With a live hub, logstream append/list/wait/ack and artifact commands are MCP calls to the hub through the typed hub client (the hub wakes its waiters at once); with none, the called tool alone is served in-process over an in-memory MCP transport (buildServer\'s registration code, its zod schema). ' +
+        'A command loads only its own command module (cli/command-index.ts); logstream, artifact and hook commands start from the CLI bundle (dist/cli/palace.bundle.cjs) with its V8 code cache, --version from the compiled CLI, --help from the text the build wrote (dist/cli/help.txt; docs/cli.md, Start-up). The mcp row: RSS of an idle `palace mcp` after forwarding initialize and tools/list to the live hub (it loads only the pass-through: no SQLite, LanceDB, zod or tool registry, and node:http instead of fetch), over a bare idle node started beside it, the median of 3 pairs. With a live hub, logstream append/list/wait/ack and artifact commands are MCP calls to the hub through the typed hub client (the hub wakes its waiters at once); with none, the called tool alone is served in-process over an in-memory MCP transport (buildServer\'s registration code, its zod schema). ' +
         'The hook row: `palace hook run --hook stop --transcript <1-line session>` against the live hub (a background mine is queued; the transcript was mined once before timing, so later runs find it unchanged). ' +
         'Artifact get: the median of 50 in-process gets of one 1 MiB artifact (Logstream.getArtifactBytes: metadata plus the stored bytes as a Buffer, no string round trip) over the median of as many bare `SELECT CAST(content AS BLOB)` of the same content from a one-table database, alternating. ' +
         'tools/list bytes: the JSON of the tools array a client receives (KB = 1,024 bytes).',

@@ -1,5 +1,5 @@
-// Generates the README's benchmark table (between `<!-- bench-table -->` and `<!-- /bench-table -->`)
-// from BENCHMARKS.md: every figure with a target, of every suite section there (the suites that just
+// Generates the "targets at a glance" table (between `<!-- bench-table -->` and `<!-- /bench-table -->`)
+// at the top of BENCHMARKS.md, from its suite sections (the README keeps a three-line summary and a link): every figure with a target, of every suite section there (the suites that just
 // ran and those kept from earlier runs), as figure | measured | reference | target ✓/✗. Nothing
 // outside the markers is touched.
 
@@ -49,6 +49,24 @@ export function readmeTable(benchmarksText: string): string {
     'marked * is our reading of DESIGN.md, explained in its suite notes.',
     README_TABLE_END,
   ].join('\n');
+}
+
+const MACHINE_END = '<!-- /bench:machine -->';
+
+/**
+ * Puts the targets table right after the machine block of BENCHMARKS.md (writeBenchmarks rewrites the
+ * file without it, so this runs after every write). False when there is no machine block.
+ */
+export function insertTargetsTable(benchmarksPath: string): boolean {
+  if (!existsSync(benchmarksPath)) return false;
+  const text = readFileSync(benchmarksPath, 'utf8');
+  const stale = text.indexOf(README_TABLE_START);
+  const clean = stale < 0 ? text : text.slice(0, text.lastIndexOf('\n\n## Targets at a glance', stale)) + text.slice(text.indexOf(README_TABLE_END) + README_TABLE_END.length);
+  const at = clean.indexOf(MACHINE_END);
+  if (at < 0) return false;
+  const end = at + MACHINE_END.length;
+  writeFileSync(benchmarksPath, `${clean.slice(0, end)}\n\n## Targets at a glance\n\n${readmeTable(clean)}${clean.slice(end)}`);
+  return true;
 }
 
 /**

@@ -1,6 +1,5 @@
 // Entry of `npm run bench [-- suite ...]`: runs the named suites (default: all registered), prints
-// one result line per figure on stdout (progress on stderr), updates BENCHMARKS.md and regenerates the
-// README's benchmark table from it.
+// one result line per figure on stdout (progress on stderr), updates BENCHMARKS.md and its targets table.
 
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -8,11 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { describeMachine, machineLine, sectionBlock, writeBenchmarks } from './benchmarks-file.js';
 import type { Suite } from './figure.js';
 import { markdownTable, resultLines, targetSummary } from './format.js';
-import { README_TABLE_END, README_TABLE_START, writeReadmeTable } from './readme-table.js';
+import { insertTargetsTable } from './readme-table.js';
 import { SUITES, findSuite } from './suites.js';
 
 const BENCHMARKS_MD = fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url));
-const README_MD = fileURLToPath(new URL('../../README.md', import.meta.url));
 
 function progress(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
@@ -82,10 +80,7 @@ async function main(args: readonly string[]): Promise<number> {
       SUITES.map((s) => s.name),
     );
     progress(`wrote ${BENCHMARKS_MD}`);
-    if (writeReadmeTable(README_MD, BENCHMARKS_MD))
-      progress(`regenerated the benchmark table in ${README_MD}`);
-    else
-      progress(`README table not written: ${README_MD} lacks ${README_TABLE_START} ... ${README_TABLE_END}`);
+    if (insertTargetsTable(BENCHMARKS_MD)) progress(`wrote the targets table at the top of ${BENCHMARKS_MD}`);
   }
   return failed ? 1 : 0;
 }

@@ -87,5 +87,24 @@ function runBundle() {
   return true;
 }
 
-const name = commandOf(process.argv.slice(2));
-if (name === undefined || !BUNDLED.has(name) || !runBundle()) import('../dist/cli/main.js');
+/**
+ * `palace`, `palace --help`, `palace help` (beside --palace): the grouped help the build wrote
+ * (dist/cli/help.txt, from cli/help.ts), printed with nothing loaded; false when it is missing or older
+ * than the compiled CLI, which then prints it itself.
+ */
+function printHelp(args) {
+  const rest = args.filter((a, i) => a !== '--palace' && args[i - 1] !== '--palace');
+  if (!rest.every((a) => a === '--help' || a === '-h' || a === 'help')) return false;
+  const file = join(__dirname, '..', 'dist', 'cli', 'help.txt');
+  try {
+    if (statSync(file).mtimeMs < statSync(MAIN).mtimeMs) return false;
+    process.stdout.write(readFileSync(file, 'utf8'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const args = process.argv.slice(2);
+const name = commandOf(args);
+if (!printHelp(args) && (name === undefined || !BUNDLED.has(name) || !runBundle())) import('../dist/cli/main.js');

@@ -100,8 +100,9 @@ export const COMMAND_INDEX: Readonly<Record<string, readonly CommandModule[]>> =
 const VALUE_OPTIONS = new Set(['--palace']);
 
 /**
- * The modules a command line needs: the ones defining its command; none for a bare --version;
- * all of them when there is no known command (help, a typo that commander suggests a fix for).
+ * The modules a command line needs: the ones defining its command; none for a bare --version or the
+ * top-level help (`palace`, `palace --help`, `palace help`: a table in cli/help.ts); all of them for an
+ * unknown command (a typo that commander suggests a fix for) or `palace help <command>`.
  */
 export function modulesFor(args: readonly string[]): CommandModule[] {
   let name: string | undefined;
@@ -114,8 +115,12 @@ export function modulesFor(args: readonly string[]): CommandModule[] {
     }
   }
   const all = Object.keys(COMMAND_MODULES) as CommandModule[];
-  if (name === undefined)
-    return args.includes('--version') || args.includes('-V') ? [] : all;
+  if (name === undefined) return [];
+  if (name === 'help') {
+    const topic = args.slice(args.indexOf('help') + 1).find((a) => !a.startsWith('-'));
+    const wanted = topic === undefined ? [] : COMMAND_INDEX[topic];
+    return wanted ? all.filter((m) => wanted.includes(m)) : all;
+  }
   const wanted = COMMAND_INDEX[name];
   return wanted ? all.filter((m) => wanted.includes(m)) : all;
 }

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 
 import type { PalaceConfig } from '../hub/src/config.js';
 import type { Logstream } from '../hub/src/logstream/logstream.js';
+import { invalid } from '../hub/src/errors.js';
 import { cliConfig } from './config.js';
 import { makeOutput, reportError, type Output } from './output.js';
 
@@ -27,6 +28,17 @@ function contextOf(command: Command): CommandContext {
     backend: typeof opts.backend === 'string' ? opts.backend : undefined,
   });
   return { config, out, opts };
+}
+
+/**
+ * The agent a command writes (or reads) as: its flag (`--from-agent`, `--agent`), else
+ * PALACE_AGENT_NAME. Every command that writes as an agent asks here, so the variable works for all.
+ */
+export function agentName(ctx: CommandContext, flag: '--from-agent' | '--agent' = '--from-agent'): string {
+  const raw = ctx.opts[flag === '--from-agent' ? 'fromAgent' : 'agent'];
+  const agent = typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : ctx.config.agentName;
+  if (agent === undefined) throw invalid(flag, `name the agent: ${flag} <machine>-<harness> (or set PALACE_AGENT_NAME)`);
+  return agent;
 }
 
 /** Wraps a command action: errors become output + exit code; the result's number is the exit code. */

@@ -1,9 +1,24 @@
 // Human-readable renderings of events, artifacts and tasks for the CLI's text mode.
 
-import { terminalLine } from '../hub/src/core/terminal-text.js';
+import { terminalLine, terminalText } from '../hub/src/core/terminal-text.js';
 import type { ArtifactMeta, LogEvent } from '../hub/src/core/types.js';
 import type { TaskState } from '../hub/src/core/task-state.js';
 import type { Reservation, TaskView } from '../hub/src/logstream/coordination.js';
+
+/**
+ * Text another agent wrote (a request's body), made safe to print on a terminal: the one sanitizer
+ * (core/terminal-text) removes escape sequences and controls and reads \r, U+2028 and U+2029 as line ends.
+ */
+export function printable(raw: string): string {
+  return terminalText(raw);
+}
+
+/** Each line of a body behind an indent and `> `, so no line of it can pass for one of ours. */
+function quoted(raw: string, indent: string): string[] {
+  return printable(raw)
+    .split('\n')
+    .map((l) => `${indent}> ${l}`);
+}
 
 function oneLine(text: string, max: number): string {
   const flat = terminalLine(text).replace(/\s+/g, ' ').trim();
@@ -58,19 +73,42 @@ export function reservationLine(r: Reservation | TaskState['reservations'][numbe
   return `  ${r.reservation_id}  ${r.exclusive ? 'exclusive' : 'shared   '}  ${r.agent}  ${r.stream}  until ${r.expires_at}${task}  ${r.paths.join(' ')}`;
 }
 
-export function taskText(t: TaskState): string {
+/** A task with its request event, as `logstream ready` and `logstream task` read them. */
+type WithRequest = TaskState & { request?: LogEvent | null };
+
+/** Where the work happens and what it is: branch, base commit, stream and the request's body. */
+function requestLines(t: WithRequest, indent: string): string[] {
+  const r = t.request;
+  if (!r) return [];
+  return [
+    `${indent}branch:      ${r.branch ?? '-'}   base commit: ${r.base_commit ?? '-'}   stream: ${r.stream}/${r.room}`,
+    ...(t.depends_on.length > 0 ? [`${indent}depends on:  ${t.depends_on.join(', ')}`] : []),
+    ...(r.body ? [`${indent}goal and definition of done (the request's body):`, ...quoted(r.body, `${indent}  `)] : [`${indent}(the request has no body)`]),
+  ];
+}
+
+/** `logstream ready`: under each task line, the work order and the command that claims it, as printed. */
+export function workOrderLines(t: WithRequest, agent: string): string[] {
+  const claim = t.request_event_id
+    ? [`    claim it:    palace logstream ack ${t.request_event_id} --status claimed --from-agent ${agent}`]
+    : [];
+  return [`    request:     ${t.request_event_id ?? '-'}  from ${t.requester ?? '-'}`, ...requestLines(t, '    '), ...claim];
+}
+
+export function taskText(t: WithRequest): string {
   const v = view(t);
   const lines = [
     `Task ${t.correlation_id}: ${t.status ?? 'no status'}${t.done ? ' (done)' : ''}`,
     `  requester: ${t.requester ?? '-'}`,
     `  worker:    ${t.worker ?? '-'}`,
     `  request:   ${t.request_event_id ?? '-'}`,
+    ...requestLines(t, '  '),
   ];
   if (t.status === 'claimed')
     lines.push(`  lease:     ${t.lease_expires_at === null ? 'none' : `until ${t.lease_expires_at} (${leaseLeft(v.lease_left_ms ?? null)})`}  claim ${t.claim_event_id ?? '-'}`);
   if (t.lease_expired) lines.push('  lease:     the last claim expired (claim.expired); the task can be claimed again');
   if (t.late_patch) lines.push('  late patch: a patch came from a claimer whose lease had expired');
-  if (t.depends_on.length > 0) lines.push(`  depends on: ${t.depends_on.join(', ')}`);
+  if (t.depends_on.length > 0 && !t.request) lines.push(`  depends on: ${t.depends_on.join(', ')}`);
   if (v.blocked_by !== undefined) lines.push(`  blocked by: ${v.blocked_by.length > 0 ? v.blocked_by.join(', ') : '-'}`);
   if (t.artifact_ids.length > 0) lines.push(`  artifacts: ${t.artifact_ids.join(', ')}`);
   if (t.reservations.length > 0) lines.push('  reservations:', ...t.reservations.map((r) => `  ${reservationLine(r)}`));

@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { PALACE_VERSION } from '../hub/src/version.js';
 import { exitQuietlyOnClosedPipe } from './closed-pipe.js';
 import { COMMAND_MODULES, modulesFor, type CommandModule } from './command-index.js';
+import { helpText } from './help.js';
 import { EXIT, reportError } from './output.js';
 
 /** The `palace` program with the given command modules registered (all of them by default). */
@@ -20,6 +21,8 @@ export async function buildProgram(
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s), writeOut: (s) => process.stdout.write(s) });
+  // The top-level help is grouped, from a table (cli/help.ts): it needs no command module loaded.
+  program.helpInformation = helpText;
   // Loaded together, registered in COMMAND_MODULES order.
   const registers = await Promise.all(modules.map((m) => COMMAND_MODULES[m]()));
   for (const register of registers) register(program);
@@ -30,7 +33,17 @@ export async function buildProgram(
   return program;
 }
 
+/** `palace`, `palace --help`, `palace help` (global --palace aside): the grouped help, nothing loaded. */
+function wantsTopHelp(args: readonly string[]): boolean {
+  const rest = args.filter((a, i) => a !== '--palace' && args[i - 1] !== '--palace');
+  return rest.every((a) => a === '--help' || a === '-h' || a === 'help');
+}
+
 async function main(argv: string[]): Promise<void> {
+  if (wantsTopHelp(argv.slice(2))) {
+    process.stdout.write(helpText());
+    return;
+  }
   try {
     await (await buildProgram(modulesFor(argv.slice(2)))).parseAsync(argv);
   } catch (err) {

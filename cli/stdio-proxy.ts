@@ -1,6 +1,9 @@
 // `palace mcp`: a stdio MCP server that is a pass-through. On every JSON-RPC frame it looks for a
 // live hub serving the same palace (the registration file), forwards the frame to its /mcp and streams
 // the answer back frame by frame; otherwise it answers in-process. Stdout carries only protocol frames.
+// Forwarding loads only this pass-through: the palace (SQLite, LanceDB), zod and the tool registry are
+// imported the first time a frame must be answered here (issue 31: clients start one per session or
+// thread, and each idle one held ~2x a bare node's memory).
 
 import { createInterface } from 'node:readline';
 
@@ -9,14 +12,12 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 import type { PalaceConfig } from '../hub/src/config.js';
 import { createSseParser } from '../hub/src/core/sse-frames.js';
+import { httpFetch } from './http-fetch.js';
 import type { Logger } from '../hub/src/log.js';
 import { HubError, RPC_HUB_FAULT } from '../hub/src/errors.js';
 import { leaseHolder } from '../hub/src/lease.js';
-import { openPalace } from '../hub/src/palace.js';
 import { canonicalPalace, dialUrl, hubTokens, readLiveRegistration, readStoredToken, tokenPath } from '../hub/src/registration.js';
-import { buildServer } from '../hub/src/tools/build-server.js';
 import type { ToolProfile } from '../hub/src/tools/profiles.js';
-import { MUTATING_TOOLS } from '../hub/src/tools/registry.js';
 import type { ToolDef } from '../hub/src/tools/tool.js';
 import type { McpSession } from '../hub/src/tools/mcp-session.js';
 
@@ -124,8 +125,11 @@ function refuseBesideHub(tool: ToolDef, palacePath: string, forwarding: boolean)
   });
 }
 
-function isMutatingCall(frame: Frame): boolean {
-  return frame.method === 'tools/call' && typeof frame.params?.name === 'string' && MUTATING_TOOLS.has(frame.params.name);
+/** Whether a frame calls a tool that writes (loads the tool registry: only on the rare hub-went-away road). */
+async function isMutatingCall(frame: Frame): Promise<boolean> {
+  if (frame.method !== 'tools/call' || typeof frame.params?.name !== 'string') return false;
+  const { MUTATING_TOOLS } = await import('../hub/src/tools/registry.js');
+  return MUTATING_TOOLS.has(frame.params.name);
 }
 
 /** Which bearer tokens this proxy offers the hub, for error messages (never the tokens themselves). */
@@ -178,7 +182,8 @@ export interface StdioProxyOptions {
 export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   const { config, log } = options;
   const output = options.output ?? process.stdout;
-  const doFetch = options.fetchImpl ?? fetch;
+  // node:http, not Node's fetch: undici alone took an idle forwarding proxy from ~1.2x to ~1.7x a bare node's RSS.
+  const doFetch = options.fetchImpl ?? (httpFetch as typeof fetch);
   const palacePath = canonicalPalace(config.palacePath);
   const profile = options.profile ?? config.mcpProfile;
   const mcpPath = profile === 'full' ? '/mcp' : `/mcp?profile=${profile}`;
@@ -191,30 +196,35 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   const cancelled = new Set<Id>();
   let announced: string | undefined;
 
-  let local: { transport: LocalTransport; close: () => Promise<void> } | undefined;
-  const localServer = (): LocalTransport => {
-    if (local) return local.transport;
-    const { services, close } = openPalace(config, { role: 'local', log });
-    const transport = new LocalTransport(write);
-    // This process is the client's session: subscriptions and the log level live here, notifications go to stdout.
-    const session: McpSession = {
-      id: 'stdio',
-      subscriptions: new Set(),
-      logLevel: undefined,
-      notify: (notification) => {
-        write({ jsonrpc: '2.0', ...notification });
-        return true;
-      },
-    };
-    void buildServer(services, { profile, session, guardWrite: (tool) => refuseBesideHub(tool, palacePath, config.hubForward) }).connect(transport);
-    local = {
-      transport,
-      close: async () => {
-        services.resourceWatch.detach(session);
-        await close();
-      },
-    };
-    return transport;
+  let local: Promise<{ transport: LocalTransport; close: () => Promise<void> }> | undefined;
+  /** The in-process server, opened (and its modules loaded) the first time a frame is answered here. */
+  const localServer = async (): Promise<LocalTransport> => {
+    local ??= (async () => {
+      const [{ openPalace }, { buildServer }] = await Promise.all([import('../hub/src/palace.js'), import('../hub/src/tools/build-server.js')]);
+      const { services, close } = openPalace(config, { role: 'local', log });
+      const transport = new LocalTransport(write);
+      // This process is the client's session: subscriptions and the log level live here, notifications go to stdout.
+      const session: McpSession = {
+        id: 'stdio',
+        subscriptions: new Set(),
+        logLevel: undefined,
+        notify: (notification) => {
+          write({ jsonrpc: '2.0', ...notification });
+          return true;
+        },
+      };
+      await buildServer(services, { profile, session, guardWrite: (tool) => refuseBesideHub(tool, palacePath, config.hubForward) }).connect(transport);
+      return {
+        transport,
+        close: async () => {
+          services.resourceWatch.detach(session);
+          await close();
+        },
+      };
+    })();
+    // A palace that failed to open is tried again by the next frame, as before this was lazy.
+    local.catch(() => (local = undefined));
+    return (await local).transport;
   };
 
   // The hub's MCP session for this client (its Mcp-Session-Id, from the answer to initialize): sent
@@ -290,10 +300,10 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   };
 
   /** Answers `ids` of a forwarded frame the hub never answered: it may have run them, so none runs here. */
-  const wentAway = (ids: Id[], frame: Frame, base: string, failure: string): void => {
+  const wentAway = async (ids: Id[], frame: Frame, base: string, failure: string): Promise<void> => {
     if (ids.length === 0) return;
     const message = `the palace hub at ${base} went away before answering (${failure}). The request may or may not have run there; ${
-      isMutatingCall(frame) ? 'a mutating call is never replayed locally: check its effect, then retry' : 'retry it'
+      (await isMutatingCall(frame)) ? 'a mutating call is never replayed locally: check its effect, then retry' : 'retry it'
     } (the next request goes to a live hub, or is answered locally when none is left)`;
     log.warn(message);
     for (const id of ids) rpcError(id, message, { code: 'hub.unreachable', hub: base });
@@ -410,7 +420,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
       for (const id of ids) inflight.delete(id);
       const missing = ids.filter((id) => !answered.has(id) && !cancelled.has(id));
       for (const id of ids) cancelled.delete(id);
-      if (failure !== undefined) wentAway(missing, frame, base, failure);
+      if (failure !== undefined) await wentAway(missing, frame, base, failure);
     }
   };
 
@@ -447,13 +457,13 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
       } catch (err) {
         // Only a request that certainly never reached the hub is answered here instead.
         if (!neverReached(err)) {
-          wentAway(ids, frame, base, `the connection failed: ${describe(err)}`);
+          await wentAway(ids, frame, base, `the connection failed: ${describe(err)}`);
           return;
         }
         log.warn(`hub at ${base} unreachable (${describe(err)}); answering locally`);
       }
     }
-    localServer().deliver(parsed as JSONRPCMessage);
+    (await localServer()).deliver(parsed as JSONRPCMessage);
   };
 
   const input = options.input ?? process.stdin;
@@ -470,5 +480,5 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   hubSession.stream?.abort();
   // Give the local server a moment to flush responses to frames delivered just before EOF.
   await new Promise((resolve) => setImmediate(resolve));
-  await local?.close();
+  if (local) await (await local).close();
 }

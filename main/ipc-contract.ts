@@ -30,6 +30,8 @@ export interface HubInfo {
   message: string | null;
   /** task.request events addressed to this machine's agents that nobody has claimed yet. */
   waitingTasks: number;
+  /** The absolute command that runs palace as the hub runs it (for the stdio client configs). */
+  stdio?: { command: string; args: string[]; env?: Record<string, string> };
 }
 
 /** Request channels: the renderer asks, main answers. */

@@ -2,7 +2,8 @@
 // window and IPC. Main supervises and relays shell concerns; it never opens the palace's files, and
 // the dashboard reads its data from the hub itself.
 
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
 
 import {
   app,
@@ -51,6 +52,17 @@ export interface TrayApp {
   quit(): Promise<void>;
 }
 
+/** `name` as an absolute path: as is when it has a slash, else the first match on `path` (else as is). */
+export function onPath(name: string, path: string | undefined): string {
+  if (isAbsolute(name) || name.includes('/') || name.includes('\\')) return name;
+  for (const dir of (path ?? '').split(delimiter)) {
+    if (dir === '') continue;
+    const candidate = join(dir, process.platform === 'win32' ? `${name}.exe` : name);
+    if (existsSync(candidate)) return candidate;
+  }
+  return name;
+}
+
 /** Unpacked files (bin/, dist/hub, native modules) live beside app.asar in a packaged app. */
 function unpackedRoot(appPath: string, packaged: boolean): string {
   return packaged ? appPath.replace(/app\.asar$/, 'app.asar.unpacked') : appPath;
@@ -64,6 +76,8 @@ export async function createTrayApp(input: TrayAppInput): Promise<TrayApp> {
     execPath: input.execPath,
     appRoot: unpackedRoot(appPath, input.packaged),
   });
+  // The stdio configs must work pasted into a client with another PATH: name node by its absolute path.
+  const stdioExecutable = onPath(command.command, command.env.PATH);
   const readRegistration = () => readLiveRegistration(config.palace.home, config.palacePath);
   const supervisor = new HubSupervisor({ ...command, readRegistration, log, ...input.supervisor });
   const preloadPath = join(appPath, 'dist', 'main', 'preload.cjs');
@@ -85,6 +99,12 @@ export async function createTrayApp(input: TrayAppInput): Promise<TrayApp> {
       restarts: s.restarts,
       message: s.message,
       waitingTasks: waiting,
+      // The hub's own command minus its `--palace … serve …` arguments: node (or Electron as node) and bin/palace.js.
+      stdio: {
+        command: stdioExecutable,
+        args: command.args.slice(0, 1),
+        ...(command.env.ELECTRON_RUN_AS_NODE ? { env: { ELECTRON_RUN_AS_NODE: '1' } } : {}),
+      },
     };
   };
   const dashboardUrl = (): string | undefined => {

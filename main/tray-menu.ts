@@ -53,6 +53,7 @@ export function trayMenuTemplate(
         token: info.token ?? undefined,
         needsToken: info.token !== null,
         palacePath: info.palacePath,
+        stdio: info.stdio,
       })
     : [];
   return [

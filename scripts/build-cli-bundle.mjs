@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { build } from 'esbuild';
 
@@ -123,5 +123,12 @@ function warm() {
   }
 }
 
+/** `palace --help` as text beside the bundle: the launcher prints it without loading any module. */
+async function writeHelp() {
+  const { helpText } = await import(pathToFileURL(join(OUT_DIR, 'help.js')).href);
+  writeFileSync(join(OUT_DIR, 'help.txt'), helpText());
+}
+
 await bundle();
+await writeHelp();
 warm();

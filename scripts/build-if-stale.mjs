@@ -8,7 +8,7 @@
 /* global URL, process */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -69,22 +69,42 @@ function isCurrent(print) {
   }
 }
 
+/** Progress goes to stderr: stdout stays free for `--check` and for what the caller prints. */
+function say(text) {
+  process.stderr.write(`build: ${text}\n`);
+}
+
 function main(args) {
   if (args.includes('--begin')) {
     // Inputs are fingerprinted before the build reads them: an edit made while it runs makes the next start rebuild.
     rmSync(STAMP, { force: true });
     mkdirSync(join(ROOT, 'dist'), { recursive: true });
     writeFileSync(PENDING, `${fingerprint()}\n`);
+    say('compiling TypeScript (tsc), then the CLI bundle, the dashboard and the tray preload (Vite) into dist/');
   } else if (args.includes('--end')) {
-    if (existsSync(PENDING)) renameSync(PENDING, STAMP);
+    if (existsSync(PENDING)) {
+      const took = (Date.now() - statSync(PENDING).mtimeMs) / 1000;
+      renameSync(PENDING, STAMP);
+      say(`dist/ is built (${took.toFixed(1)} s)`);
+    }
   } else {
     const print = fingerprint();
     if (args.includes('--check')) process.stdout.write(isCurrent(print) ? 'current\n' : 'stale\n');
     else if (isCurrent(print)) {
-      if (!args.includes('--quiet')) process.stderr.write('build: dist/ is current, nothing to rebuild\n');
+      if (!args.includes('--quiet')) say('dist/ is current, nothing to rebuild');
     } else {
+      const first = !existsSync(STAMP) && !existsSync(join(ROOT, 'dist', 'cli', 'main.js'));
+      say(
+        first
+          ? 'first build of this checkout: about 30 s on 2 cores; progress follows'
+          : 'the sources changed since the last build: rebuilding dist/ (up to about 30 s)',
+      );
+      const started = Date.now();
       const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-      execFileSync(npm, ['run', 'build', '--silent'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+      // The build's own tools print to stdout; a caller that must keep stdout clean passes --quiet.
+      const out = args.includes('--quiet') ? 'ignore' : 'inherit';
+      execFileSync(npm, ['run', 'build', '--silent'], { cwd: ROOT, stdio: ['ignore', out, 'inherit'] });
+      say(`ready (${((Date.now() - started) / 1000).toFixed(1)} s)`);
     }
   }
 }

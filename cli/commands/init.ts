@@ -4,12 +4,14 @@
 
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import type { Command } from 'commander';
 
+import { addFileMineRoot } from '../../hub/src/config.js';
 import { invalid } from '../../hub/src/errors.js';
+import { admitted, deniedDir, minePolicy } from '../../hub/src/mine/roots.js';
 import { detect, type Detection, type GitAuthors } from '../../hub/src/mine/detect.js';
 import { defaultWing } from '../../hub/src/mine/walk.js';
 import { action, type CommandContext } from '../context.js';
@@ -35,6 +37,8 @@ interface InitResult extends Detection {
   /** false when a proposal already existed there and --yes was not given (it is kept as it was). */
   proposal_written: boolean;
   declared: Array<{ wing: string; room: string; created: boolean }>;
+  /** The folder this run recorded as a mining root in config.json (it was outside the roots), or null. */
+  mine_root_added: string | null;
   next: string[];
 }
 
@@ -49,13 +53,16 @@ function proposalFile(home: string, dir: string): string {
 }
 
 
-function nextSteps(ctx: CommandContext, d: Detection, declared: boolean): string[] {
+function nextSteps(ctx: CommandContext, d: Detection, declared: boolean, mayMine: (path: string) => boolean): string[] {
   const palace = typeof ctx.opts.palace === 'string' ? `palace --palace ${resolve(ctx.opts.palace)}` : 'palace';
   const rooms = d.projects.some((p) => p.rooms.length > 0);
   return [
     ...(declared || !rooms ? [] : [`${palace} init ${d.dir} --yes   # declare the proposed rooms`]),
-    ...d.projects.map((p) => `${palace} mine ${p.path}`),
-    ...d.skipped.filter((f) => f.reason === 'no_marker').map((f) => `${palace} mine ${f.path}   # skipped above (no project marker); mine it as a plain folder if it holds knowledge`),
+    // Only folders the hub may mine (the roots, now with <dir>; never a credential folder or the palace).
+    ...d.projects.filter((p) => mayMine(p.path)).map((p) => `${palace} mine ${p.path}`),
+    ...d.skipped
+      .filter((f) => f.reason === 'no_marker' && mayMine(f.path))
+      .map((f) => `${palace} mine ${f.path}   # skipped above (no project marker); mine it as a plain folder if it holds knowledge`),
     `${palace} mine <transcripts-dir> --mode convos   # or: ${palace} sweep (Claude Code, Codex and Gemini CLI sessions)`,
     `${palace} mine <documents-dir> --mode extract   # PDF, DOCX, HTML, Markdown`,
     `${palace} daemon start   # or ${palace} serve: the hub; it prints the client config to paste`,
@@ -80,6 +87,8 @@ function text(r: InitResult): string {
   lines.push(r.proposal_written ? `proposal written to ${r.proposal_file}` : `kept the existing proposal at ${r.proposal_file} (--yes replaces it)`);
   const created = r.declared.filter((d) => d.created).length;
   const proposed = r.projects.reduce((n, p) => n + p.rooms.length, 0);
+  if (r.mine_root_added)
+    lines.push(`${r.mine_root_added} was outside the folders this palace may mine: recorded it in mine_roots of ${join(r.home, 'config.json')} (a running hub reads it on every mine; no restart)`);
   if (r.declared.length > 0) lines.push(`declared ${r.declared.length} rooms (${created} new)`);
   else if (proposed > 0) lines.push(`${proposed} rooms proposed, not declared (run again with --yes to declare them)`);
   lines.push('', 'Next:', ...r.next.map((n) => `  ${n}`));
@@ -97,8 +106,23 @@ export function registerInit(program: Command, gitAuthors: GitAuthors = gitAutho
         const dir = resolve(rawDir);
         if (!existsSync(dir) || !statSync(dir).isDirectory()) throw invalid('dir', `${dir} is not a directory`);
         const { home, palacePath } = ctx.config;
+        // init offers only what mine then accepts: a folder outside the mining roots becomes one
+        // (recorded in config.json, read by the hub at every mine); a credential folder never does.
+        const before = minePolicy(ctx.config);
+        if (deniedDir(before, dir))
+          throw invalid('dir', `${dir} is a credential folder, palace's state or the palace itself, which are never mined; choose your projects folder`);
         ensureDir(home);
         ensureDir(palacePath);
+        const real = realpathSync(dir);
+        const rootAdded = admitted(before, real) ? null : addFileMineRoot(home, real) ? real : null;
+        const policy = rootAdded ? minePolicy(ctx.config) : before;
+        const mayMine = (path: string): boolean => {
+          try {
+            return admitted(policy, realpathSync(path));
+          } catch {
+            return false;
+          }
+        };
         const detection = await detect(dir, gitAuthors);
         const rooms = detection.projects.flatMap((p) => p.rooms.map((room) => ({ wing: p.wing, room })));
         let yes = ctx.opts.yes === true;
@@ -121,7 +145,8 @@ export function registerInit(program: Command, gitAuthors: GitAuthors = gitAutho
           proposal_file: file,
           proposal_written: write,
           declared,
-          next: nextSteps(ctx, detection, yes),
+          mine_root_added: rootAdded,
+          next: nextSteps(ctx, detection, yes, mayMine),
         };
         if (write) {
           ensureDir(join(home, 'init'));

@@ -11,11 +11,11 @@ import type { TaskPage } from '../../hub/src/logstream/task-projection.js';
 
 import { LIMITS } from '../../hub/src/core/validate.js';
 import { HubError, invalid } from '../../hub/src/errors.js';
-import { action, collect, type CommandContext } from '../context.js';
-import { eventLine, eventsText, taskLine, taskText } from '../format.js';
+import { action, agentName, collect, type CommandContext } from '../context.js';
+import { eventLine, eventsText, taskLine, taskText, workOrderLines } from '../format.js';
 import { EXIT } from '../output.js';
 import { jsonObject, readText, wholeNumberArg } from '../read-input.js';
-import { openToolSession, runTool } from '../tool-runner.js';
+import { openToolSession, runTool, type ToolSession } from '../tool-runner.js';
 import { runWatch } from '../watch.js';
 
 type Opts = Record<string, unknown>;
@@ -88,11 +88,36 @@ async function everyTask(ctx: CommandContext, filters: Record<string, unknown>):
 }
 
 /** One task's state and history: palace_tasks filtered to its correlation id. */
-async function oneTask(ctx: CommandContext, correlationId: string): Promise<TaskView> {
-  const { tasks } = (await runTool(ctx.config, 'palace_tasks', { correlation_id: correlationId, limit: 1 })) as TaskPage;
+async function oneTask(session: ToolSession, correlationId: string): Promise<TaskView> {
+  const { tasks } = (await session.call('palace_tasks', { correlation_id: correlationId, limit: 1 })) as TaskPage;
   const task = tasks[0] as TaskView | undefined;
   if (!task) throw new HubError('log.event_not_found', `no events with correlation_id '${correlationId}'`, { field: 'correlation_id' });
   return task;
+}
+
+/** A task with its request event (goal and definition of done in the body, branch, base commit). */
+export type WorkOrder = TaskView & { request: LogEvent | null };
+
+/** The tasks with their request events, read in pages of palace_event_list (one call per 500 tasks). */
+async function withRequests(session: ToolSession, tasks: readonly TaskView[]): Promise<WorkOrder[]> {
+  const wanted = new Map<string, string>(tasks.flatMap((t) => (t.request_event_id ? [[t.correlation_id, t.request_event_id] as const] : [])));
+  const correlationIds = [...wanted.keys()];
+  const byId = new Map<string, LogEvent>();
+  // A filter takes at most LIMITS.filterValues values: one call per that many tasks (a page each).
+  for (let i = 0; i < correlationIds.length; i += LIMITS.filterValues) {
+    let cursor: string | null = null;
+    do {
+      const page = (await session.call('palace_event_list', {
+        correlation_id: correlationIds.slice(i, i + LIMITS.filterValues),
+        type: ['task.request'],
+        limit: LIMITS.listMax,
+        ...(cursor ? { since_event_id: cursor } : {}),
+      })) as EventPage;
+      for (const e of page.events) if (e.correlation_id && wanted.get(e.correlation_id) === e.id) byId.set(e.id, e);
+      cursor = page.has_more ? page.cursor : null;
+    } while (cursor);
+  }
+  return tasks.map((t) => ({ ...t, request: (t.request_event_id && byId.get(t.request_event_id)) || null }));
 }
 
 export function registerLogstream(program: Command): void {
@@ -104,7 +129,7 @@ export function registerLogstream(program: Command): void {
     .requiredOption('--type <type>', 'event type, e.g. task.request, task.reply, patch.ready, status')
     .requiredOption('--stream <stream>', 'channel, e.g. project/<name>')
     .requiredOption('--room <room>', 'sub-channel, e.g. delegation, patches, reviews, status')
-    .requiredOption('--from-agent <agent>', 'your agent name (<machine>-<harness>)')
+    .option('--from-agent <agent>', 'your agent name, <machine>-<harness> (default: PALACE_AGENT_NAME)')
     .option('--to-agent <agent>', 'recipient agent, or * for broadcast')
     .option('--correlation-id <id>', 'ties a task request to its replies (convention: task_...)')
     .option('--status <status>', 'open, claimed, ready, applied, blocked, failed, superseded')
@@ -123,7 +148,7 @@ export function registerLogstream(program: Command): void {
             type: o.type,
             stream: o.stream,
             room: o.room,
-            from_agent: o.fromAgent,
+            from_agent: agentName(ctx),
             to_agent: o.toAgent,
             correlation_id: o.correlationId,
             status: o.status,
@@ -167,7 +192,7 @@ export function registerLogstream(program: Command): void {
   log
     .command('ack <event_id>')
     .description('acknowledge an event (appends event.ack; the event itself never changes)')
-    .requiredOption('--from-agent <agent>', 'your agent name')
+    .option('--from-agent <agent>', 'your agent name (default: PALACE_AGENT_NAME)')
     .option('--status <status>', 'claimed, applied, failed or blocked')
     .option('--body <text>', 'notes, verbatim')
     .option('--body-file <path>', 'read the notes from a file, or - for stdin')
@@ -178,7 +203,7 @@ export function registerLogstream(program: Command): void {
         const o = ctx.opts;
         const ack = (await runTool(ctx.config, 'palace_event_ack', {
           event_id: eventId,
-          from_agent: o.fromAgent,
+          from_agent: agentName(ctx),
           status: o.status,
           body: bodyOf(o),
           lease_ms: o.lease,
@@ -192,13 +217,13 @@ export function registerLogstream(program: Command): void {
   log
     .command('renew <event>')
     .description("renew the lease of a task you claimed (the task's correlation id or any of its events)")
-    .requiredOption('--from-agent <agent>', 'your agent name (the claimer)')
+    .option('--from-agent <agent>', 'your agent name, the claimer (default: PALACE_AGENT_NAME)')
     .option('--lease <duration>', 'new lease from now (ms, or 90s, 30m, 2h; default 30m)')
     .option('--json', 'print the renewal event as JSON')
     .action(
       action(async (ctx, ref: string) => {
         const o = ctx.opts;
-        const event = (await runTool(ctx.config, 'palace_task_renew', { event_id: ref, from_agent: o.fromAgent, lease_ms: o.lease })) as LogEvent & {
+        const event = (await runTool(ctx.config, 'palace_task_renew', { event_id: ref, from_agent: agentName(ctx), lease_ms: o.lease })) as LogEvent & {
           lease_expires_at?: string;
         };
         ctx.out.result(event, () => `Renewed ${event.correlation_id ?? ref}: lease until ${event.lease_expires_at}`);
@@ -208,13 +233,13 @@ export function registerLogstream(program: Command): void {
   log
     .command('release <event>')
     .description('end the current claim on a task (appends claim.expired; the task is open again)')
-    .requiredOption('--from-agent <agent>', 'your agent name')
+    .option('--from-agent <agent>', 'your agent name (default: PALACE_AGENT_NAME)')
     .option('--reason <text>', 'why the claim ends')
     .option('--json', 'print the claim.expired event as JSON')
     .action(
       action(async (ctx, ref: string) => {
         const o = ctx.opts;
-        const event = (await runTool(ctx.config, 'palace_task_release', { event_id: ref, from_agent: o.fromAgent, reason: o.reason })) as LogEvent;
+        const event = (await runTool(ctx.config, 'palace_task_release', { event_id: ref, from_agent: agentName(ctx), reason: o.reason })) as LogEvent;
         ctx.out.result(event, () => `Released the claim on ${event.correlation_id ?? ref}:\n${eventLine(event)}`);
       }),
     );
@@ -222,18 +247,26 @@ export function registerLogstream(program: Command): void {
   log
     .command('ready')
     .description('open tasks for an agent (or *) whose dependencies are all applied, oldest first')
-    .requiredOption('--agent <agent>', 'your agent name')
+    .option('--agent <agent>', 'your agent name (default: PALACE_AGENT_NAME)')
     .option('--stream <stream>', 'only this stream')
     .option('--limit <n>', 'at most this many, 1-500 (default: all); 1 gives the head of the queue')
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
+        const agent = agentName(ctx, '--agent');
         const limit = ctx.opts.limit === undefined ? {} : { limit: Number(ctx.opts.limit) };
-        const { tasks } = (await runTool(ctx.config, 'palace_task_ready', { agent: ctx.opts.agent, stream: ctx.opts.stream, ...limit })) as { tasks: TaskView[] };
+        const session = await openToolSession(ctx.config, ['palace_task_ready', 'palace_event_list']);
+        let tasks: WorkOrder[];
+        try {
+          const ready = (await session.call('palace_task_ready', { agent, stream: ctx.opts.stream, ...limit })) as { tasks: TaskView[] };
+          tasks = await withRequests(session, ready.tasks);
+        } finally {
+          await session.close();
+        }
         ctx.out.result({ tasks, count: tasks.length }, () =>
           tasks.length === 0
             ? 'No task is ready.'
-            : [`${tasks.length} task(s) ready (claim with: palace logstream ack <request> --status claimed):`, ...tasks.map((t) => `${taskLine(t)}  request=${t.request_event_id ?? '-'}`)].join('\n'),
+            : [`${tasks.length} task(s) ready, oldest first:`, ...tasks.flatMap((t) => [taskLine(t), ...workOrderLines(t, agent)])].join('\n'),
         );
       }),
     );
@@ -260,7 +293,13 @@ export function registerLogstream(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, correlationId: string) => {
-        const task = await oneTask(ctx, correlationId);
+        const session = await openToolSession(ctx.config, ['palace_tasks', 'palace_event_list']);
+        let task: WorkOrder;
+        try {
+          [task] = (await withRequests(session, [await oneTask(session, correlationId)])) as [WorkOrder];
+        } finally {
+          await session.close();
+        }
         ctx.out.result(task, () => taskText(task));
       }),
     );

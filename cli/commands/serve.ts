@@ -3,13 +3,13 @@
 
 import type { Command } from 'commander';
 
-import { serve, type ServeFlags } from '../../hub/src/main.js';
+import type { ServeFlags } from '../../hub/src/main.js';
 import { childEnv } from '../config.js';
 
 export function addServeFlags(cmd: Command): Command {
   return cmd
     .option('--host <host>', 'bind address; 0.0.0.0 accepts remote clients', '127.0.0.1')
-    .option('--port <port>', 'listen port (0 = any free port)', '8765')
+    .option('--port <port>', 'listen port (default: PALACE_PORT, else 8765; 0 = any free port)')
     .option('--backend <name>', 'storage backend (default: config or PALACE_BACKEND)')
     .option('--tls-cert <path>', 'PEM certificate: serve https (with --tls-key)')
     .option('--tls-key <path>', 'PEM private key (with --tls-cert)')
@@ -20,6 +20,8 @@ export function addServeFlags(cmd: Command): Command {
 
 export async function runServe(opts: Record<string, unknown>, generateToken: boolean): Promise<never> {
   const flags: ServeFlags = { ...(opts as ServeFlags), generateToken };
+  // Loaded here, not at the top: `palace-mcp --transport stdio` shares these flags and must stay thin.
+  const { serve } = await import('../../hub/src/main.js');
   const code = await serve(flags, childEnv(), (text) => process.stdout.write(text));
   process.exit(code);
 }

@@ -1,5 +1,17 @@
 // Ready-to-paste MCP client configuration for Claude Code, Codex and Cursor, over HTTP (to a hub)
-// and over stdio (`palace mcp`, which forwards to the live hub). Used by `palace serve` and the tray.
+// and over stdio (`palace mcp`, which forwards to the live hub). Used by `palace serve`, the dashboard
+// and the tray. The stdio ones run the absolute command the hub reports (launcher.ts: node and
+// bin/palace.js), so they work pasted as they are, with no `palace` on the client's PATH.
+
+/** An absolute command that runs palace: node (or Electron as node) and bin/palace.js. */
+export interface StdioCommand {
+  /** Absolute path of the executable. */
+  command: string;
+  /** Arguments before `mcp` (the launcher script). */
+  args: string[];
+  /** Environment the command needs (Electron's binary runs as node only with ELECTRON_RUN_AS_NODE=1). */
+  env?: Record<string, string> | undefined;
+}
 
 export interface ClientConfigInput {
   /** Hub base URL, e.g. http://127.0.0.1:8765 */
@@ -9,6 +21,8 @@ export interface ClientConfigInput {
   /** Whether the hub needs a token at all. */
   needsToken: boolean;
   palacePath?: string;
+  /** The absolute command that runs palace (the hub's /status palace.stdio_command); default `palace` on PATH. */
+  stdio?: StdioCommand | undefined;
 }
 
 export interface ClientConfig {
@@ -31,42 +45,72 @@ export function clientBaseUrl(bound: { scheme: string; host: string; port: numbe
   return `${bound.scheme}://${field}:${bound.port}`;
 }
 
+/** A word for a POSIX shell: as is when it holds only safe characters, else single-quoted. */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A TOML basic string. */
+function tomlString(text: string): string {
+  return JSON.stringify(text);
+}
+
 export function clientConfigs(input: ClientConfigInput): ClientConfig[] {
   const mcpUrl = `${input.url}/mcp`;
   const tokenText = input.token ?? '$PALACE_MCP_HTTP_TOKEN';
   const header = input.needsToken ? ` --header "Authorization: Bearer ${tokenText}"` : '';
   const palaceArgs = input.palacePath ? ['--palace', input.palacePath] : [];
-  const stdioArgs = JSON.stringify(['mcp', ...palaceArgs]);
+  const stdio = input.stdio ?? { command: 'palace', args: [] };
+  const stdioArgs = [...stdio.args, 'mcp', ...palaceArgs];
+  const env = stdio.env && Object.keys(stdio.env).length > 0 ? stdio.env : undefined;
   const cursorHttp = {
     mcpServers: { palace: { url: mcpUrl, ...(input.needsToken ? { headers: { Authorization: `Bearer ${tokenText}` } } : {}) } },
   };
-  const cursorStdio = { mcpServers: { palace: { command: 'palace', args: ['mcp', ...palaceArgs] } } };
+  const cursorStdio = { mcpServers: { palace: { command: stdio.command, args: stdioArgs, ...(env ? { env } : {}) } } };
+  const claudeEnv = env ? Object.entries(env).map(([k, v]) => ` -e ${shellWord(`${k}=${v}`)}`).join('') : '';
+  const codexEnv = env ? [`env = { ${Object.entries(env).map(([k, v]) => `${k} = ${tomlString(v)}`).join(', ')} }`] : [];
   return [
     { client: 'claude-code', transport: 'http', where: 'shell', text: `claude mcp add --transport http palace ${mcpUrl}${header}` },
-    { client: 'claude-code', transport: 'stdio', where: 'shell', text: `claude mcp add palace -- palace ${['mcp', ...palaceArgs].join(' ')}` },
+    {
+      client: 'claude-code',
+      transport: 'stdio',
+      where: 'shell',
+      text: `claude mcp add${claudeEnv} palace -- ${[stdio.command, ...stdioArgs].map(shellWord).join(' ')}`,
+    },
     {
       client: 'codex',
       transport: 'http',
       where: '~/.codex/config.toml',
       text: [`[mcp_servers.palace]`, `url = "${mcpUrl}"`, ...(input.needsToken ? [`bearer_token_env_var = "PALACE_MCP_HTTP_TOKEN"`] : [])].join('\n'),
     },
-    { client: 'codex', transport: 'stdio', where: '~/.codex/config.toml', text: `[mcp_servers.palace]\ncommand = "palace"\nargs = ${stdioArgs}` },
+    {
+      client: 'codex',
+      transport: 'stdio',
+      where: '~/.codex/config.toml',
+      text: [`[mcp_servers.palace]`, `command = ${tomlString(stdio.command)}`, `args = [${stdioArgs.map(tomlString).join(', ')}]`, ...codexEnv].join('\n'),
+    },
     { client: 'cursor', transport: 'http', where: '~/.cursor/mcp.json', text: JSON.stringify(cursorHttp, null, 2) },
     { client: 'cursor', transport: 'stdio', where: '~/.cursor/mcp.json', text: JSON.stringify(cursorStdio, null, 2) },
   ];
 }
 
-/** The configs as a printable block: the full tool profile, then how to take the lean one. */
+/** The configs as a printable block: over HTTP, the lean profile, then over stdio (`palace mcp`). */
 export function clientConfigText(input: ClientConfigInput): string {
   const names = { 'claude-code': 'Claude Code', codex: 'Codex', cursor: 'Cursor' } as const;
-  const full = clientConfigs(input)
-    .filter((c) => c.transport === 'http')
-    .map((c) => `# ${names[c.client]} (${c.where})\n${c.text}`)
-    .join('\n\n');
+  const configs = clientConfigs(input);
+  const block = (transport: ClientConfig['transport']): string =>
+    configs
+      .filter((c) => c.transport === transport)
+      .map((c) => `# ${names[c.client]} (${c.where})\n${c.text}`)
+      .join('\n\n');
   const lean = [
     '# Lean tool profile (everyday tools + palace_tools/palace_call; a fraction of the context): the same',
-    `# configs with this URL, or \`palace mcp --profile lean\` over stdio`,
+    `# configs with this URL, or \`mcp --profile lean\` over stdio`,
     `${input.url}/mcp?profile=lean`,
   ].join('\n');
-  return `${full}\n\n${lean}`;
+  const stdio = [
+    '# Or over stdio: `palace mcp`, started by the client, forwards to this hub (answers locally when none',
+    '# runs). The command is absolute, so it needs no `palace` on the PATH.',
+  ].join('\n');
+  return `${block('http')}\n\n${lean}\n\n${stdio}\n\n${block('stdio')}`;
 }

@@ -1,10 +1,11 @@
 // Every environment variable and config-file read of palace happens here, once: defaults, then
 // ~/.palace/config.json, then PALACE_* variables, then flags. Bad values fail fast naming the variable.
 
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 
+import { writeFileAtomic } from './atomic-file.js';
 import { HubError } from './errors.js';
 
 /** How hard a logstream commit waits for the disk; see docs "Durability". */
@@ -231,6 +232,32 @@ function mineRoots(raw: string | undefined): readonly string[] | undefined {
   for (const r of roots)
     if (!isAbsolute(r) && r !== '~' && !r.startsWith('~/')) throw bad('PALACE_MINE_ROOTS', `each root must be an absolute path (or start with ~/), got '${r}'`);
   return Object.freeze(roots.map(expandHome));
+}
+
+/**
+ * The mining roots recorded in `<home>/config.json` (`mine_roots`, absolute paths or `~/…`), read at
+ * every call so a root `palace init` records reaches a running hub without a restart. [] when none.
+ */
+export function fileMineRoots(home: string): string[] {
+  const raw = readConfigFile(home).mine_roots;
+  if (raw === undefined) return [];
+  const where = `${join(home, 'config.json')} mine_roots`;
+  if (!Array.isArray(raw) || raw.some((r) => typeof r !== 'string'))
+    throw new HubError('hub.config', `${where} must be a list of absolute paths`, { field: 'config.json' });
+  for (const r of raw as string[])
+    if (!isAbsolute(r) && r !== '~' && !r.startsWith('~/'))
+      throw new HubError('hub.config', `${where}: each root must be an absolute path (or start with ~/), got '${r}'`, { field: 'config.json' });
+  return (raw as string[]).map(expandHome);
+}
+
+/** Adds `dir` (absolute) to `mine_roots` in `<home>/config.json`, keeping every other setting; false when it was there. */
+export function addFileMineRoot(home: string, dir: string): boolean {
+  const file = readConfigFile(home);
+  const roots = fileMineRoots(home);
+  if (roots.includes(dir)) return false;
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  writeFileAtomic(join(home, 'config.json'), `${JSON.stringify({ ...file, mine_roots: [...((file.mine_roots as string[] | undefined) ?? []), dir] }, null, 2)}\n`);
+  return true;
 }
 
 /** Builds the configuration from an environment (default: this process's) and flag overrides. */

@@ -9,6 +9,7 @@ import { loadConfig, type Env, type PalaceConfig } from './config.js';
 import { HubError, exitCodeFor, toHubError } from './errors.js';
 import { isLoopbackHost } from './http/middleware/host-guard.js';
 import { makeLogger } from './log.js';
+import { stdioCommand } from './launcher.js';
 import { canonicalPalace, dialUrl, loadOrCreateToken } from './registration.js';
 import { startHub, type Hub } from './server.js';
 
@@ -26,10 +27,14 @@ export interface ServeFlags {
   generateToken?: boolean;
 }
 
-function parsePort(value: string | number | undefined): number {
-  if (value === undefined) return 8765;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new HubError('hub.config', `--port must be 0-65535, got '${String(value)}'`, { field: '--port' });
+/** --port, else PALACE_PORT, else 8765. */
+function parsePort(value: string | number | undefined, env: Env): number {
+  const fromEnv = env.PALACE_PORT?.trim();
+  const raw = value ?? (fromEnv || undefined);
+  if (raw === undefined) return 8765;
+  const field = value === undefined ? 'PALACE_PORT' : '--port';
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new HubError('hub.config', `${field} must be 0-65535, got '${String(raw)}'`, { field });
   return n;
 }
 
@@ -56,7 +61,7 @@ export async function serve(flags: ServeFlags, env: Env, out: (text: string) => 
       config,
       log: makeLogger('palace:hub'),
       host,
-      port: parsePort(flags.port),
+      port: parsePort(flags.port, env),
       token,
       readOnly: Boolean(flags.readOnly),
       allowInsecure: Boolean(flags.allowInsecure),
@@ -84,7 +89,13 @@ export async function serve(flags: ServeFlags, env: Env, out: (text: string) => 
       ...(created ? [`  token    : ${token} (stored in ${created.path}; shown once)`] : []),
       '',
       'Connect a client:',
-      clientConfigText({ url: clientUrl, token: created ? token : undefined, needsToken: Boolean(token) }),
+      clientConfigText({
+        url: clientUrl,
+        token: created ? token : undefined,
+        needsToken: Boolean(token),
+        palacePath: canonicalPalace(config.palacePath),
+        stdio: stdioCommand(),
+      }),
       '',
       `Liveness: curl ${url}/healthz`,
       '',

@@ -30,6 +30,7 @@ import {
 import { createRequestLock } from './request-lock.js';
 import { SyncService } from './sync/sync-service.js';
 import type { HubServices } from './services.js';
+import { stdioCommand } from './launcher.js';
 import { PALACE_VERSION } from './version.js';
 
 /** How long close() lets MCP responses in flight finish before it cuts their connections. */
@@ -131,6 +132,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const { logstream, memory, stats, startedAt } = services;
   const lock = createRequestLock();
   const sse = { clients: 0 };
+  /** How a client starts `palace mcp` for this hub's palace, absolute (launcher.ts); the dashboard prints it. */
+  const launcher = stdioCommand();
   const listening: { bound?: { host: string; port: number; scheme: 'http' | 'https' } } = {};
   let integrity: { at: number; verdict: string } | undefined;
   // quick_check runs on a worker thread (integrity-check.ts), one at a time, from the hub's start on.
@@ -186,7 +189,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
           started_at: startedAt.toISOString(),
           uptime_seconds: Math.round((Date.now() - startedAt.getTime()) / 1000),
         },
-        palace: { path: palacePath, backend: config.backend, sqlite_integrity: verdict },
+        palace: { path: palacePath, backend: config.backend, sqlite_integrity: verdict, ...(launcher ? { stdio_command: launcher } : {}) },
         writer: services.describe().writer,
         requests: { total: stats.total, mcp: stats.mcpRequests, by_status: stats.byStatus, lock_pending: lock.pending, waits: { active: stats.waits.active, max: config.waitMaxConcurrent, refused: stats.waits.refused } },
         logstream: { replica_id: logstream.replicaId, events: logstream.store.countEvents(), sse_clients: sse.clients },
@@ -220,7 +223,14 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   } catch (err) {
     await palace.close();
     const e = err as NodeJS.ErrnoException;
-    throw new HubError('hub.config', `cannot listen on ${host}:${options.port ?? 8765}: ${e.code ?? e.message}`, { cause: err });
+    const where = `${host}:${options.port ?? 8765}`;
+    if (e.code === 'EADDRINUSE')
+      throw new HubError(
+        'hub.config',
+        `cannot listen on ${where}: the port is in use (another hub or program holds it). Pick another with --port (e.g. palace serve --port 8766) or PALACE_PORT=8766 (also for npm start); --port 0 takes any free port`,
+        { cause: err, field: '--port' },
+      );
+    throw new HubError('hub.config', `cannot listen on ${where}: ${e.code ?? e.message}`, { cause: err });
   }
   const port = (server.address() as AddressInfo).port;
   const scheme = tls ? 'https' : 'http';

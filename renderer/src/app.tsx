@@ -47,8 +47,10 @@ function useCommands(
   return useMemo(() => {
     const bridge = store.bridge;
     const token = snap.token;
-    const palacePath = snap.status.state === 'ready' ? snap.status.data.palace?.path : undefined;
+    const palace = snap.status.state === 'ready' ? snap.status.data.palace : undefined;
+    const palacePath = palace?.path;
     const configs = clientConfigs({
+      stdio: palace?.stdio_command,
       url: snap.baseUrl,
       token: token ?? undefined,
       needsToken: Boolean(token),

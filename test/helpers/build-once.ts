@@ -14,6 +14,7 @@ export function setup(): void {
   try {
     execFileSync(process.execPath, ['scripts/build-if-stale.mjs', '--quiet'], {
       cwd: ROOT,
+      // stderr: what it builds and when it is ready (a first run takes ~30 s; silence looked frozen).
       stdio: ['ignore', 'ignore', 'inherit'],
     });
   } catch (err) {

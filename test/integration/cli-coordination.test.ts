@@ -145,3 +145,50 @@ describe('coordination commands', () => {
     expect(task).toMatchObject({ status: 'open', lease_expired: true });
   });
 });
+
+describe('the work order where the worker looks (issue 31)', () => {
+  it('ready and task show goal, branch and base commit; the claim hint runs as printed; append and ack honour PALACE_AGENT_NAME', async () => {
+    const p = palace();
+    const asRequester = { env: { PALACE_AGENT_NAME: 'laptop-claude' } };
+    const body = 'Goal: fix the login redirect.\nDefinition of done: test/login.test.ts passes.\n\u001b[31mred\u001b[0m and \u001b]0;title\u0007 stripped';
+    const filed = await p.run(
+      ['logstream', 'append', '--type', 'task.request', '--stream', 'project/w', '--room', 'delegation', '--to-agent', 'desk-codex',
+        '--correlation-id', 'task_login', '--status', 'open', '--branch', 'fix/login', '--base-commit', 'abc1234', '--body', body, '--json'],
+      asRequester,
+    );
+    expect(filed.code, filed.stderr).toBe(0);
+    const request = parseJson<{ id: string; from_agent: string }>(filed);
+    expect(request.from_agent).toBe('laptop-claude');
+
+    const asWorker = { env: { PALACE_AGENT_NAME: 'desk-codex' } };
+    const ready = await p.run(['logstream', 'ready'], asWorker);
+    expect(ready.code, ready.stderr).toBe(0);
+    expect(ready.stdout).toContain('branch:      fix/login   base commit: abc1234   stream: project/w/delegation');
+    expect(ready.stdout).toContain('> Goal: fix the login redirect.');
+    expect(ready.stdout).toContain('> Definition of done: test/login.test.ts passes.');
+    expect(ready.stdout).toContain('> red and  stripped');
+    expect(ready.stdout).not.toContain('\u001b');
+    const hint = /claim it: +(palace logstream ack .*)$/m.exec(ready.stdout)?.[1];
+    expect(hint).toBe(`palace logstream ack ${request.id} --status claimed --from-agent desk-codex`);
+
+    const json = parseJson<{ tasks: Array<{ request: { body: string; branch: string; base_commit: string } }> }>(await p.run(['logstream', 'ready', '--json'], asWorker));
+    expect(json.tasks[0]?.request).toMatchObject({ body, branch: 'fix/login', base_commit: 'abc1234' });
+
+    // The hint, word for word, with no PALACE_AGENT_NAME set.
+    const claimed = await p.run(hint!.split(' ').slice(1));
+    expect(claimed.code, claimed.stderr).toBe(0);
+    expect(claimed.stdout).toContain('desk-codex');
+
+    // ack without --from-agent writes as PALACE_AGENT_NAME; with neither it names both ways.
+    const note = await p.run(['logstream', 'ack', request.id, '--body', 'on it', '--json'], asWorker);
+    expect(note.code, note.stderr).toBe(0);
+    expect(parseJson<{ from_agent: string }>(note).from_agent).toBe('desk-codex');
+    const nobody = await p.run(['logstream', 'ack', request.id, '--json']);
+    expect(nobody.code).toBe(2);
+    expect(nobody.stdout).toContain('PALACE_AGENT_NAME');
+
+    const task = await p.run(['logstream', 'task', 'task_login']);
+    expect(task.stdout).toContain('branch:      fix/login   base commit: abc1234');
+    expect(task.stdout).toContain('> Goal: fix the login redirect.');
+  });
+});

@@ -99,7 +99,8 @@ describe('tray app wiring (mocked electron, real hub)', { timeout: 60_000 }, () 
       `claude mcp add --transport http palace ${tray.info().url}/mcp --header "Authorization: Bearer ${TOKEN}"`,
     );
     menuItem(menu(), 'copy-config-codex-stdio')?.click?.({ checked: false });
-    expect(fakeState.clipboard.at(-1)).toContain('command = "palace"');
+    // Absolute: node as found on the hub's PATH, and this checkout's bin/palace.js (issue 31).
+    expect(fakeState.clipboard.at(-1)).toMatch(/\ncommand = "\/[^"]+"\nargs = \["\/[^"]+\/bin\/palace\.js", "mcp", "--palace", /);
 
     menuItem(menu(), 'open-palace')?.click?.({ checked: false });
     menuItem(menu(), 'open-logs')?.click?.({ checked: false });

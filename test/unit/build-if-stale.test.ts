@@ -1,7 +1,7 @@
 // scripts/build-if-stale.mjs (what `npm start` and the test setup run): a copy of the script in a temp
 // tree says whether dist/ was built from exactly the current inputs, by content, never by mtime.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,5 +77,18 @@ describe('build-if-stale', () => {
     expect(run('--check')).toBe('stale');
     write('hub/src/a.ts', 'export const a = 1;\n'); // back to the content of the last good build
     expect(run('--check')).toBe('stale');
+  });
+});
+
+describe('build-if-stale progress (issue 31: a first `npm start` was 29 s of silence)', () => {
+  it('says on stderr what a build compiles when it begins and that dist/ is built when it ends', () => {
+    const begin = spawnSync(process.execPath, [join(root, 'scripts/build-if-stale.mjs'), '--begin'], { encoding: 'utf8' });
+    expect(begin.stdout).toBe('');
+    expect(begin.stderr).toMatch(/^build: compiling TypeScript \(tsc\), then the CLI bundle, the dashboard and the tray preload/);
+    for (const output of OUTPUTS) write(output, '// built\n');
+    const end = spawnSync(process.execPath, [join(root, 'scripts/build-if-stale.mjs'), '--end'], { encoding: 'utf8' });
+    expect(end.stderr).toMatch(/^build: dist\/ is built \(\d+\.\d s\)\n$/);
+    const current = spawnSync(process.execPath, [join(root, 'scripts/build-if-stale.mjs')], { encoding: 'utf8' });
+    expect(current.stderr).toBe('build: dist/ is current, nothing to rebuild\n');
   });
 });

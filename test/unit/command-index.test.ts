@@ -1,10 +1,14 @@
 // The CLI loads only the module of the command it runs (cli/command-index.ts). This checks the index
 // against what the modules really register, so a new command cannot be missing from it.
 
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 
 import { COMMAND_INDEX, COMMAND_MODULES, modulesFor, type CommandModule } from '../../cli/command-index.js';
+import { HELP_GROUPS, helpCommandNames, helpText } from '../../cli/help.js';
 
 const MODULES = Object.keys(COMMAND_MODULES) as CommandModule[];
 
@@ -40,8 +44,30 @@ describe('command index', () => {
     expect(modulesFor(['--palace', 'search', 'status'])).toEqual(['memory']); // 'search' is the palace path
     expect(modulesFor(['--version'])).toEqual([]);
     expect(modulesFor(['-V'])).toEqual([]);
-    expect(modulesFor([])).toEqual(MODULES);
-    expect(modulesFor(['--help'])).toEqual(MODULES);
+    expect(modulesFor([])).toEqual([]); // the grouped help (cli/help.ts)
+    expect(modulesFor(['--help'])).toEqual([]);
+    expect(modulesFor(['help'])).toEqual([]);
+    expect(modulesFor(['help', 'artifact'])).toEqual(['artifact']);
     expect(modulesFor(['logstrem', 'list'])).toEqual(MODULES); // a typo: commander suggests from all
+  });
+});
+
+describe('grouped help (issue 31)', () => {
+  it('lists every top-level command exactly once, in one of the four groups, and nothing that is not a command', async () => {
+    const names = helpCommandNames();
+    expect(new Set(names).size, 'a command listed twice').toBe(names.length);
+    const commands = [...new Set([...(await registered()).values()].flat())].sort();
+    expect([...names].sort()).toEqual(commands);
+    expect(HELP_GROUPS.map((g) => g.title.split(' ')[0])).toEqual(['Start', 'Coordinate', 'Remember', 'Operate']);
+  });
+
+  it('is what `palace --help` prints from the text the build wrote (dist/cli/help.txt), and `palace help` alike', () => {
+    expect(helpText()).toContain('\nStart here:\n  init <dir>');
+    for (const args of [['--help'], ['help'], []]) {
+      const r = spawnSync(process.execPath, ['bin/palace.js', ...args], { encoding: 'utf8' });
+      expect(r.status).toBe(0);
+      expect(r.stdout).toBe(helpText());
+    }
+    expect(readFileSync('dist/cli/help.txt', 'utf8')).toBe(helpText());
   });
 });

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { sectionBlock } from '../../bench/benchmarks-file.js';
 import type { Figure } from '../../bench/figure.js';
 import { markdownTable } from '../../bench/format.js';
-import { readmeRows, writeReadmeTable } from '../../bench/readme-table.js';
+import { insertTargetsTable, readmeRows, writeReadmeTable } from '../../bench/readme-table.js';
 
 const figures: Figure[] = [
   {
@@ -70,5 +70,21 @@ describe('README benchmark table', () => {
     writeFileSync(readme, 'no markers\n');
     expect(writeReadmeTable(readme, bench)).toBe(false);
     expect(readFileSync(readme, 'utf8')).toBe('no markers\n');
+  });
+});
+
+describe('targets table at the top of BENCHMARKS.md (issue 31: it left the README)', () => {
+  it('goes right after the machine block, once, however often it is written', () => {
+    dir = mkdtempSync(join(tmpdir(), 'palace-readme-'));
+    const bench = join(dir, 'BENCHMARKS.md');
+    const machine = '<!-- bench:machine -->\n## Machine\n<!-- /bench:machine -->';
+    writeFileSync(bench, `# Benchmarks\n\n${machine}\n\n${benchmarks().replace('# Benchmarks\n\n', '')}\n`);
+    expect(insertTargetsTable(bench)).toBe(true);
+    const once = readFileSync(bench, 'utf8');
+    expect(once).toContain(`${machine}\n\n## Targets at a glance\n\n<!-- bench-table -->\n| figure |`);
+    expect(once).toContain('| hub: append p50 |');
+    expect(insertTargetsTable(bench)).toBe(true);
+    expect(readFileSync(bench, 'utf8')).toBe(once);
+    expect(once.match(/<!-- bench-table -->/g)).toHaveLength(1);
   });
 });

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-import { surfaceDocs, toolReference } from '../../hub/src/tools/reference.js';
+import { surfaceDocs, toolReference, typeOf } from '../../hub/src/tools/reference.js';
 import { TOOLS } from '../../hub/src/tools/registry.js';
 
 describe('docs/tools.md', () => {
@@ -28,5 +28,21 @@ describe('docs/tools.md', () => {
       expect(doc).toContain(`\n## prompt ${p.name}\n`);
       for (const arg of Object.keys(p.args ?? {})) expect(doc).toContain(`| \`${arg}\` |`);
     }
+  });
+});
+
+describe('the type column', () => {
+  it('names an enum that may be one value or a list once (issue 31: the status enum was printed twice)', () => {
+    const doc = toolReference();
+    const row = doc.split('\n').find((l) => l.startsWith('| `status` |') && l.includes('a list means any'));
+    expect(row).toBeDefined();
+    expect(row!.match(/"superseded"/g)).toHaveLength(1);
+    expect(row).toContain('or a list of them');
+  });
+
+  it('escapes a union once for the table and brackets a union inside an array', () => {
+    expect(typeOf({ anyOf: [{ enum: ['a', 'b'] }, { type: 'array', items: { enum: ['a', 'b'] } }] })).toBe('"a" | "b", or a list of them');
+    expect(typeOf({ type: 'array', items: { enum: ['a', 'b'] } })).toBe('("a" | "b")[]');
+    expect(toolReference()).not.toContain('\\\\|');
   });
 });

@@ -7,7 +7,7 @@ import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 
-import type { PalaceConfig } from '../config.js';
+import { fileMineRoots, type PalaceConfig } from '../config.js';
 import { HubError } from '../errors.js';
 
 /** Folders under the home directory that hold credentials: never mined, whatever the roots. */
@@ -65,24 +65,35 @@ function inside(dir: string, path: string): boolean {
   return p === d || p.startsWith(d.endsWith(sep) ? d : `${d}${sep}`);
 }
 
-/** The mining policy of a hub or CLI process. */
+/**
+ * The mining policy of a hub or CLI process: PALACE_MINE_ROOTS (else the home directory), plus the
+ * roots `palace init` recorded in config.json (`mine_roots`, read at every call: no restart needed).
+ */
 export function minePolicy(config: Readonly<PalaceConfig>, options: { networkExposed?: boolean | undefined } = {}): MinePolicy {
   const home = homedir();
   const denied = [...SECRET_DIRS.map((d) => join(home, d)), config.home, config.palacePath].flatMap(bothForms);
-  if (config.mineRoots === undefined && options.networkExposed)
+  const recorded = fileMineRoots(config.home);
+  if (config.mineRoots === undefined && options.networkExposed && recorded.length === 0)
     return {
       allowed: [],
       denied,
-      closed: 'this hub listens on a network address and mines nothing until PALACE_MINE_ROOTS names the directories it may read',
+      closed: `this hub listens on a network address and mines nothing until PALACE_MINE_ROOTS or mine_roots in ${join(config.home, 'config.json')} names the directories it may read`,
     };
-  const roots = config.mineRoots ?? [home];
+  const roots = [...(config.mineRoots ?? (options.networkExposed ? [] : [home])), ...recorded];
   return { allowed: roots.flatMap(bothForms), denied };
+}
+
+/** Whether `dir` lies in a folder that is never mined (credentials, palace state, the palace). */
+export function deniedDir(policy: MinePolicy, dir: string): boolean {
+  const lexical = resolve(dir);
+  return policy.denied.some((d) => inside(d, lexical) || inside(d, realOr(lexical)));
 }
 
 function refused(policy: MinePolicy, given: string): HubError {
   return new HubError(
     'mine.path_refused',
-    policy.closed ?? `'${given}' is not under a directory this hub may mine (PALACE_MINE_ROOTS; credential folders and the palace itself never are)`,
+    policy.closed ??
+      `'${given}' is not under a directory this hub may mine (PALACE_MINE_ROOTS or mine_roots in ~/.palace/config.json; \`palace init <dir>\` adds one; credential folders and the palace itself never are)`,
     { field: 'source' },
   );
 }

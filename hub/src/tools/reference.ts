@@ -12,7 +12,7 @@ import { registerResources } from './mcp-resources.js';
 import { LEAN_TOOLS } from './profiles.js';
 import { TOOLS } from './registry.js';
 
-interface JsonSchema {
+export interface JsonSchema {
   type?: string | string[];
   description?: string;
   enum?: unknown[];
@@ -24,11 +24,23 @@ interface JsonSchema {
   maximum?: number;
 }
 
-function typeOf(s: JsonSchema): string {
-  if (s.enum) return s.enum.map((v) => JSON.stringify(v)).join(' \\| ');
-  if (s.anyOf) return s.anyOf.map(typeOf).join(' \\| ');
-  if (s.type === 'array') return `${s.items ? typeOf(s.items) : 'any'}[]`;
-  if (Array.isArray(s.type)) return s.type.join(' \\| ');
+/**
+ * A schema's type in words. Joined with a plain `|` (cell() escapes it for the table once). A value
+ * that may be one item or a list of them (anyOf [X, X[]]) names X once: `X, or a list of them`.
+ */
+export function typeOf(s: JsonSchema): string {
+  if (s.enum) return s.enum.map((v) => JSON.stringify(v)).join(' | ');
+  if (s.anyOf) {
+    const [one, many, ...rest] = s.anyOf;
+    if (one && many && rest.length === 0 && many.type === 'array' && many.items && typeOf(many.items) === typeOf(one))
+      return `${typeOf(one)}, or a list of them`;
+    return s.anyOf.map(typeOf).join(' | ');
+  }
+  if (s.type === 'array') {
+    const item = s.items ? typeOf(s.items) : 'any';
+    return item.includes(' | ') ? `(${item})[]` : `${item}[]`;
+  }
+  if (Array.isArray(s.type)) return s.type.join(' | ');
   return s.type ?? 'any';
 }
 

@@ -16,7 +16,13 @@ export interface StatusPayload {
     started_at?: string;
     uptime_seconds?: number;
   };
-  palace?: { path?: string; backend?: string; sqlite_integrity?: string };
+  palace?: {
+    path?: string;
+    backend?: string;
+    sqlite_integrity?: string;
+    /** The absolute command that runs palace (node and bin/palace.js) for the stdio client configs. */
+    stdio_command?: { command: string; args: string[]; env?: Record<string, string> };
+  };
   writer?: { mode?: string; lease?: { path?: string; pid?: number } | null };
   requests?: { total?: number; mcp?: number; by_status?: Record<string, number>; lock_pending?: number };
   logstream?: { replica_id?: string; events?: number; sse_clients?: number };

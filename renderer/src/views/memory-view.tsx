@@ -113,9 +113,17 @@ function RoomDrawers({ wing, room, selected, onOpen }: { wing: string; room: str
 /** Wings with their drawer counts and, when the hub says, their rooms. */
 type Taxonomy = Record<string, { total: number | null; rooms: Record<string, number> }>;
 
-function useTaxonomy(tools: readonly string[]): Taxonomy | null {
+/** How often the wings and rooms are read again while the view is open (a mine may be filing drawers). */
+const TAXONOMY_REFRESH_MS = 15_000;
+
+function useTaxonomy(tools: readonly string[], asked: number): Taxonomy | null {
   const store = useStore();
   const [taxonomy, setTaxonomy] = useState<Taxonomy | null>(null);
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    const timer = setInterval(() => setTick((t) => t + 1), TAXONOMY_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, []);
   useEffect(() => {
     let live = true;
     const load = async (): Promise<Taxonomy | null> => {
@@ -140,12 +148,13 @@ function useTaxonomy(tools: readonly string[]): Taxonomy | null {
     };
     load().then(
       (t) => live && setTaxonomy(t),
-      () => live && setTaxonomy(null),
+      // A failed refresh keeps what was shown; only a first load that fails shows nothing.
+      () => live && setTaxonomy((before) => before),
     );
     return () => {
       live = false;
     };
-  }, [store, tools]);
+  }, [store, tools, tick, asked]);
   return taxonomy;
 }
 
@@ -160,7 +169,15 @@ export function MemoryView(): ReactElement {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [drawer, setDrawer] = useState<string | null>(null);
-  const taxonomy = useTaxonomy(tools ?? []);
+  const [asked, setAsked] = useState(0);
+  const taxonomy = useTaxonomy(tools ?? [], asked);
+  /** Back from search results to browsing wings, rooms and drawers. */
+  const browse = (): void => {
+    setHits(null);
+    setQuery('');
+    setError(null);
+    setAsked((n) => n + 1);
+  };
 
   if (tools === null)
     return <div className="view view-pad loading">Asking the hub which tools it serves…</div>;
@@ -230,7 +247,7 @@ export function MemoryView(): ReactElement {
               <SearchField
                 placeholder="Search the palace"
                 value={query}
-                onChange={setQuery}
+                onChange={(v) => (v === '' ? browse() : setQuery(v))}
                 testId="memory-query"
               />
               <select
@@ -261,6 +278,11 @@ export function MemoryView(): ReactElement {
               </button>
             </form>
             {error ? <p className="error-text">{error}</p> : null}
+            {hits !== null ? (
+              <button type="button" className="link small" onClick={browse} data-testid="memory-browse">
+                ← browse wings and rooms
+              </button>
+            ) : null}
             {hits === null && wing && tools.includes('palace_list_drawers') ? (
               <>
                 <button type="button" className="link small" onClick={() => (setWing(''), setRoom(''))}>
@@ -271,7 +293,13 @@ export function MemoryView(): ReactElement {
             ) : hits === null ? (
               taxonomy && Object.keys(taxonomy).length > 0 ? (
                 <div className="wings" data-testid="wings">
-                  <h3 className="section-title">Wings and rooms</h3>
+                  <h3 className="section-title">
+                    Wings and rooms{' '}
+                    <span className="muted small">· pick a wing or a room to read its drawers, no query needed</span>{' '}
+                    <button type="button" className="link small" onClick={() => setAsked((n) => n + 1)} data-testid="wings-refresh">
+                      refresh
+                    </button>
+                  </h3>
                   {Object.entries(taxonomy).map(([w, t]) => (
                     <div className="wing" key={w}>
                       <button

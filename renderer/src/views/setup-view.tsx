@@ -26,8 +26,9 @@ export function SetupView({ revealed, onReveal }: Props): ReactElement {
   const snap = useDashboard();
   const [client, setClient] = useState<ClientConfig['client']>('claude-code');
   const token = snap.token;
-  const palacePath = snap.status.state === 'ready' ? snap.status.data.palace?.path : undefined;
-  const input = { url: snap.baseUrl, needsToken: Boolean(token), ...(palacePath ? { palacePath } : {}) };
+  const palace = snap.status.state === 'ready' ? snap.status.data.palace : undefined;
+  const palacePath = palace?.path;
+  const input = { url: snap.baseUrl, needsToken: Boolean(token), ...(palacePath ? { palacePath } : {}), stdio: palace?.stdio_command };
   const real = clientConfigs({ ...input, token: token ?? undefined });
   const shown = clientConfigs({ ...input, token: token ? (revealed ? token : MASK) : undefined });
   const mcpUrl = `${snap.baseUrl}/mcp`;

@@ -39,10 +39,11 @@ export function pathStems(relPath: string): string[] {
   return [...out];
 }
 
-const indexes = new WeakMap<readonly MinedFile[], PathIndex>();
+/** The index of the last files list asked about (the manifest's list changes only when it is re-read). */
+let lastIndex: PathIndex | undefined;
 
 function indexOf(files: readonly MinedFile[]): PathIndex {
-  let index = indexes.get(files);
+  let index = lastIndex?.files === files ? lastIndex : undefined;
   if (!index) {
     const byStem = new Map<string, number[]>();
     files.forEach((f, i) => {
@@ -53,7 +54,7 @@ function indexOf(files: readonly MinedFile[]): PathIndex {
       }
     });
     index = { files, byStem };
-    indexes.set(files, index);
+    lastIndex = index;
   }
   return index;
 }
@@ -90,7 +91,8 @@ export function pathScan(files: readonly MinedFile[], queryStems: readonly strin
     .slice(0, limit);
 }
 
-const fromManifest = new WeakMap<object, MinedFile[]>();
+/** The files of the last manifest object read (a manifest is parsed once per change). */
+let lastManifest: { manifest: object; files: MinedFile[] } | undefined;
 
 /**
  * The mined project files of a manifest (`<palace>/mined-files.json`, parsed once per change), with
@@ -98,7 +100,7 @@ const fromManifest = new WeakMap<object, MinedFile[]>();
  * file name says nothing about its content.
  */
 export function minedProjectFiles(manifest: Readonly<Record<string, { mode: string; root: string; drawers: number }>>): readonly MinedFile[] {
-  let files = fromManifest.get(manifest);
+  let files = lastManifest?.manifest === manifest ? lastManifest.files : undefined;
   if (!files) {
     files = [];
     for (const [file, entry] of Object.entries(manifest)) {
@@ -108,7 +110,7 @@ export function minedProjectFiles(manifest: Readonly<Record<string, { mode: stri
       const rel = path.startsWith(`${root}/`) ? path.slice(root.length + 1) : (path.split('/').pop() ?? path);
       files.push({ source_file: file, rel_path: rel, drawers: entry.drawers });
     }
-    fromManifest.set(manifest, files);
+    lastManifest = { manifest, files };
   }
   return files;
 }

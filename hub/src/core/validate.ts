@@ -267,6 +267,38 @@ function flag(field: string, value: unknown): boolean {
 /** Raw query fields as they arrive from a tool call, an HTTP query string or CLI flags. */
 export type RawQuery = Partial<Record<keyof EventQuery, unknown>>;
 
+/**
+ * The filters palace_event_list, palace_event_wait and GET /logstream/stream share (cursors, page size
+ * and order apart). The stream reads exactly these from its query string, so a filter added here
+ * reaches every reader at once.
+ */
+export const EVENT_FILTER_KEYS = [
+  'to_agent',
+  'exclude_from_agent',
+  'from_agent',
+  'type',
+  'status',
+  'correlation_id',
+  'stream',
+  'room',
+  'since_created_at',
+  'preview',
+] as const satisfies readonly (keyof EventQuery)[];
+export type EventFilterKey = (typeof EVENT_FILTER_KEYS)[number];
+
+/**
+ * The shared event filters out of an HTTP query string (a repeated key is a list, which means any);
+ * absent or empty values are left out. Validation is eventQuery's, as for a tool call.
+ */
+export function eventFiltersFromParams(params: Readonly<Record<string, unknown>>): RawQuery {
+  const raw: RawQuery = {};
+  for (const key of EVENT_FILTER_KEYS) {
+    const value = params[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  return raw;
+}
+
 export function eventQuery(raw: RawQuery): EventQuery {
   const order = raw.order ?? 'asc';
   if (order !== 'asc' && order !== 'desc') throw invalid('order', `order must be 'asc' or 'desc'`);

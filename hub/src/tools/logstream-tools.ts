@@ -5,7 +5,7 @@ import { z } from 'zod';
 
 import { ACK_STATUSES, ARTIFACT_KINDS, EVENT_STATUSES } from '../core/types.js';
 import { leaseBounds } from '../config.js';
-import { LIMITS } from '../core/validate.js';
+import { LIMITS, type EventFilterKey } from '../core/validate.js';
 import { listOf, oneOrManyOf } from './list-input.js';
 import { defineTool } from './tool.js';
 
@@ -14,6 +14,7 @@ const oneOrMany = (what: string) =>
     .optional()
     .describe(`${what}; a list (max ${LIMITS.filterValues}) means any`);
 
+// The shared filters (EVENT_FILTER_KEYS, which GET /logstream/stream reads too) plus the cursor and page size.
 const filterShape = {
   to_agent: oneOrMany('Only events addressed to this agent (broadcasts to "*" always match)'),
   exclude_from_agent: oneOrMany('Skip events written by this agent (use your own name to ignore your broadcasts)'),
@@ -35,7 +36,7 @@ const filterShape = {
     .describe('Time window (inclusive, YYYY-MM-DD or ISO 8601 with zone); not a cursor: synced events can arrive late'),
   limit: z.number().int().min(1).max(LIMITS.listMax).optional().describe('At most this many events (default 50, max 500)'),
   preview: z.boolean().optional().describe('Truncate bodies to 200 characters and add body_truncated/body_length'),
-};
+} satisfies Record<EventFilterKey | 'since_event_id' | 'limit', z.ZodType>;
 
 const appendShape = {
   type: z.string().describe('task.request, task.reply, patch.ready, status, or your own dotted type'),

@@ -6,6 +6,8 @@ import { invalid, HubError } from '../errors.js';
 import {
   ACK_STATUSES,
   ARTIFACT_KINDS,
+  ARTIFACT_KIND_MAX,
+  ARTIFACT_KIND_PATTERN,
   EVENT_STATUSES,
   type AckStatus,
   type ArtifactKind,
@@ -171,11 +173,20 @@ export function artifactIds(value: unknown, field = 'artifact_ids'): string[] {
   return distinct(list.map((item) => requiredField(field, item)));
 }
 
+/** Whether a kind is well formed (the hub's rule; the sync protocol checks peers' artifacts with it too). */
+export function isArtifactKind(kind: string): boolean {
+  return kind.length <= ARTIFACT_KIND_MAX && ARTIFACT_KIND_PATTERN.test(kind);
+}
+
+/** An artifact kind: open, e.g. patch, file, log, json, note, report, test-log; only `patch` is special. */
 export function artifactKind(value: unknown): ArtifactKind {
   const kind = requiredField('kind', value);
-  if (!(ARTIFACT_KINDS as readonly string[]).includes(kind))
-    throw invalid('kind', `kind must be one of ${ARTIFACT_KINDS.join(', ')}; got '${kind}'`);
-  return kind as ArtifactKind;
+  if (!isArtifactKind(kind))
+    throw invalid(
+      'kind',
+      `kind '${kind}' is not well formed: lowercase words joined by dashes (a letter first, letters and digits), at most ${ARTIFACT_KIND_MAX} characters, e.g. ${ARTIFACT_KINDS.join(', ')} or test-log`,
+    );
+  return kind;
 }
 
 /** Artifact content: non-empty UTF-8 text, at most 4 MiB. Returns the byte length. */

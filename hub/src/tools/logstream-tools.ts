@@ -3,7 +3,7 @@
 
 import { z } from 'zod';
 
-import { ACK_STATUSES, ARTIFACT_KINDS, EVENT_STATUSES } from '../core/types.js';
+import { ACK_STATUSES, ARTIFACT_KIND_MAX, EVENT_STATUSES } from '../core/types.js';
 import { leaseBounds } from '../config.js';
 import { LIMITS, type EventFilterKey } from '../core/validate.js';
 import { listOf, oneOrManyOf } from './list-input.js';
@@ -131,9 +131,11 @@ export const artifactPutTool = defineTool({
   name: 'palace_artifact_put',
   title: 'Store an artifact',
   description:
-    'Store exact UTF-8 content (max 4 MiB) byte-for-byte: a patch (unified diff), file, log, json, note or report. Returns {id, sha256, size_bytes, warnings?}. A warning on a patch (no final newline, CRLF) means git apply will fail: store the diff again exactly. Reference the id in an event with artifact_ids.',
+    'Store exact UTF-8 content (max 4 MiB) byte-for-byte: a patch (unified diff), file, log, json, note, report or any other kind (lowercase words with dashes, e.g. test-log). Returns {id, sha256, size_bytes, warnings?}. A warning on a patch (no final newline, CRLF) means git apply will fail: store the diff again exactly. Reference the id in an event with artifact_ids.',
   input: {
-    kind: z.enum(ARTIFACT_KINDS).describe('patch, file, log, json, note or report'),
+    kind: z
+      .string()
+      .describe(`patch (a unified diff), file, log, json, note, report, or your own: lowercase words joined by dashes (e.g. test-log), at most ${ARTIFACT_KIND_MAX} characters`),
     created_by: z.string().describe('Your own agent name'),
     content: z.string().describe('The exact content; never reformat a diff'),
     metadata: z.record(z.string(), z.unknown()).optional().describe('Small JSON object'),

@@ -79,6 +79,34 @@ export function routingField(field: string, value: unknown, required = false): s
   return trimmed;
 }
 
+/**
+ * Event types addressed to someone: their to_agent is required, one agent identity or `*` (a
+ * broadcast). Any other type (a status note, claim.renewed, claim.expired, file.reserved, your own
+ * dotted type) may omit it: it is then in no one's inbox and is read by filters other than to_agent.
+ * event.ack gets the acked event's writer from the hub; task.reply and patch.ready default to the
+ * task's requester (Logstream.prepareEvent) before this check.
+ */
+export const ADDRESSED_EVENT_TYPES: readonly string[] = ['task.request', 'task.reply', 'patch.ready', 'event.ack'];
+
+/**
+ * An event's to_agent: one agent identity (no spaces, commas or `*` inside) or `*` for everyone;
+ * required for ADDRESSED_EVENT_TYPES. Identity rules beyond this shape compose on top of it.
+ */
+export function eventToAgent(type: string, value: unknown): string | null {
+  const to = routingField('to_agent', value);
+  if (to === null) {
+    if (ADDRESSED_EVENT_TYPES.includes(type))
+      throw invalid(
+        'to_agent',
+        `to_agent is required for a ${type} event: one agent identity, or '*' for everyone (${ADDRESSED_EVENT_TYPES.join(', ')} are addressed; other types may omit it)`,
+      );
+    return null;
+  }
+  if (to !== '*' && /[\s,*]/.test(to))
+    throw invalid('to_agent', `to_agent must be one agent identity or '*' for everyone; got ${JSON.stringify(to)} (send one event per recipient)`);
+  return to;
+}
+
 export function requiredField(field: string, value: unknown): string {
   return routingField(field, value, true) as string;
 }

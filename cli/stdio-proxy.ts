@@ -107,12 +107,12 @@ function hubAnswer(body: string, ids: Id[]): unknown {
 
 /**
  * The stdio server's one local write rule: while another live process (a hub) holds the palace's
- * writer lease, tools that write memory, the knowledge graph or mining state are refused with
- * `lease.held`, as the CLI refuses them. Logstream tools (lock-free: SQLite serializes writers and the
- * hub's change feed sees every append) and every read are still answered here.
+ * writer lease, every tool that writes (memory, the knowledge graph, mining state, and the logstream:
+ * the spec's one hub serializes every write) is refused with `lease.held`, as the CLI refuses them,
+ * with one message for all. Every read is still answered here.
  */
 function refuseBesideHub(tool: ToolDef, palacePath: string, forwarding: boolean): void {
-  if (!tool.mutating || tool.lockFree) return;
+  if (!tool.mutating) return;
   const holder = leaseHolder(palacePath);
   if (!holder || holder.pid === process.pid) return;
   const where = `pid ${holder.pid}${holder.address ? ` at ${holder.address}` : ''}`;

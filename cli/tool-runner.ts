@@ -82,8 +82,8 @@ async function inProcessSession(config: Readonly<PalaceConfig>, names: readonly 
     // Only the called tools are served (and their modules loaded): the same registration and zod schemas.
     const server = await connectInProcess(palace.services, {
       tools: await loadTools(names),
+      // Every write, logstream ones included: the spec's one hub serializes every write.
       guardWrite: (tool) => {
-        if (tool.lockFree) return;
         const holder = leaseHolder(palace.palacePath);
         if (holder && holder.pid !== process.pid)
           throw new HubError(

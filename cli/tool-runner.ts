@@ -83,7 +83,7 @@ async function inProcessSession(config: Readonly<PalaceConfig>, names: readonly 
     const server = await connectInProcess(palace.services, {
       tools: await loadTools(names),
       // Every write, logstream ones included: the spec's one hub serializes every write.
-      guardWrite: (tool) => {
+      guardWrite: () => {
         const holder = leaseHolder(palace.palacePath);
         if (holder && holder.pid !== process.pid)
           throw new HubError(

@@ -15,6 +15,7 @@ import { leaseHolder } from '../hub/src/lease.js';
 import { openPalace } from '../hub/src/palace.js';
 import { canonicalPalace, dialUrl, hubTokens, readLiveRegistration, readStoredToken, tokenPath } from '../hub/src/registration.js';
 import { buildServer } from '../hub/src/tools/build-server.js';
+import { PALACE_VERSION } from '../hub/src/version.js';
 import type { ToolProfile } from '../hub/src/tools/profiles.js';
 import { MUTATING_TOOLS } from '../hub/src/tools/registry.js';
 import type { ToolDef } from '../hub/src/tools/tool.js';
@@ -25,7 +26,14 @@ const FORWARD_TIMEOUT_MS = 600_000;
 interface Frame {
   id?: string | number | null;
   method?: string;
-  params?: { name?: unknown; requestId?: unknown };
+  params?: { name?: unknown; requestId?: unknown; clientInfo?: { name?: unknown; version?: unknown } };
+}
+
+/** Header-safe text: printable ASCII only, at most `max` characters. */
+function headerText(value: unknown, max: number): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const text = value.replace(/[^\x20-\x7e]/g, '?').replace(/[()]/g, '').trim().slice(0, max);
+  return text === '' ? undefined : text;
 }
 
 /** An in-process transport: frames in through deliver(), frames out through `write`. */
@@ -326,6 +334,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
             headers: {
               'Content-Type': 'application/json',
               Accept: 'application/json, text/event-stream',
+              'User-Agent': userAgent,
               ...(token ? { Authorization: `Bearer ${token}` } : {}),
               ...(hubSession.id ? { 'Mcp-Session-Id': hubSession.id } : {}),
             },
@@ -414,6 +423,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     }
   };
 
+  let userAgent = `palace-mcp/${PALACE_VERSION}`;
   const handle = async (text: string): Promise<void> => {
     let parsed: unknown;
     try {
@@ -424,6 +434,13 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     }
     const frame = (parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {}) as Frame;
     const ids = requestIds(parsed);
+    if (frame.method === 'initialize') {
+      // The MCP client this proxy serves: named in every request's User-Agent, so /statusz keys it apart
+      // from other clients on this machine (a stateless hub sees clientInfo on initialize only).
+      const name = headerText(frame.params?.clientInfo?.name, 80);
+      const version = headerText(frame.params?.clientInfo?.version, 40);
+      userAgent = `palace-mcp/${PALACE_VERSION}${name ? ` (${name}${version ? `/${version}` : ''})` : ''}`;
+    }
     if (frame.method === 'notifications/cancelled') {
       const target = frame.params?.requestId;
       if ((typeof target === 'string' || typeof target === 'number') && inflight.has(target)) {

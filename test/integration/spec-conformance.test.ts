@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { LogEvent } from '../../hub/src/core/types.js';
 import type { Hub } from '../../hub/src/server.js';
-import { callJson, connectHttpClient, makeHubDirs, resultJson, startTestHub, type HubDirs } from '../helpers/hub.js';
+import { parseJson, startCli } from '../helpers/cli.js';
+import { callJson, childEnv, connectHttpClient, makeHubDirs, resultJson, startTestHub, type HubDirs } from '../helpers/hub.js';
 
 let dirs: HubDirs;
 let hub: Hub;
@@ -188,4 +189,27 @@ describe('to_agent: one identity or "*" on addressed types; others may omit it',
     });
     expect(orphan).toMatchObject({ code: 'input.invalid', field: 'to_agent' });
   });
+});
+
+describe('the CLI says whether it sent a token when the hub answers 401', () => {
+  it('"needs a token" when none was sent, "refused the token" when one was', async () => {
+    const own = makeHubDirs('palace-spec-401-');
+    const guarded = await startTestHub(own, { token: 'ab'.repeat(32) });
+    try {
+      const none = await startCli(['--palace', own.palace, 'logstream', 'list', '--json'], childEnv(own)).done;
+      expect(none.code).toBe(1);
+      const noneError = parseJson<{ error: { code: string; message: string } }>(none).error;
+      expect(noneError.code).toBe('auth.unauthorized');
+      expect(noneError.message).toContain('needs a token');
+      expect(noneError.message).not.toContain('refused the token');
+      expect(noneError.message).toContain('PALACE_MCP_HTTP_TOKEN');
+
+      const wrong = await startCli(['--palace', own.palace, 'logstream', 'list', '--json'], childEnv(own, { PALACE_MCP_HTTP_TOKEN: 'cd'.repeat(32) })).done;
+      expect(wrong.code).toBe(1);
+      expect(parseJson<{ error: { message: string } }>(wrong).error.message).toContain('refused the token');
+    } finally {
+      await guarded.close();
+      own.cleanup();
+    }
+  }, 60_000);
 });

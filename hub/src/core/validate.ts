@@ -98,7 +98,7 @@ export function eventToAgent(type: string, value: unknown): string | null {
     if (ADDRESSED_EVENT_TYPES.includes(type))
       throw invalid(
         'to_agent',
-        `to_agent is required for a ${type} event: one agent identity, or '*' for everyone (${ADDRESSED_EVENT_TYPES.join(', ')} are addressed; other types may omit it)`,
+        `to_agent is required for ${type} events: one agent identity, or '*' for everyone (${ADDRESSED_EVENT_TYPES.join(', ')} are addressed; other types may omit it)`,
       );
     return null;
   }

@@ -144,6 +144,23 @@ describe('palace mcp (stdio)', () => {
     expect((await callJson<Status>(forwarded, 'palace_status')).role).toBe('hub');
   });
 
+  it('names the MCP client it forwards for in its User-Agent, so /statusz keys each proxied client apart', async () => {
+    const hub = await startChildHub(dirs);
+    const one = await connectStdioClient(dirs, { name: 'client-one' });
+    const two = await connectStdioClient(dirs, { name: 'client-two' });
+    clients.push(one.client, two.client);
+    await callJson(one.client, 'palace_status');
+    await callJson(two.client, 'palace_status');
+    const statusz = (await fetch(`${hub.url}/statusz`).then((r) => r.json())) as {
+      clients: { recent: Array<{ name: string | null; user_agent: string | null; last_method: string | null }> };
+    };
+    for (const name of ['client-one', 'client-two']) {
+      const record = statusz.clients.recent.find((c) => c.name === name);
+      expect(record?.user_agent).toMatch(new RegExp(`^palace-mcp/\\S+ \\(${name}/`));
+      expect(record?.last_method).toBe('tools/call palace_status');
+    }
+  });
+
   it('does not let a pending long wait from one client delay another client', async () => {
     const hub = await startChildHub(dirs);
     const waiter = await stdioClient();

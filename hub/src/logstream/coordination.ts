@@ -143,7 +143,7 @@ export function checkDependencies(ls: CoordinationReads, event: NewEvent, pendin
  * `logstream task`, the dashboard and `hook inbox` never disagree about such an ack. (A peer's event
  * arrives through sync, not here: the projection records it and flags it `expected: false`.)
  */
-export function checkAckOrder(ls: Logstream, event: NewEvent): void {
+export function checkAckOrder(ls: CoordinationReads, event: NewEvent): void {
   if (event.type !== 'event.ack' || event.status === null || event.correlation_id === null) return;
   const to = event.status;
   const id = event.correlation_id;

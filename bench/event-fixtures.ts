@@ -47,6 +47,7 @@ const KINDS = [
   { type: 'patch.ready', status: 'ready', room: 'patches', weight: 1 },
   { type: 'task.update', status: 'blocked', room: 'coordination', weight: 1 },
 ] as const;
+const ADDRESSED: ReadonlySet<string> = new Set(['task.request', 'event.ack', 'patch.ready']);
 const WEIGHTED = KINDS.flatMap((k) => Array.from({ length: k.weight }, () => k));
 
 function hex(random: () => number, length: number): string {
@@ -71,13 +72,24 @@ export function bodyText(random: () => number, bytes = 200): string {
 export function makeTraffic(seed = 42): () => AppendInput {
   const random = seededRandom(seed);
   let task = 0;
+  /** Each task's latest status, so a claim ack is only sent where the hub takes one (open or claimed). */
+  const statusOf = new Map<string, string>();
   return () => {
     const kind = pick(random, WEIGHTED);
     const from = pick(random, AGENTS);
     const roll = random();
-    const to = roll < 0.75 ? pick(random, AGENTS) : roll < 0.85 ? '*' : null;
+    // Addressed types always name a recipient (one agent or '*'); others may omit it.
+    const to = roll < 0.75 ? pick(random, AGENTS) : roll < 0.85 || ADDRESSED.has(kind.type) ? '*' : null;
     if (kind.type === 'task.request') task++;
     const correlation = kind.type === 'note' ? null : `task-${Math.max(1, task - Math.floor(random() * 20))}`;
+    let status: string | null = kind.status;
+    if (correlation !== null) {
+      const now = statusOf.get(correlation);
+      // A claim on a task that is not open or claimed skips the task order (refused): a plain ack instead.
+      if (kind.type === 'event.ack' && now !== 'open' && now !== 'claimed') status = null;
+      else if (kind.type === 'task.request') statusOf.set(correlation, now ?? 'open');
+      else if (kind.type !== 'task.update' && status !== null) statusOf.set(correlation, status);
+    }
     return {
       type: kind.type,
       stream: 'palace',
@@ -87,7 +99,7 @@ export function makeTraffic(seed = 42): () => AppendInput {
       correlation_id: correlation,
       branch: kind.type === 'patch.ready' ? `feat/session-${task % 50}` : null,
       base_commit: kind.type === 'patch.ready' ? hex(random, 40) : null,
-      status: kind.status,
+      status,
       body: bodyText(random),
       metadata: { priority: random() < 0.2 ? 'high' : 'normal', files: [pick(random, FILES)] },
     };

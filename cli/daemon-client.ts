@@ -5,6 +5,7 @@ import type { PalaceConfig } from '../hub/src/config.js';
 import { HubError } from '../hub/src/errors.js';
 import { canonicalPalace, hubTokens, liveHub } from '../hub/src/registration.js';
 import { httpFetch } from './http-fetch.js';
+import { unauthorized } from './hub-auth.js';
 import { ExitSignal, type Output } from './output.js';
 
 /** The live hub's base URL, or undefined when none serves this palace (or forwarding is off). */
@@ -37,7 +38,7 @@ export async function daemonRequest(
     throw new HubError('hub.unreachable', `the hub at ${base} is unreachable: ${(err as Error).message}`);
   }
   const text = await response.text();
-  if (response.status === 401) throw new HubError('auth.unauthorized', `the hub at ${base} refused the token (HTTP 401); set PALACE_MCP_HTTP_TOKEN`);
+  if (response.status === 401) throw unauthorized(base, token !== undefined);
   if (response.status === 403) throw new HubError('auth.forbidden', `the hub at ${base} refused ${method} ${path} (HTTP 403)`);
   if (response.status === 404) throw new HubError('http.not_found', `the hub at ${base} answered 404 for ${method} ${path}: ${text.slice(0, 300)}`);
   let value: unknown;

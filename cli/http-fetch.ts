@@ -5,9 +5,13 @@
 import type { IncomingMessage } from 'node:http';
 
 import type { FetchLike } from '../hub/src/client/hub-client.js';
+import { PALACE_VERSION } from '../hub/src/version.js';
+
+/** Every CLI request names the CLI, so the hub's /statusz keys CLI traffic apart from MCP clients. */
+const USER_AGENT = `palace-cli/${PALACE_VERSION}`;
 
 function headersOf(init: RequestInit | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out: Record<string, string> = { 'User-Agent': USER_AGENT };
   const h = init?.headers;
   if (!h) return out;
   if (Array.isArray(h)) for (const [k, v] of h as Array<[string, string]>) out[k] = v;

@@ -1,5 +1,5 @@
-// `palace-mcp --transport stdio|http`: the MCP server entry. stdio is `palace mcp`; http is the hub
-// without token generation: a non-loopback bind with no token and no --allow-insecure refuses to start.
+// `palace-mcp --transport stdio|http`: the MCP server entry. stdio is `palace mcp`; http is the hub,
+// exactly as `palace serve` (its wrapper) runs it: a non-loopback bind with no token gets a generated one.
 
 import { Command, CommanderError } from 'commander';
 
@@ -16,7 +16,7 @@ const program = addServeFlags(
 )
   .exitOverride()
   .action(async (opts: Record<string, unknown>) => {
-    if (opts.transport === 'http') await runServe(opts, false);
+    if (opts.transport === 'http') await runServe(opts);
     else if (opts.transport === 'stdio') await runMcp(opts);
     else {
       process.stderr.write(`palace-mcp: --transport must be stdio or http, got '${String(opts.transport)}'\n`);

@@ -50,7 +50,7 @@ export function hitText(h: SearchHit, i: number, format: HitFormat): string {
   const rated = h.useful === false ? '  [rated not useful]' : h.useful === true ? '  [rated useful]' : '';
   const stale = h.stale ? `  [stale: the file changed since it was mined${h.mined ? ` ${h.mined.at}` : ''}; re-mine to refresh]` : '';
   const head = `[${i + 1}] ${terminalLine(hitWhere(h))}  score ${h.score.toFixed(3)}${rated}${stale}`;
-  const meta = dim(terminalLine(`    ${h.wing}/${h.room}  ${h.drawer_id}  filed ${h.filed_at} by ${h.added_by}`));
+  const meta = dim(terminalLine(`    ${h.wing}/${h.room}  ${h.drawer_id}  filed ${h.filed_at} by ${h.created_by}`));
   const snippet = h.snippet as SearchHit['snippet'] | undefined;
   if (format.full || !snippet) {
     const first = h.location?.line_start ?? null;

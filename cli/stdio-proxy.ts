@@ -17,6 +17,7 @@ import type { Logger } from '../hub/src/log.js';
 import { HubError, RPC_HUB_FAULT } from '../hub/src/errors.js';
 import { leaseHolder } from '../hub/src/lease.js';
 import { canonicalPalace, dialUrl, hubTokens, readLiveRegistration, readStoredToken, tokenPath } from '../hub/src/registration.js';
+import { PALACE_VERSION } from '../hub/src/version.js';
 import type { ToolProfile } from '../hub/src/tools/profiles.js';
 import type { ToolDef } from '../hub/src/tools/tool.js';
 import type { McpSession } from '../hub/src/tools/mcp-session.js';
@@ -26,7 +27,14 @@ const FORWARD_TIMEOUT_MS = 600_000;
 interface Frame {
   id?: string | number | null;
   method?: string;
-  params?: { name?: unknown; requestId?: unknown };
+  params?: { name?: unknown; requestId?: unknown; clientInfo?: { name?: unknown; version?: unknown } };
+}
+
+/** Header-safe text: printable ASCII only, at most `max` characters. */
+function headerText(value: unknown, max: number): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const text = value.replace(/[^\x20-\x7e]/g, '?').replace(/[()]/g, '').trim().slice(0, max);
+  return text === '' ? undefined : text;
 }
 
 /** An in-process transport: frames in through deliver(), frames out through `write`. */
@@ -108,12 +116,12 @@ function hubAnswer(body: string, ids: Id[]): unknown {
 
 /**
  * The stdio server's one local write rule: while another live process (a hub) holds the palace's
- * writer lease, tools that write memory, the knowledge graph or mining state are refused with
- * `lease.held`, as the CLI refuses them. Logstream tools (lock-free: SQLite serializes writers and the
- * hub's change feed sees every append) and every read are still answered here.
+ * writer lease, every tool that writes (memory, the knowledge graph, mining state, and the logstream:
+ * the spec's one hub serializes every write) is refused with `lease.held`, as the CLI refuses them,
+ * with one message for all. Every read is still answered here.
  */
 function refuseBesideHub(tool: ToolDef, palacePath: string, forwarding: boolean): void {
-  if (!tool.mutating || tool.lockFree) return;
+  if (!tool.mutating) return;
   const holder = leaseHolder(palacePath);
   if (!holder || holder.pid === process.pid) return;
   const where = `pid ${holder.pid}${holder.address ? ` at ${holder.address}` : ''}`;
@@ -336,6 +344,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
             headers: {
               'Content-Type': 'application/json',
               Accept: 'application/json, text/event-stream',
+              'User-Agent': userAgent,
               ...(token ? { Authorization: `Bearer ${token}` } : {}),
               ...(hubSession.id ? { 'Mcp-Session-Id': hubSession.id } : {}),
             },
@@ -424,6 +433,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     }
   };
 
+  let userAgent = `palace-mcp/${PALACE_VERSION}`;
   const handle = async (text: string): Promise<void> => {
     let parsed: unknown;
     try {
@@ -434,6 +444,13 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     }
     const frame = (parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {}) as Frame;
     const ids = requestIds(parsed);
+    if (frame.method === 'initialize') {
+      // The MCP client this proxy serves: named in every request's User-Agent, so /statusz keys it apart
+      // from other clients on this machine (a stateless hub sees clientInfo on initialize only).
+      const name = headerText(frame.params?.clientInfo?.name, 80);
+      const version = headerText(frame.params?.clientInfo?.version, 40);
+      userAgent = `palace-mcp/${PALACE_VERSION}${name ? ` (${name}${version ? `/${version}` : ''})` : ''}`;
+    }
     if (frame.method === 'notifications/cancelled') {
       const target = frame.params?.requestId;
       if ((typeof target === 'string' || typeof target === 'number') && inflight.has(target)) {

@@ -6,6 +6,7 @@ import type { PalaceConfig } from '../hub/src/config.js';
 import { ERROR_CODES, HubError, type ErrorCode } from '../hub/src/errors.js';
 import type { HubClientError, ToolCallOptions } from '../hub/src/client/hub-client.js';
 import { liveHub, type LiveHub } from '../hub/src/registration.js';
+import { unauthorized } from './hub-auth.js';
 
 /** Options of one CLI tool call. */
 export interface RunToolOptions {
@@ -14,10 +15,10 @@ export interface RunToolOptions {
 }
 
 /** A hub client failure as the HubError the CLI reports (its code picks the exit code). */
-function fromClient(err: unknown, base: string): HubError {
+function fromClient(err: unknown, base: string, sentToken = false): HubError {
   const e = err as HubClientError;
   if (e?.name !== 'HubClientError') return err instanceof HubError ? err : new HubError('internal', (err as Error).message ?? String(err), { cause: err });
-  if (e.status === 401) return new HubError('auth.unauthorized', `the hub at ${base} refused the token (HTTP 401); set PALACE_MCP_HTTP_TOKEN`);
+  if (e.status === 401) return unauthorized(base, sentToken);
   if (e.status === 403) return new HubError('auth.forbidden', `the hub at ${base} refused the request (HTTP 403)`);
   if (e.status === 404) return new HubError('http.not_found', `the hub at ${base} has no /mcp (HTTP 404)`);
   if (e.code === 'hub.unreachable') return new HubError('hub.unreachable', `the hub at ${base} is unreachable: ${e.message}`);
@@ -46,7 +47,7 @@ function hubSession(hub: LiveHub): ToolSession {
         } catch (err) {
           // A stale token file beside a hub started with PALACE_MCP_HTTP_TOKEN: try the next token.
           if ((err as HubClientError).status === 401 && i + 1 < tokens.length) continue;
-          throw fromClient(err, hub.url);
+          throw fromClient(err, hub.url, tokens[i] !== undefined);
         }
       }
     },
@@ -82,8 +83,8 @@ async function inProcessSession(config: Readonly<PalaceConfig>, names: readonly 
     // Only the called tools are served (and their modules loaded): the same registration and zod schemas.
     const server = await connectInProcess(palace.services, {
       tools: await loadTools(names),
-      guardWrite: (tool) => {
-        if (tool.lockFree) return;
+      // Every write, logstream ones included: the spec's one hub serializes every write.
+      guardWrite: () => {
         const holder = leaseHolder(palace.palacePath);
         if (holder && holder.pid !== process.pid)
           throw new HubError(

@@ -62,9 +62,15 @@ async function exists(road: ToolSession, filters: Filters, cursor: string): Prom
   }
 }
 
-/** Where to start: explicit cursor > stored cursor > the tip (first run) > the beginning. */
+/**
+ * Where to start: explicit cursor > --from-start (the beginning, every run: the stored cursor is
+ * ignored and then overwritten) > stored cursor > the tip (first run).
+ */
 async function startCursor(road: ToolSession, filters: Filters, ctx: CommandContext, statePath: string | undefined): Promise<{ cursor: string | null; fresh: boolean }> {
   const o = ctx.opts;
+  if (typeof o.sinceEventId === 'string' && o.fromStart)
+    throw invalid('--from-start', '--from-start and --since-event-id both say where to start; give one');
+  if (o.fromStart) return { cursor: null, fresh: true };
   if (typeof o.sinceEventId === 'string') {
     if (!(await exists(road, filters, o.sinceEventId)))
       throw invalid('--since-event-id', `--since-event-id '${o.sinceEventId}' is not an event in this log. Nothing was written to the state file.`);
@@ -82,7 +88,6 @@ async function startCursor(road: ToolSession, filters: Filters, ctx: CommandCont
       ctx.out.note(`State file ${statePath} is unreadable (${state.reason}); replaying from the start rather than skipping events.`);
       return { cursor: null, fresh: false };
     case 'absent': {
-      if (o.fromStart) return { cursor: null, fresh: true };
       const latest = (await road.call('palace_event_list', { order: 'desc', limit: 1 })) as EventPage;
       const tip = latest.events[0]?.id ?? null;
       if (tip)

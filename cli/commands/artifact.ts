@@ -17,7 +17,7 @@ export function registerArtifact(program: Command): void {
   art
     .command('put')
     .description('store content read from stdin (or --file) byte-for-byte')
-    .requiredOption('--kind <kind>', 'patch, file, log, json, note or report')
+    .requiredOption('--kind <kind>', 'patch, file, log, json, note, report, or any lowercase words with dashes (test-log)')
     .requiredOption('--created-by <agent>', 'your agent name')
     .option('--file <path>', 'read content from this file instead of stdin (- = stdin)', '-')
     .option('--metadata <json>', 'a JSON object stored with the artifact')

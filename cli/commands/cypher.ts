@@ -10,6 +10,7 @@ import { createKgHandle } from '../../hub/src/memory/kg/knowledge-graph.js';
 import type { CypherResult } from '../../hub/src/vector/age-cypher.js';
 import { canonicalPalace, dialUrl, hubTokens, readLiveRegistration } from '../../hub/src/registration.js';
 import { action } from '../context.js';
+import { unauthorized } from '../hub-auth.js';
 
 async function viaHub(config: Readonly<PalaceConfig>, base: string, body: { cypher: string; graph?: string }): Promise<CypherResult> {
   const [token] = hubTokens(config.home, canonicalPalace(config.palacePath), config.httpToken);
@@ -23,9 +24,9 @@ async function viaHub(config: Readonly<PalaceConfig>, base: string, body: { cyph
   } catch (err) {
     throw new HubError('hub.unreachable', `the hub at ${base} is unreachable: ${(err as Error).message}`);
   }
+  if (response.status === 401) throw unauthorized(base, token !== undefined);
   const value = (await response.json().catch(() => ({}))) as CypherResult & { error?: { code?: string; message?: string; data?: Record<string, unknown> } };
   if (value.error) throw new HubError((value.error.code as ErrorCode | undefined) ?? 'internal', value.error.message ?? `HTTP ${response.status}`, value.error.data ? { data: value.error.data } : {});
-  if (response.status === 401) throw new HubError('auth.unauthorized', `the hub at ${base} refused the token (HTTP 401); set PALACE_MCP_HTTP_TOKEN`);
   if (!response.ok) throw new HubError('hub.unreachable', `the hub at ${base} answered HTTP ${response.status}`);
   return value;
 }

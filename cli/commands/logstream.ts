@@ -279,12 +279,24 @@ export function registerLogstream(program: Command): void {
   )
     .option('--since-event-id <id>', 'start after this event (overrides the state file)')
     .option('--state-file <path>', 'keep the cursor here across runs ("" disables; default with --agent: ~/.palace/watch/<agent>.json)')
-    .option('--from-start', 'on a first run, replay the whole log instead of starting at the latest event')
+    .option('--from-start', 'replay the whole log from the start, every time (ignores the stored cursor, then overwrites it)')
     .option('--follow', 'keep running after the first match')
     .option('--idle-exit-ms <ms>', 'exit (code 2 if nothing matched) after this long without a match; 0 = never', '0')
     .option('--poll-timeout-ms <ms>', 'length of each long-poll', '300000')
     .option('--limit <n>', 'at most this many events per batch', '50')
     .option('--json', 'JSON output (NDJSON, one batch per line, with --follow)')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'State file: with --agent, watch keeps its cursor (the last event it printed) in',
+        '~/.palace/watch/<agent>.json ($PALACE_HOME/watch/<agent>.json when PALACE_HOME is set), so the',
+        'next run resumes after it.',
+        'A first run with no state file starts at the latest event. To reset: delete the file,',
+        'or pass --from-start (replays from the start every time and rewrites the file).',
+        'Pick another file with --state-file <path>; --state-file "" keeps no state.',
+      ].join('\n'),
+    )
     .action(action(async (ctx) => runWatch(ctx)));
 
   log

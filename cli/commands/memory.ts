@@ -15,7 +15,7 @@ import { runTool } from '../tool-runner.js';
 function drawerText(d: DrawerView & { chunk_ids?: string[] }): string {
   return [
     `${d.drawer_id}  ${d.wing}/${d.room}${d.tags.length ? `  tags: ${d.tags.join(', ')}` : ''}`,
-    `  filed ${d.filed_at} by ${d.added_by}${d.source_file ? `  source: ${d.source_file}` : ''}${d.useful === null ? '' : `  useful: ${d.useful}`}`,
+    `  filed ${d.filed_at} by ${d.created_by}${d.source_file ? `  source: ${d.source_file}` : ''}${d.useful === null ? '' : `  useful: ${d.useful}`}`,
     ...(d.chunk_ids ? [`  chunks: ${d.chunk_ids.length}`] : []),
     '',
     d.content,

@@ -222,6 +222,8 @@ export function registerNavigate(program: Command): void {
           reasons: string[];
           source_file: string | null;
           filed_at: string;
+          created_by?: string;
+          /** Deprecated alias (hubs before created_by). */
           added_by: string;
           tags: string[];
           tunnels: Tunnel[];
@@ -233,7 +235,7 @@ export function registerNavigate(program: Command): void {
             `${r.drawer_id} is in ${r.wing}/${r.room} (${r.origin})`,
             ...r.reasons.map((x) => `  - ${x}`),
             `  source_file: ${r.source_file ?? '-'}`,
-            `  filed_at: ${r.filed_at}  added_by: ${r.added_by}  tags: ${r.tags.join(', ') || '-'}`,
+            `  filed_at: ${r.filed_at}  created_by: ${r.created_by ?? r.added_by}  tags: ${r.tags.join(', ') || '-'}`,
             `  tunnels: ${r.tunnels.length === 0 ? '-' : ''}`,
             ...r.tunnels.map((t) => `  ${tunnelLine(t)}`),
             `  hallways: ${r.hallways.length === 0 ? '-' : ''}`,

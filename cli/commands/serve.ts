@@ -18,8 +18,9 @@ export function addServeFlags(cmd: Command): Command {
     .option('--allow-insecure', 'allow a non-loopback bind without a token (only behind a trusted proxy)');
 }
 
-export async function runServe(opts: Record<string, unknown>, generateToken: boolean): Promise<never> {
-  const flags: ServeFlags = { ...(opts as ServeFlags), generateToken };
+/** The hub in the foreground, for `palace serve` and `palace-mcp --transport http` alike (same flags, same tokens). */
+export async function runServe(opts: Record<string, unknown>): Promise<never> {
+  const flags: ServeFlags = { ...(opts as ServeFlags), generateToken: true };
   // Loaded here, not at the top: `palace-mcp --transport stdio` shares these flags and must stay thin.
   const { serve } = await import('../../hub/src/main.js');
   const code = await serve(flags, childEnv(), (text) => process.stdout.write(text));
@@ -28,6 +29,6 @@ export async function runServe(opts: Record<string, unknown>, generateToken: boo
 
 export function registerServe(program: Command): void {
   addServeFlags(program.command('serve').description('run the hub in the foreground (HTTP MCP on /mcp)')).action(
-    async (_opts: Record<string, unknown>, cmd: Command) => runServe(cmd.optsWithGlobals(), true),
+    async (_opts: Record<string, unknown>, cmd: Command) => runServe(cmd.optsWithGlobals()),
   );
 }

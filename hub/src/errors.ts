@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   'lease.held': { http: 409, exit: 1 },
   'task.dependency_cycle': { http: 409, exit: 2 },
   'task.not_claimed': { http: 409, exit: 1 },
+  /** An ack whose status skips the task order (applied on a task never claimed or patched, a claim on a done task). */
+  'task.out_of_order': { http: 409, exit: 2 },
   'reservation.conflict': { http: 409, exit: 1 },
   /** `palace guard check`: a staged path is reserved exclusively by another agent (the hook refuses). */
   'guard.refused': { http: 409, exit: 3 },

@@ -6,8 +6,11 @@ import { HubError } from './errors.js';
 
 export interface ClientRecord {
   client_id: string;
+  /** The client's clientInfo name, when exactly one client initialized on this key; null otherwise. */
   name: string | null;
   version: string | null;
+  /** Every clientInfo name seen on this key (remote address + User-Agent), first first; at most 8. */
+  names: string[];
   user_agent: string | null;
   remote: string | null;
   first_seen: string;
@@ -100,6 +103,7 @@ export class RequestStats {
         client_id: id,
         name: null,
         version: null,
+        names: [],
         user_agent: userAgent,
         remote,
         first_seen: at,
@@ -116,8 +120,16 @@ export class RequestStats {
     record.requests++;
     record.last_seen = at;
     record.last_method = clip(method, REQUEST_STATS_LIMITS.methodChars);
-    if (typeof clientInfo?.name === 'string') record.name = clip(clientInfo.name, 100);
-    if (typeof clientInfo?.version === 'string') record.version = clip(clientInfo.version, 50);
+    if (typeof clientInfo?.name === 'string') {
+      // Requests carry no client identity after initialize (stateless MCP): the key (remote address +
+      // User-Agent) is all there is. A second client initializing on the same key never renames the
+      // first one's requests: the record then lists both names and claims none.
+      const name = clip(clientInfo.name, 100) as string;
+      if (!record.names.includes(name) && record.names.length < 8) record.names.push(name);
+      const single = record.names.length === 1;
+      record.name = single ? name : null;
+      record.version = single && typeof clientInfo.version === 'string' ? clip(clientInfo.version, 50) : null;
+    }
   }
 
   recentClients(): ClientRecord[] {

@@ -213,8 +213,12 @@ describe('artifact errors and exit codes', () => {
     expect(parseJson<ErrorJson>(result).error.code).toBe('input.too_large');
   }, 60_000);
 
-  it('an unknown kind or a missing --created-by exits 2', async () => {
-    const kind = await put(Buffer.from('x\n'), 'binary-blob');
+  it('a kind of any lowercase words with dashes round-trips (kind is open)', async () => {
+    await roundTrip(Buffer.from('1 passed, 0 failed\n'), 'test-log');
+  }, 60_000);
+
+  it('a malformed kind or a missing --created-by exits 2', async () => {
+    const kind = await put(Buffer.from('x\n'), 'Binary_Blob');
     expect(kind.code).toBe(2);
     expect(parseJson<ErrorJson>(kind).error).toMatchObject({ code: 'input.invalid', field: 'kind' });
     const missing = await palace.run(['artifact', 'put', '--kind', 'patch'], { stdin: Buffer.from('x\n') });

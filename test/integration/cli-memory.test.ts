@@ -422,6 +422,13 @@ describe('palace memory commands with a live hub', SLOW, () => {
     const refusedJson = await palace.run(['rate', added.drawer_id, '--not-useful', '--json'], direct);
     expect(refusedJson.code).toBe(1);
     expect(parseJson<ErrorJson>(refusedJson).error.code).toBe('lease.held');
+    // A logstream write too: one hub serializes every write.
+    const append = await palace.run(
+      ['logstream', 'append', '--type', 'status', '--stream', 's', '--room', 'r', '--from-agent', 'a', '--body', 'behind the hub', '--json'],
+      direct,
+    );
+    expect(append.code).toBe(1);
+    expect(parseJson<ErrorJson>(append).error.code).toBe('lease.held');
 
     const found = parseJson<SearchJson>(ok(await palace.run(['search', PARAPHRASE, '--json'], direct)));
     expect(found.results.map((r) => r.drawer_id)).toEqual([added.drawer_id]);

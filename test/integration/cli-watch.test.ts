@@ -251,6 +251,29 @@ describe('watch: where it starts and its cursor file', () => {
     expect(ids(parseJson<PageJson>(replay).events)).toEqual([old1.id, old2.id]);
   }, 60_000);
 
+  it('watch --agent X --from-start replays from the start every time, past its own state file', async () => {
+    const old = await appendEvent(palace, { type: 'task.request', from: 'agent-b', to: 'agent-a', body: 'old' });
+    const run = () => palace.run(['logstream', 'watch', '--agent', 'agent-a', '--from-start', '--idle-exit-ms', '20000', '--json']);
+    const first = await run();
+    expect(first.code, first.stderr).toBe(0);
+    expect(ids(parseJson<PageJson>(first).events)).toEqual([old.id]);
+    // The default state file now holds old.id; --from-start still replays it.
+    const second = await run();
+    expect(second.code, second.stderr).toBe(0);
+    expect(ids(parseJson<PageJson>(second).events)).toEqual([old.id]);
+    // Without --from-start the state file is used: nothing new, so it idles out.
+    const resumed = await palace.run(['logstream', 'watch', '--agent', 'agent-a', '--idle-exit-ms', '1000', '--json']);
+    expect(resumed.code).toBe(2);
+  }, 60_000);
+
+  it('--help names the state file, where it lives and how to reset it', async () => {
+    const help = await palace.run(['logstream', 'watch', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('~/.palace/watch/<agent>.json');
+    expect(help.stdout).toMatch(/reset/i);
+    expect(help.stdout).toMatch(/--from-start[\s\S]*every (time|run)/);
+  }, 30_000);
+
   it('--state-file keeps the cursor across runs: the second run sees only newer events', async () => {
     const stateFile = join(palace.root, 'cursors', 'agent-a.json');
     const old = await appendEvent(palace, {

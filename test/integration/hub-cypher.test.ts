@@ -137,6 +137,17 @@ describe('POST /cypher on the embedded backend', () => {
     expect(res.body.error?.message).toContain('needs the pgvector backend with Apache AGE');
   });
 
+  // The spec: write verbs give 403 whatever the backend; the verb is checked before the backend.
+  it.each(["CREATE (n:Entity {name: 'mallory'}) RETURN n", 'MATCH (n) DETACH DELETE n', "MATCH (n) SET n.x = 1"])(
+    'refuses the write %j with 403 and SQLSTATE 25006, not 501',
+    async (query) => {
+      const res = await cypher(hub, { cypher: query, graph: 'palace_kg' });
+      expect(res.status).toBe(403);
+      expect(res.body.error?.code).toBe('cypher.write_refused');
+      expect(res.body.error?.data?.sqlstate).toBe('25006');
+    },
+  );
+
   it('answers only POST', async () => {
     const res = await fetch(`${hub.url}/cypher`);
     expect(res.status).toBe(405);

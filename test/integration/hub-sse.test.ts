@@ -145,6 +145,40 @@ describe('GET /logstream/stream', () => {
     ).toBe(true);
   });
 
+  it('takes every palace_event_list filter: preview truncates bodies like the list does', async () => {
+    const start = await append({ body: 'cursor' });
+    const long = 'x'.repeat(1000);
+    const reader = await open({ since_event_id: start.id, preview: 'true' });
+    const event = await append({ body: long });
+    const frames = await reader.until(hasIds(event.id));
+    const streamed = pages(frames).flatMap((p) => p.events)[0] as LogEvent;
+    expect(streamed).toMatchObject({ id: event.id, body_truncated: true, body_length: 1000 });
+    expect(streamed.body.length).toBeLessThan(long.length);
+    // The same event as palace_event_list with preview shows it.
+    expect(streamed).toEqual(hub.services.logstream.list({ since_event_id: start.id, preview: true }).events[0]);
+  });
+
+  it('takes every palace_event_list filter: since_created_at is a time window on replay and tail', async () => {
+    const start = await append({ body: 'cursor' });
+    const early = await append({ body: 'early' });
+    // The window starts at the next whole second (created_at has seconds precision).
+    await waitUntil(() => new Date().toISOString().slice(0, 19) + 'Z' > early.created_at || undefined, 'the next second', 3000);
+    const late = await append({ body: 'late' });
+    expect(late.created_at > early.created_at).toBe(true);
+    const reader = await open({ since_event_id: start.id, since_created_at: late.created_at });
+    const frames = await reader.until(hasIds(late.id));
+    expect(ids(frames)).toEqual([late.id]);
+    const live = await append({ body: 'live' });
+    expect(ids(await reader.until(hasIds(live.id)))).toEqual([late.id, live.id]);
+
+    const bad = await openStream(hub.url, { query: { since_created_at: 'yesterday' } });
+    expect(bad.status).toBe(400);
+    expect(await bad.response.json()).toMatchObject({ error: { code: 'input.invalid', field: 'since_created_at' } });
+    const badPreview = await openStream(hub.url, { query: { preview: 'maybe' } });
+    expect(badPreview.status).toBe(400);
+    expect(await badPreview.response.json()).toMatchObject({ error: { code: 'input.invalid', field: 'preview' } });
+  });
+
   it('answers 400 JSON before streaming for a bad filter or an unknown cursor', async () => {
     const badStatus = await openStream(hub.url, { query: { status: 'done' } });
     expect(badStatus.status).toBe(400);

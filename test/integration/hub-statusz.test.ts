@@ -9,7 +9,10 @@ import { quickCheckOffThread } from '../../hub/src/logstream/integrity-check.js'
 import type { SqliteEventStore } from '../../hub/src/logstream/sqlite-event-store.js';
 import type { Hub } from '../../hub/src/server.js';
 import { PALACE_VERSION } from '../../hub/src/version.js';
-import { callJson, connectHttpClient, makeHubDirs, startTestHub, type HubDirs } from '../helpers/hub.js';
+import { request as httpRequest } from 'node:http';
+
+import { startCli } from '../helpers/cli.js';
+import { callJson, childEnv, connectHttpClient, makeHubDirs, startTestHub, type HubDirs } from '../helpers/hub.js';
 
 interface Statusz {
   ok: boolean;
@@ -26,7 +29,7 @@ interface Statusz {
   requests: { total: number; mcp: number; by_status: Record<string, number> };
   logstream: { events: number };
   clients: {
-    recent: { name: string | null; version: string | null; requests: number; last_method: string | null }[];
+    recent: { name: string | null; names?: string[]; version: string | null; user_agent: string | null; requests: number; last_method: string | null }[];
   };
 }
 
@@ -162,6 +165,51 @@ describe('GET /statusz', () => {
     expect(seen?.version).toBe('1.0.0');
     expect(seen?.requests).toBeGreaterThanOrEqual(4);
     expect(seen?.last_method).toBe('tools/call palace_status');
+  });
+
+  it('keys clients properly: CLI traffic is never labelled with another client\'s clientInfo', async () => {
+    const hub = await startTestHub(dirs);
+    hubs.push(hub);
+    // A client that sends no User-Agent (as many do) initializes as "claude-code" from 127.0.0.1.
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'claude-code', version: '9.9' } },
+    });
+    await new Promise<void>((resolve, reject) => {
+      const req = httpRequest(`${hub.url}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' } }, (res) => {
+        res.resume();
+        res.once('end', resolve);
+      });
+      req.once('error', reject);
+      req.end(body);
+    });
+    // Then the CLI calls the hub from the same machine.
+    const cli = await startCli(['--palace', dirs.palace, 'logstream', 'list', '--json'], childEnv(dirs)).done;
+    expect(cli.code, cli.stderr).toBe(0);
+
+    const recent = (await statusz(hub)).clients.recent;
+    const claude = recent.filter((c) => c.name === 'claude-code');
+    expect(claude).toHaveLength(1);
+    expect(claude[0]?.requests).toBe(1);
+    expect(claude[0]?.last_method).toBe('initialize');
+    const fromCli = recent.find((c) => c.last_method === 'tools/call palace_event_list');
+    expect(fromCli?.user_agent).toMatch(/^palace-cli\//);
+    expect(fromCli?.name).not.toBe('claude-code');
+  });
+
+  it('never lets a second clientInfo on one key rename the first client: both names are listed', async () => {
+    const hub = await startTestHub(dirs);
+    hubs.push(hub);
+    const one = await connectHttpClient(hub.url, { name: 'agent-one' });
+    const two = await connectHttpClient(hub.url, { name: 'agent-two' });
+    await one.close();
+    await two.close();
+    const shared = (await statusz(hub)).clients.recent.filter((c) => c.names?.includes('agent-one'));
+    expect(shared).toHaveLength(1);
+    expect(shared[0]?.names).toEqual(['agent-one', 'agent-two']);
+    expect(shared[0]?.name).toBeNull(); // two clients share the key: no single name is claimed for its requests
   });
 
   it('reports read_only writer mode on a read-only hub and never shows the token', async () => {

@@ -126,27 +126,39 @@ describe('palace mcp (stdio)', () => {
     expect(status).toMatchObject({ role: 'hub', listen: next.url, logstream: { latest_event_id: event.id } });
   });
 
-  it('answers locally with PALACE_HUB_FORWARD=0 even while a hub is live', async () => {
+  it('answers reads locally with PALACE_HUB_FORWARD=0 while a hub is live, and refuses its writes (lease.held)', async () => {
     const hub = await startChildHub(dirs);
     const client = await stdioClient({ PALACE_HUB_FORWARD: '0' });
     const status = await callJson<Status>(client, 'palace_status');
     expect(status.role).toBe('local');
-    const event = await callJson<LogEvent>(
-      client,
-      'palace_event_append',
-      statusEvent('box-codex', 'local write, hub live'),
-    );
-    // Same log file: the hub sees the local write.
-    const statusz = (await fetch(`${hub.url}/statusz`).then((r) => r.json())) as {
-      logstream: { events: number };
-      requests: { mcp: number };
-    };
-    expect(statusz.logstream.events).toBe(1);
-    expect(statusz.requests.mcp).toBe(0);
+    const refused = await client.callTool({ name: 'palace_event_append', arguments: statusEvent('box-codex', 'local write, hub live') });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toContain('lease.held');
     const forwarded = await stdioClient();
-    const page = await callJson<EventPage>(forwarded, 'palace_event_list', {});
+    const event = await callJson<LogEvent>(forwarded, 'palace_event_append', statusEvent('box-codex', 'through the hub'));
+    // Same log file: the local server reads what the hub wrote, and the hub saw no MCP request from it.
+    const page = await callJson<EventPage>(client, 'palace_event_list', {});
     expect(page.events.map((e) => e.id)).toEqual([event.id]);
+    const statusz = (await fetch(`${hub.url}/statusz`).then((r) => r.json())) as { logstream: { events: number } };
+    expect(statusz.logstream.events).toBe(1);
     expect((await callJson<Status>(forwarded, 'palace_status')).role).toBe('hub');
+  });
+
+  it('names the MCP client it forwards for in its User-Agent, so /statusz keys each proxied client apart', async () => {
+    const hub = await startChildHub(dirs);
+    const one = await connectStdioClient(dirs, { name: 'client-one' });
+    const two = await connectStdioClient(dirs, { name: 'client-two' });
+    clients.push(one.client, two.client);
+    await callJson(one.client, 'palace_status');
+    await callJson(two.client, 'palace_status');
+    const statusz = (await fetch(`${hub.url}/statusz`).then((r) => r.json())) as {
+      clients: { recent: Array<{ name: string | null; user_agent: string | null; last_method: string | null }> };
+    };
+    for (const name of ['client-one', 'client-two']) {
+      const record = statusz.clients.recent.find((c) => c.name === name);
+      expect(record?.user_agent).toMatch(new RegExp(`^palace-mcp/\\S+ \\(${name}/`));
+      expect(record?.last_method).toBe('tools/call palace_status');
+    }
   });
 
   it('does not let a pending long wait from one client delay another client', async () => {

@@ -1,7 +1,7 @@
 // `PALACE_HUB_FORWARD=0 palace mcp` beside a live hub: the stdio server must not write the palace's
 // memory behind the hub's back (the hub would then serve stale data). Memory, knowledge-graph and
-// mining writes are refused with `lease.held` naming the holder, exactly as the CLI refuses them;
-// reads and logstream appends (SQLite, which the hub sees through its change feed) are answered locally.
+// mining writes, and logstream writes (one hub serializes every write), are refused with `lease.held`
+// naming the holder, exactly as the CLI refuses them; reads are answered locally.
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -57,17 +57,20 @@ describe('palace mcp (stdio) with PALACE_HUB_FORWARD=0 beside a live hub', () =>
     const found = await callJson<{ results: unknown[] }>(http, 'palace_search', { query: 'written behind the hub' });
     expect(found.results).toEqual([]);
 
-    // Reads and logstream appends are still answered locally, and the hub sees the append.
+    // Logstream writes are refused the same way (one hub serializes every write); reads are answered locally.
     expect((await callJson<{ role: string }>(local, 'palace_status')).role).toBe('local');
-    const event = await callJson<LogEvent>(local, 'palace_event_append', {
-      type: 'status',
-      stream: 'project/demo',
-      room: 'status',
-      from_agent: 'box-codex',
-      body: 'a local append beside the hub',
-    });
-    const listed = await callJson<{ events: LogEvent[] }>(http, 'palace_event_list', {});
-    expect(listed.events.map((e) => e.id)).toEqual([event.id]);
+    const appended = toolError(
+      await local.callTool({
+        name: 'palace_event_append',
+        arguments: { type: 'status', stream: 'project/demo', room: 'status', from_agent: 'box-codex', body: 'a local append beside the hub' },
+      }),
+    );
+    expect(appended.code).toBe('lease.held');
+    expect(appended.message).toBe(added.message.replace('palace_add_drawer', 'palace_event_append'));
+    const put = toolError(await local.callTool({ name: 'palace_artifact_put', arguments: { kind: 'log', created_by: 'box-codex', content: 'x\n' } }));
+    expect(put.code).toBe('lease.held');
+    expect((await callJson<{ events: LogEvent[] }>(http, 'palace_event_list', {})).events).toEqual([]);
+    expect((await callJson<{ events: LogEvent[] }>(local, 'palace_event_list', {})).events).toEqual([]);
   });
 
   it('writes directly once no hub holds the lease', async () => {

@@ -156,7 +156,7 @@ describe('logstream schema migration 5', () => {
     const ls = Logstream.open(dirs.palace, { now: () => new Date(NOW) });
     for (let i = 0; i < 5; i++) {
       const req = ls.appendNow({ type: 'task.request', status: 'open', stream: 's', room: 'r', from_agent: 'lead', to_agent: 'w', correlation_id: `task_m${i}` });
-      if (i % 2 === 0) ls.appendNow({ type: 'event.ack', status: 'claimed', stream: 's', room: 'r', from_agent: 'w', correlation_id: req.correlation_id ?? '' });
+      if (i % 2 === 0) ls.appendNow({ type: 'event.ack', status: 'claimed', stream: 's', room: 'r', from_agent: 'w', to_agent: 'lead', correlation_id: req.correlation_id ?? '' });
     }
     const rows = (db: Database.Database): unknown[] => db.prepare('SELECT * FROM tasks ORDER BY first_seq').all();
     const before = rows(ls.store.db);

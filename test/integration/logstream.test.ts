@@ -449,7 +449,7 @@ describe('artifacts', () => {
   });
 
   it.each([
-    ['an unknown kind', { kind: 'diff' }, 'kind'],
+    ['a malformed kind', { kind: 'Diff' }, 'kind'],
     ['no created_by', { created_by: undefined }, 'created_by'],
     ['empty content', { content: '' }, 'content'],
     ['NUL in content', { content: 'a\u0000' }, 'content'],
@@ -547,8 +547,14 @@ describe('submitPatch', () => {
       correlation_id: 'task_unmatched',
       content: PATCH,
       stream: 'project/solo',
+      to_agent: 'pi-gemini',
     });
-    expect(event).toMatchObject({ stream: 'project/solo', to_agent: null, branch: null, base_commit: null });
+    expect(event).toMatchObject({ stream: 'project/solo', to_agent: 'pi-gemini', branch: null, base_commit: null });
+    // With no request to take the recipient from, a patch.ready must name one: nothing is stored.
+    const artifacts = countRows('artifacts');
+    const err = catchHubError(() => ls.submitPatch({ from_agent: WORKER, correlation_id: 'task_unmatched', content: PATCH, stream: 'project/solo' }));
+    expect(err).toMatchObject({ code: 'input.invalid', field: 'to_agent' });
+    expect(countRows('artifacts')).toBe(artifacts);
   });
 
   it('returns the patch warnings with the stored artifact', () => {
@@ -689,11 +695,11 @@ describe('task projection', () => {
     );
     await Promise.all(
       Array.from({ length: 520 }, (_, i) =>
-        ls.append(status({ correlation_id: `task_n${i}`, type: 'task.request' })),
+        ls.append(status({ correlation_id: `task_n${i}`, type: 'task.request', to_agent: '*' })),
       ),
     );
     ls.appendNow(
-      status({ type: 'task.reply', status: 'failed', correlation_id: 'task_long', from_agent: WORKER }),
+      status({ type: 'task.reply', status: 'failed', correlation_id: 'task_long', from_agent: WORKER }), // to the requester
     );
 
     const tasks = ls.tasks();

@@ -277,7 +277,7 @@ describe('coordination reads from stored projections', () => {
             ? { type: 'file.reserved', body: JSON.stringify({ paths: ['src/f' + (n % 50) + '.ts'], exclusive: n % 3 === 0, expires_at: '2099-01-01T00:00:00.000Z' }), correlation_id: n % 5 === 0 ? 'task_k' + (n % 7) : undefined }
             : kind === 2 && held.length > 0
               ? { type: 'file.released', body: JSON.stringify({ reservation_id: held[(n * 7) % held.length] }) }
-              : { type: 'task.reply', status: ['open', 'applied'][n % 2], correlation_id: 'task_k' + (n % 7) };
+              : { type: 'task.reply', status: ['open', 'applied'][n % 2], to_agent: 'lead', correlation_id: 'task_k' + (n % 7) };
           batch.push(ls.prepareEvent({ stream: 'project/k', room: 'r', from_agent: 'w' + (n % 3), ...input }));
         }
         for (const r of ls.store.append(batch)) if (r.type === 'file.reserved') held.push(r.id);`,

@@ -134,7 +134,7 @@ describe('the task projection table', () => {
           const corr = 'task_k' + (n % 37);
           const type = ['task.request', 'event.ack', 'patch.ready', 'task.reply', 'status'][n % 5];
           const status = type === 'status' ? undefined : ['open', 'claimed', 'ready', 'applied', 'failed'][(n >> 2) % 5];
-          batch.push(ls.prepareEvent({ type, status, stream: 'project/k', room: 'r', from_agent: 'w' + (n % 3), correlation_id: corr }));
+          batch.push(ls.prepareEvent({ type, status, stream: 'project/k', room: 'r', from_agent: 'w' + (n % 3), to_agent: 'lead', correlation_id: corr }));
         }
         ls.store.append(batch);`,
     });

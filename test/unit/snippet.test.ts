@@ -111,6 +111,7 @@ describe('palace search output', () => {
     content: CODE,
     source_file: '/abs/koa/lib/application.js',
     filed_at: '2026-01-01T00:00:00Z',
+    created_by: 'palace-mine',
     added_by: 'palace-mine',
     useful: null,
     chunk_index: 3,

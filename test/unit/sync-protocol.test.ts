@@ -57,6 +57,31 @@ describe('protocol messages', () => {
   });
 });
 
+describe('artifact messages', () => {
+  const artifact = {
+    id: 'art_20260101T000000_0123456789ab',
+    kind: 'test-log',
+    created_by: 'box-claude',
+    sha256: 'a'.repeat(64),
+    size_bytes: 3,
+    created_at: '2026-01-01T00:00:00Z',
+    origin_replica: REP_A,
+    metadata: {},
+    content: 'ok\n',
+  };
+  const message = { type: 'artifact', protocol: PROTOCOL_VERSION, artifact, signature: null };
+
+  it('carries any well-formed kind, as the hub stores it (kind is open)', () => {
+    expect(parseMessage('artifact', message).artifact.kind).toBe('test-log');
+  });
+
+  it('refuses a kind the hub would refuse', () => {
+    expect(catchHubError(() => parseMessage('artifact', { ...message, artifact: { ...artifact, kind: 'Test Log' } })).code).toBe(
+      'sync.bad_message',
+    );
+  });
+});
+
 describe('pull plan', () => {
   it('pulls every origin the peer holds beyond us, never our own, in a stable order', () => {
     expect(pullPlan({ [REP_A]: 5, [REP_B]: 2 }, { [REP_A]: 9, [REP_B]: 2, [REP_C]: 4 }, REP_A)).toEqual([

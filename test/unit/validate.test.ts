@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { ACK_STATUSES, ARTIFACT_KINDS, EVENT_STATUSES } from '../../hub/src/core/types.js';
+import { ACK_STATUSES, ARTIFACT_KINDS, ARTIFACT_KIND_MAX, EVENT_STATUSES } from '../../hub/src/core/types.js';
 import {
   LIMITS,
   ackStatus,
@@ -388,10 +388,33 @@ describe('artifactKind', () => {
     expect(ARTIFACT_KINDS).toEqual(expect.arrayContaining(['patch', 'file', 'log', 'json', 'note']));
   });
 
-  it.each(['diff', 'Patch', 'binary', undefined, '', 7])('rejects %j', (value) => {
+  // The spec's kind is open ("other kinds include generated files, test logs, JSON reports").
+  it.each(['test-log', 'diff', 'binary', 'json-report', 'coverage2', 'a', 'k'.repeat(ARTIFACT_KIND_MAX)])(
+    'accepts the well-formed kind %j',
+    (kind) => {
+      expect(artifactKind(kind)).toBe(kind);
+      expect(artifactKind(` ${kind} `)).toBe(kind);
+    },
+  );
+
+  it.each([
+    'Patch',
+    'test_log',
+    'test.log',
+    'test--log',
+    '-log',
+    'log-',
+    '2log',
+    'test log',
+    'k'.repeat(ARTIFACT_KIND_MAX + 1),
+    undefined,
+    '',
+    7,
+  ])('rejects %j naming the rule', (value) => {
     const err = catchHubError(() => artifactKind(value));
     expect(err.code).toBe('input.invalid');
     expect(err.field).toBe('kind');
+    if (typeof value === 'string' && value !== '') expect(err.message).toMatch(/lowercase words joined by dashes/);
   });
 });
 

@@ -2,7 +2,7 @@
 // task's current status, the history of its transitions, its claim lease, dependencies and file
 // reservations. Pure (no clock): used by the CLI, hub and tray. Rules: docs/coordination.md.
 
-import { EVENT_STATUSES, type EventStatus, type LogEvent } from './types.js';
+import { ACK_STATUSES, EVENT_STATUSES, type AckStatus, type EventStatus, type LogEvent } from './types.js';
 
 export type TaskStatus = EventStatus;
 
@@ -82,6 +82,15 @@ const ALLOWED: Record<string, readonly TaskStatus[]> = {
   blocked: [],
   superseded: [],
 };
+
+/**
+ * The ack statuses an `event.ack` may carry on a task whose latest status is `from`: the state table's
+ * moves, plus `claimed` on a claimed task (the claim rules decide who holds it; the ack is told).
+ * Acks outside this set are refused at append time (task.out_of_order; docs/decisions.md).
+ */
+export function ackStatusesFrom(from: TaskStatus | null): AckStatus[] {
+  return ACK_STATUSES.filter((to) => isExpected(from, to) || (to === 'claimed' && from === 'claimed'));
+}
 
 export function isTerminal(status: TaskStatus | null): boolean {
   return status !== null && TERMINAL.has(status);

@@ -8,8 +8,16 @@ export type EventStatus = (typeof EVENT_STATUSES)[number];
 export const ACK_STATUSES = ['claimed', 'applied', 'failed', 'blocked'] as const;
 export type AckStatus = (typeof ACK_STATUSES)[number];
 
+/**
+ * The kinds agents commonly use. The kind is open (the spec: "other kinds include generated files,
+ * test logs, JSON reports"): any lowercase words joined by dashes, at most ARTIFACT_KIND_MAX
+ * characters (ARTIFACT_KIND_PATTERN), e.g. `test-log`. Only `patch` means something to the hub.
+ */
 export const ARTIFACT_KINDS = ['patch', 'file', 'log', 'json', 'note', 'report'] as const;
-export type ArtifactKind = (typeof ARTIFACT_KINDS)[number];
+export const ARTIFACT_KIND_MAX = 32;
+/** Lowercase words (a letter, then letters and digits) joined by single dashes. */
+export const ARTIFACT_KIND_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+export type ArtifactKind = string;
 
 /** An immutable logstream event as returned to clients. */
 export interface LogEvent {

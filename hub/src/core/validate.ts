@@ -6,6 +6,8 @@ import { invalid, HubError } from '../errors.js';
 import {
   ACK_STATUSES,
   ARTIFACT_KINDS,
+  ARTIFACT_KIND_MAX,
+  ARTIFACT_KIND_PATTERN,
   EVENT_STATUSES,
   type AckStatus,
   type ArtifactKind,
@@ -75,6 +77,34 @@ export function routingField(field: string, value: unknown, required = false): s
   if (CONTROL.test(trimmed)) throw invalid(field, `${field} contains control characters`);
   checkText(field, trimmed);
   return trimmed;
+}
+
+/**
+ * Event types addressed to someone: their to_agent is required, one agent identity or `*` (a
+ * broadcast). Any other type (a status note, claim.renewed, claim.expired, file.reserved, your own
+ * dotted type) may omit it: it is then in no one's inbox and is read by filters other than to_agent.
+ * event.ack gets the acked event's writer from the hub; task.reply and patch.ready default to the
+ * task's requester (Logstream.prepareEvent) before this check.
+ */
+export const ADDRESSED_EVENT_TYPES: readonly string[] = ['task.request', 'task.reply', 'patch.ready', 'event.ack'];
+
+/**
+ * An event's to_agent: one agent identity (no spaces, commas or `*` inside) or `*` for everyone;
+ * required for ADDRESSED_EVENT_TYPES. Identity rules beyond this shape compose on top of it.
+ */
+export function eventToAgent(type: string, value: unknown): string | null {
+  const to = routingField('to_agent', value);
+  if (to === null) {
+    if (ADDRESSED_EVENT_TYPES.includes(type))
+      throw invalid(
+        'to_agent',
+        `to_agent is required for ${type} events: one agent identity, or '*' for everyone (${ADDRESSED_EVENT_TYPES.join(', ')} are addressed; other types may omit it)`,
+      );
+    return null;
+  }
+  if (to !== '*' && /[\s,*]/.test(to))
+    throw invalid('to_agent', `to_agent must be one agent identity or '*' for everyone; got ${JSON.stringify(to)} (send one event per recipient)`);
+  return to;
 }
 
 export function requiredField(field: string, value: unknown): string {
@@ -171,11 +201,20 @@ export function artifactIds(value: unknown, field = 'artifact_ids'): string[] {
   return distinct(list.map((item) => requiredField(field, item)));
 }
 
+/** Whether a kind is well formed (the hub's rule; the sync protocol checks peers' artifacts with it too). */
+export function isArtifactKind(kind: string): boolean {
+  return kind.length <= ARTIFACT_KIND_MAX && ARTIFACT_KIND_PATTERN.test(kind);
+}
+
+/** An artifact kind: open, e.g. patch, file, log, json, note, report, test-log; only `patch` is special. */
 export function artifactKind(value: unknown): ArtifactKind {
   const kind = requiredField('kind', value);
-  if (!(ARTIFACT_KINDS as readonly string[]).includes(kind))
-    throw invalid('kind', `kind must be one of ${ARTIFACT_KINDS.join(', ')}; got '${kind}'`);
-  return kind as ArtifactKind;
+  if (!isArtifactKind(kind))
+    throw invalid(
+      'kind',
+      `kind '${kind}' is not well formed: lowercase words joined by dashes (a letter first, letters and digits), at most ${ARTIFACT_KIND_MAX} characters, e.g. ${ARTIFACT_KINDS.join(', ')} or test-log`,
+    );
+  return kind;
 }
 
 /** Artifact content: non-empty UTF-8 text, at most 4 MiB. Returns the byte length. */
@@ -266,6 +305,38 @@ function flag(field: string, value: unknown): boolean {
 
 /** Raw query fields as they arrive from a tool call, an HTTP query string or CLI flags. */
 export type RawQuery = Partial<Record<keyof EventQuery, unknown>>;
+
+/**
+ * The filters palace_event_list, palace_event_wait and GET /logstream/stream share (cursors, page size
+ * and order apart). The stream reads exactly these from its query string, so a filter added here
+ * reaches every reader at once.
+ */
+export const EVENT_FILTER_KEYS = [
+  'to_agent',
+  'exclude_from_agent',
+  'from_agent',
+  'type',
+  'status',
+  'correlation_id',
+  'stream',
+  'room',
+  'since_created_at',
+  'preview',
+] as const satisfies readonly (keyof EventQuery)[];
+export type EventFilterKey = (typeof EVENT_FILTER_KEYS)[number];
+
+/**
+ * The shared event filters out of an HTTP query string (a repeated key is a list, which means any);
+ * absent or empty values are left out. Validation is eventQuery's, as for a tool call.
+ */
+export function eventFiltersFromParams(params: Readonly<Record<string, unknown>>): RawQuery {
+  const raw: RawQuery = {};
+  for (const key of EVENT_FILTER_KEYS) {
+    const value = params[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  return raw;
+}
 
 export function eventQuery(raw: RawQuery): EventQuery {
   const order = raw.order ?? 'asc';

@@ -5,6 +5,7 @@
 import { HubError, invalid } from '../errors.js';
 import { globProblem, globsOverlap, normalizeGlob, pathMatches } from '../core/globs.js';
 import {
+  ackStatusesFrom,
   blockedBy,
   dependsOnOf,
   describeHolder,
@@ -132,6 +133,30 @@ export function checkDependencies(ls: CoordinationReads, event: NewEvent, pendin
         queue.push(next);
       }
   }
+}
+
+/**
+ * Refuses an `event.ack` whose status skips the task order (docs/decisions.md, "Out-of-order acks"):
+ * `applied` on a task never claimed or patched, a claim on a task that is ready or done, and so on.
+ * The spec's state table decides (ackStatusesFrom); an ack without a status never moves a task and
+ * is always accepted. Checked against this hub's log before the append, so the task view, the log,
+ * `logstream task`, the dashboard and `hook inbox` never disagree about such an ack. (A peer's event
+ * arrives through sync, not here: the projection records it and flags it `expected: false`.)
+ */
+export function checkAckOrder(ls: CoordinationReads, event: NewEvent): void {
+  if (event.type !== 'event.ack' || event.status === null || event.correlation_id === null) return;
+  const to = event.status;
+  const id = event.correlation_id;
+  const from = taskStates(ls, [id]).get(id)?.status ?? null;
+  const allowed = ackStatusesFrom(from);
+  if ((allowed as readonly string[]).includes(to)) return;
+  const where = from === null ? `${id} has no task status yet (no task.request)` : `${id} is ${from}`;
+  const next = allowed.length === 0 ? 'it takes no status ack now (ack without a status, or append a new event)' : `an ack on it may be ${allowed.join(', ')}`;
+  throw new HubError(
+    'task.out_of_order',
+    `a ${to} ack skips the task order: ${where}; ${next}. The order: task.request (open), claimed, patch.ready (ready), then applied or failed; blocked or failed from open or claimed. Nothing was appended`,
+    { field: 'status', data: { correlation_id: id, status: from, ack: to, allowed } },
+  );
 }
 
 /**

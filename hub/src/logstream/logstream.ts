@@ -19,6 +19,7 @@ import {
   eventBody,
   eventQuery,
   eventStatus,
+  eventToAgent,
   eventType,
   metadataJson,
   patchWarnings,
@@ -36,6 +37,7 @@ import {
   DEFAULT_LEASE_BOUNDS,
   activeReservations,
   boundedMs,
+  checkAckOrder,
   checkDependencies,
   claimOutcome,
   dependsOnField,
@@ -214,14 +216,20 @@ export class Logstream {
       const extra = raw.metadata === undefined || raw.metadata === null ? {} : (JSON.parse(metadataJson(raw.metadata)) as object);
       raw = { ...raw, metadata: { ...extra, depends_on: dependsOn } };
     }
+    const type = eventType(raw.type);
+    const correlationId = routingField('correlation_id', raw.correlation_id);
+    let toAgent = raw.to_agent;
+    // A reply or a patch with no recipient goes to the task's requester (the spec's table addresses them so).
+    if ((toAgent === undefined || toAgent === null || toAgent === '') && correlationId !== null && (type === 'task.reply' || type === 'patch.ready'))
+      toAgent = this.requestOf(correlationId)?.from_agent;
     return {
       id: makeId('evt', now, this.randomHex(6)),
-      type: eventType(raw.type),
+      type,
       stream: requiredField('stream', raw.stream),
       room: requiredField('room', raw.room),
       from_agent: requiredField('from_agent', raw.from_agent),
-      to_agent: routingField('to_agent', raw.to_agent),
-      correlation_id: routingField('correlation_id', raw.correlation_id),
+      to_agent: eventToAgent(type, toAgent),
+      correlation_id: correlationId,
       branch: routingField('branch', raw.branch),
       base_commit: routingField('base_commit', raw.base_commit),
       status: eventStatus(raw.status),
@@ -236,6 +244,7 @@ export class Logstream {
   appendNow(raw: AppendInput): LogEvent {
     const event = this.prepareEvent(raw);
     checkDependencies(this, event);
+    checkAckOrder(this, event);
     return this.commit(event);
   }
 
@@ -256,6 +265,7 @@ export class Logstream {
     try {
       event = this.prepareEvent(raw);
       checkDependencies(this, event);
+      checkAckOrder(this, event);
     } catch (err) {
       return Promise.reject(err as Error);
     }

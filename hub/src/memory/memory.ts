@@ -70,6 +70,9 @@ export interface DrawerView {
   content: string;
   source_file: string | null;
   filed_at: string;
+  /** Who filed it (the spec's name). */
+  created_by: string;
+  /** Deprecated alias of created_by (MemPalace's name), still returned for one release; read created_by. */
   added_by: string;
   useful: boolean | null;
   chunk_index: number;
@@ -180,6 +183,7 @@ function view(d: StoredDrawer): DrawerView {
     content: d.content,
     source_file: d.source_file,
     filed_at: d.filed_at,
+    created_by: d.added_by,
     added_by: d.added_by,
     useful: d.useful,
     chunk_index: d.chunk_index,

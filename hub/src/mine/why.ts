@@ -68,7 +68,7 @@ export async function whyDrawer(memory: Memory, palacePath: string, entityNames:
   let mined: { root: string | null; mode: string; mined_at: string | null } | null = null;
   if (d.metadata.type === DIARY_TYPE) {
     origin = 'diary';
-    const agent = typeof d.metadata.agent === 'string' ? d.metadata.agent : d.added_by;
+    const agent = typeof d.metadata.agent === 'string' ? d.metadata.agent : d.created_by;
     reasons = [`a diary entry of agent '${agent}': diary entries go to the agent's own wing ('${filedIn.wing}'), room '${filedIn.room}'`];
   } else if (d.source_file && typeof d.metadata.mode === 'string') {
     origin = 'mined';
@@ -78,7 +78,7 @@ export async function whyDrawer(memory: Memory, palacePath: string, entityNames:
   } else {
     origin = 'added';
     reasons = [
-      `filed by '${d.added_by}' through palace_add_drawer (or palace drawer add / checkpoint): the caller chose wing '${filedIn.wing}' and room '${filedIn.room}'`,
+      `filed by '${d.created_by}' through palace_add_drawer (or palace drawer add / checkpoint): the caller chose wing '${filedIn.wing}' and room '${filedIn.room}'`,
     ];
   }
   for (const m of moves) reasons.push(`moved from ${m.from.wing}/${m.from.room} to ${m.to.wing}/${m.to.room} at ${m.at} (${m.via})`);
@@ -97,6 +97,7 @@ export async function whyDrawer(memory: Memory, palacePath: string, entityNames:
     reasons,
     source_file: d.source_file,
     filed_at: d.filed_at,
+    created_by: d.created_by,
     added_by: d.added_by,
     tags: d.tags,
     placement_history: moves,

@@ -9,7 +9,8 @@ import { z } from 'zod';
 import type { Checkpoint } from '../core/chain.js';
 import { REPLICA_ID_PATTERN } from '../core/ids.js';
 import type { ReplicatedArtifact, ReplicatedEvent, VersionVector } from '../core/replication.js';
-import { ARTIFACT_KINDS, EVENT_STATUSES } from '../core/types.js';
+import { EVENT_STATUSES } from '../core/types.js';
+import { isArtifactKind } from '../core/validate.js';
 import { HubError } from '../errors.js';
 
 export const PROTOCOL_VERSION = 2;
@@ -66,7 +67,7 @@ const eventSchema = z.object({
 
 const artifactSchema = z.object({
   id: text,
-  kind: z.enum(ARTIFACT_KINDS),
+  kind: z.string().refine(isArtifactKind, 'expected an artifact kind: lowercase words joined by dashes'),
   created_by: text,
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   size_bytes: z.number().int().nonnegative(),

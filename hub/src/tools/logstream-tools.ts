@@ -3,9 +3,9 @@
 
 import { z } from 'zod';
 
-import { ACK_STATUSES, ARTIFACT_KINDS, EVENT_STATUSES } from '../core/types.js';
+import { ACK_STATUSES, ARTIFACT_KIND_MAX, EVENT_STATUSES } from '../core/types.js';
 import { leaseBounds } from '../config.js';
-import { LIMITS } from '../core/validate.js';
+import { LIMITS, type EventFilterKey } from '../core/validate.js';
 import { listOf, oneOrManyOf } from './list-input.js';
 import { defineTool } from './tool.js';
 
@@ -14,6 +14,7 @@ const oneOrMany = (what: string) =>
     .optional()
     .describe(`${what}; a list (max ${LIMITS.filterValues}) means any`);
 
+// The shared filters (EVENT_FILTER_KEYS, which GET /logstream/stream reads too) plus the cursor and page size.
 const filterShape = {
   to_agent: oneOrMany('Only events addressed to this agent (broadcasts to "*" always match)'),
   exclude_from_agent: oneOrMany('Skip events written by this agent (use your own name to ignore your broadcasts)'),
@@ -35,7 +36,7 @@ const filterShape = {
     .describe('Time window (inclusive, YYYY-MM-DD or ISO 8601 with zone); not a cursor: synced events can arrive late'),
   limit: z.number().int().min(1).max(LIMITS.listMax).optional().describe('At most this many events (default 50, max 500)'),
   preview: z.boolean().optional().describe('Truncate bodies to 200 characters and add body_truncated/body_length'),
-};
+} satisfies Record<EventFilterKey | 'since_event_id' | 'limit', z.ZodType>;
 
 const appendShape = {
   type: z.string().describe('task.request, task.reply, patch.ready, status, or your own dotted type'),
@@ -130,9 +131,11 @@ export const artifactPutTool = defineTool({
   name: 'palace_artifact_put',
   title: 'Store an artifact',
   description:
-    'Store exact UTF-8 content (max 4 MiB) byte-for-byte: a patch (unified diff), file, log, json, note or report. Returns {id, sha256, size_bytes, warnings?}. A warning on a patch (no final newline, CRLF) means git apply will fail: store the diff again exactly. Reference the id in an event with artifact_ids.',
+    'Store exact UTF-8 content (max 4 MiB) byte-for-byte: a patch (unified diff), file, log, json, note, report or any other kind (lowercase words with dashes, e.g. test-log). Returns {id, sha256, size_bytes, warnings?}. A warning on a patch (no final newline, CRLF) means git apply will fail: store the diff again exactly. Reference the id in an event with artifact_ids.',
   input: {
-    kind: z.enum(ARTIFACT_KINDS).describe('patch, file, log, json, note or report'),
+    kind: z
+      .string()
+      .describe(`patch (a unified diff), file, log, json, note, report, or your own: lowercase words joined by dashes (e.g. test-log), at most ${ARTIFACT_KIND_MAX} characters`),
     created_by: z.string().describe('Your own agent name'),
     content: z.string().describe('The exact content; never reformat a diff'),
     metadata: z.record(z.string(), z.unknown()).optional().describe('Small JSON object'),

@@ -105,7 +105,7 @@ export const addDrawersTool = defineTool({
 export const getDrawerTool = defineTool({
   name: 'palace_get_drawer',
   title: 'Get a drawer',
-  description: 'Fetch one drawer by id with its verbatim content and provenance (wing, room, source_file, filed_at, added_by, rating).',
+  description: 'Fetch one drawer by id with its verbatim content and provenance (wing, room, source_file, filed_at, created_by, rating). added_by repeats created_by for one release (deprecated).',
   input: { drawer_id: z.string().describe('drawer_<24 hex>') },
   mutating: false,
   lockFree: true,

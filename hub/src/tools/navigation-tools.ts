@@ -132,7 +132,7 @@ export const whyTool = defineTool({
   name: 'palace_why',
   title: 'Why is this drawer here',
   description:
-    'Why a drawer sits in its wing and room: how they were chosen (mined: folder name and sub-folder or transcript format; diary; filed by an agent), every move since, provenance (source_file, filed_at, added_by, tags), and the tunnels and hallways touching its room.',
+    'Why a drawer sits in its wing and room: how they were chosen (mined: folder name and sub-folder or transcript format; diary; filed by an agent), every move since, provenance (source_file, filed_at, created_by, tags), and the tunnels and hallways touching its room.',
   input: { drawer_id: z.string().describe('drawer_<24 hex>') },
   mutating: false,
   lockFree: true,

@@ -19,6 +19,7 @@ const SHOWN = new Set([
   'text',
   'source_file',
   'filed_at',
+  'created_by',
   'added_by',
   'tags',
   'useful',
@@ -47,7 +48,7 @@ function provenance(d: Drawer): KeyValue[] {
       mono: true,
     },
     { label: 'Filed', value: formatDateTime(text(d.filed_at) ?? text(meta.filed_at)) },
-    { label: 'Added by', value: text(d.added_by) ?? text(meta.added_by) ?? '—' },
+    { label: 'Created by', value: text(d.created_by) ?? text(d.added_by) ?? text(meta.added_by) ?? '—' },
   ];
   if (tags.length > 0) rows.push({ label: 'Tags', value: tags.join(', ') });
   if (typeof d.useful === 'boolean') rows.push({ label: 'Rated', value: d.useful ? 'useful' : 'not useful' });

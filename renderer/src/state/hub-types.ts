@@ -229,6 +229,9 @@ export interface DrawerRow {
   room: string;
   source_file: string | null;
   filed_at: string;
+  /** Who filed it; hubs before it sent only added_by. */
+  created_by?: string;
+  /** Deprecated alias of created_by. */
   added_by: string;
   preview: string;
   content_chars: number;

@@ -1,9 +1,11 @@
 // POST /cypher {cypher, graph}: read-only Cypher over the knowledge graph mirrored into Apache AGE
-// on the pgvector backend's Postgres. Write verbs get 403 (SQLSTATE 25006); other backends get a clear 501.
+// on the pgvector backend's Postgres. Write verbs get 403 (SQLSTATE 25006) whatever the backend: the verb
+// is checked before the backend (the spec's rule); a read on another backend gets a clear 501.
 
 import type Router from '@koa/router';
 
-import { invalid } from '../../errors.js';
+import { cypherWriteVerb } from '../../core/cypher-verbs.js';
+import { HubError, invalid } from '../../errors.js';
 import type { CypherService } from '../../memory/cypher-service.js';
 import type { HubServices } from '../../services.js';
 import { bodyError, readJsonBody } from '../read-body.js';
@@ -24,6 +26,11 @@ export function cypherRoutes(router: Router, hub: HubServices): void {
     if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalid('body', 'send a JSON object {cypher, graph}');
     if (typeof value.cypher !== 'string' || value.cypher.trim() === '') throw invalid('cypher', 'cypher must be a non-empty string');
     if (value.graph !== undefined && value.graph !== null && typeof value.graph !== 'string') throw invalid('graph', 'graph must be a string');
+    const verb = cypherWriteVerb(value.cypher);
+    if (verb !== null)
+      throw new HubError('cypher.write_refused', `Cypher is read-only here; the query writes (${verb}) (read-only transaction, SQLSTATE 25006)`, {
+        data: { sqlstate: '25006', verb },
+      });
     ctx.body = await cypherServiceOf(hub).query({ cypher: value.cypher, graph: typeof value.graph === 'string' ? value.graph : undefined });
   });
 }

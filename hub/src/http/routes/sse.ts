@@ -13,7 +13,7 @@ import type { Context } from 'koa';
 
 import { HubError } from '../../errors.js';
 import type { EventPage } from '../../core/types.js';
-import type { RawQuery } from '../../core/validate.js';
+import { eventFiltersFromParams } from '../../core/validate.js';
 import type { HubServices } from '../../services.js';
 
 const HEARTBEAT_MS = 15_000;
@@ -22,24 +22,13 @@ const FRAME_LIMIT = 100;
 /** After a drop, how long the socket may keep its unread bytes (the last frame among them) before it is destroyed. */
 const DROP_GRACE_MS = 10_000;
 
-const FILTERS = ['to_agent', 'exclude_from_agent', 'from_agent', 'type', 'status', 'correlation_id', 'stream', 'room'] as const;
-
 export interface SseState {
   clients: number;
 }
 
-function queryFrom(ctx: Context): RawQuery {
-  const raw: RawQuery = {};
-  for (const key of FILTERS) {
-    const value = ctx.query[key];
-    if (value !== undefined && value !== '') raw[key] = value;
-  }
-  return raw;
-}
-
 export function sseHandler(hub: HubServices, state: SseState, heartbeatMs = HEARTBEAT_MS) {
   return (ctx: Context): void => {
-    const filters = queryFrom(ctx);
+    const filters = eventFiltersFromParams(ctx.query); // every palace_event_list filter, preview and since_created_at included
     const explicit = (typeof ctx.query.since_event_id === 'string' && ctx.query.since_event_id) || ctx.get('Last-Event-ID') || null;
     // Validate filters and the cursor before any byte of the stream: a bad request is a 400.
     hub.logstream.list({ ...filters, since_event_id: explicit, limit: 1 });

@@ -30,6 +30,9 @@ export interface KgFact {
   confidence: number;
   source_file: string | null;
   source_drawer_id: string | null;
+  /** Who added the fact (the spec's name). */
+  created_by: string | null;
+  /** Deprecated alias of created_by, still returned for one release; read created_by. */
   added_by: string | null;
   created_at: string;
 }
@@ -159,6 +162,7 @@ export class KnowledgeGraph {
       confidence: r.confidence,
       source_file: r.source_file,
       source_drawer_id: r.source_drawer_id,
+      created_by: r.added_by,
       added_by: r.added_by,
       created_at: r.created_at,
     };

@@ -23,6 +23,11 @@ export interface Embedder {
   close(): Promise<void>;
   /** Its workers, when it has any. */
   workers?(): EmbedWorkersStatus;
+  /**
+   * Starts the workers it lacks, up to its pool size, so work about to come finds their models
+   * loaded; settles once they are (a failed start is not an error here: the next embed() reports it).
+   */
+  warm?(): Promise<void>;
 }
 
 /** L2-normalises a vector in place and returns it. */

@@ -74,6 +74,8 @@ interface PoolWorker {
   memoryBytes: number;
   idleTimer: NodeJS.Timeout | undefined;
   startedAt: number;
+  /** Settles once its model is loaded (or its start failed). */
+  ready: Promise<unknown>;
 }
 
 type WorkerMessage =
@@ -90,6 +92,7 @@ function asError(message: string, code?: string): HubError {
 /** An embedder backed by a pool of workers, which can say how they are doing. */
 export interface WorkerEmbedder extends Embedder {
   workers(): EmbedWorkersStatus;
+  warm(): Promise<void>;
 }
 
 /**
@@ -100,8 +103,9 @@ export interface WorkerEmbedder extends Embedder {
  *   turn. A 1 MiB drawer (~1,300 chunks) thus delays a search by at most one batch (the first
  *   worker to finish takes the query), and other agents' small drawers by about one batch each.
  * Concurrent calls in the same event-loop turn are coalesced into one batch, then split back.
- * Workers start on demand, up to `workers`, while work waits and none is free; one idle for
- * `idleMs` is ended (the model is loaded again on the next call).
+ * Workers start on demand, up to `workers`, while work waits and none is free, or all at once on
+ * warm() (a mine about to embed calls it, so its first batch finds every model loaded); one idle
+ * for `idleMs` is ended (the model is loaded again on the next call).
  */
 export async function createWorkerEmbedder(spec: EmbedderSpec, options: WorkerEmbedderOptions = {}): Promise<WorkerEmbedder> {
   const size = Math.max(1, Math.floor(options.workers ?? defaultEmbedWorkers()));
@@ -250,10 +254,21 @@ export async function createWorkerEmbedder(spec: EmbedderSpec, options: WorkerEm
   /** Starts one worker; resolves once its model is loaded (it then takes work at once). */
   const spawn = (): Promise<PoolWorker> => {
     const worker = startEmbedWorker(script, spec, isolation);
-    const w: PoolWorker = { n: nextWorker++, worker, state: 'starting', inflight: undefined, batches: 0, texts: 0, memoryBytes: 0, idleTimer: undefined, startedAt: Date.now() };
+    const w: PoolWorker = {
+      n: nextWorker++,
+      worker,
+      state: 'starting',
+      inflight: undefined,
+      batches: 0,
+      texts: 0,
+      memoryBytes: 0,
+      idleTimer: undefined,
+      startedAt: Date.now(),
+      ready: Promise.resolve(),
+    };
     pool.push(w);
     started++;
-    return new Promise<PoolWorker>((resolve, rejectStart) => {
+    const ready = new Promise<PoolWorker>((resolve, rejectStart) => {
       const fail = (err: HubError): void => {
         if (w.state === 'ending') return;
         w.state = 'ending';
@@ -295,6 +310,8 @@ export async function createWorkerEmbedder(spec: EmbedderSpec, options: WorkerEm
         resolve(w);
       });
     });
+    w.ready = ready.catch(() => undefined);
+    return ready;
   };
 
   // The first worker starts now: it tells what the model is (its vector space), and a bad model fails here.
@@ -311,6 +328,12 @@ export async function createWorkerEmbedder(spec: EmbedderSpec, options: WorkerEm
         queue.push({ texts, kind, sent: 0, vectors: Array.from({ length: texts.length }), received: 0, settled: false, resolve, reject: rejectCall });
         schedule();
       });
+    },
+    warm() {
+      if (closed) return Promise.resolve();
+      // Idempotent and bounded: only the workers the pool lacks are started (starting ones count).
+      for (let live = pool.filter((w) => w.state !== 'ending').length; live < size; live++) void spawn().catch(() => undefined);
+      return Promise.all(pool.map((w) => w.ready)).then(() => undefined);
     },
     workers(): EmbedWorkersStatus {
       return {

@@ -286,6 +286,11 @@ export class Memory {
     return this.embedder.workers?.() ?? null;
   }
 
+  /** Starts the embedder's workers ahead of a long job (a mine), so its first batch does not wait for them. */
+  warmEmbedder(): Promise<void> {
+    return this.embedder.warm?.() ?? Promise.resolve();
+  }
+
   private filterOf(raw: { wing?: unknown; room?: unknown; tags?: unknown; source_file?: unknown }): DrawerFilter {
     const filter: DrawerFilter = {};
     const wing = optionalPlace('wing', raw.wing);

@@ -200,6 +200,20 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
     errors: [],
     ...(dryRun ? { files: [] } : {}),
   };
+  // The memory is opened once (a failed open is reported where it is awaited). The embedder's
+  // workers start loading their models as soon as the first file needs mining, while this and the
+  // following files are read and chunked, so the first batch finds the whole pool warm. A dry run,
+  // or a re-mine of an unchanged tree, starts none.
+  let opening: Promise<Memory> | undefined;
+  const open = (): Promise<Memory> => (opening ??= memory());
+  let warming = false;
+  const warm = (): void => {
+    if (warming || dryRun) return;
+    warming = true;
+    void open()
+      .then((m) => m.warmEmbedder())
+      .catch(() => undefined);
+  };
   const now = isoSeconds(new Date());
   let done = 0;
   const tell = (file?: string): void =>
@@ -226,6 +240,7 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
           report.files_unchanged++;
           continue;
         }
+        warm();
         const binaryDocument = mode === 'extract' && isBinaryDocument(file);
         if (stat.size > (binaryDocument ? MAX_DOCUMENT_BYTES : MAX_FILE_BYTES)) {
           report.files_skipped++;
@@ -301,7 +316,7 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
         if ((report.files?.length ?? 0) < LISTED_FILES) report.files?.push({ file: p.file, room: p.filing.room, chunks: p.filing.chunks.length });
       }
     } else if (prepared.length > 0 || changes.size > 0) {
-      const m = prepared.length > 0 ? await memory() : undefined;
+      const m = prepared.length > 0 ? await open() : undefined;
       const vectors = m ? await m.embedDocuments(prepared.flatMap((p) => p.filing.chunks.map((c) => embeddingInput(c.text, { ...p.filing.metadata, ...c.metadata })))) : [];
       let at = 0;
       const filings: SourceFiling[] = prepared.map((p) => {
@@ -333,7 +348,7 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
   const targets = request.limit ? gone : unlisted;
   if (request.prune && targets.length > 0 && !report.aborted) {
     if (!dryRun) {
-      const m = await memory();
+      const m = await open();
       report.drawers_removed += await hooks.step(async () => {
         const removed = await m.removeSources(targets);
         commitManifest(palacePath, new Map(targets.map((f) => [f, null])));

@@ -68,7 +68,11 @@ function parseRpcReply(contentType: string, text: string): JsonRpcResponse {
 export class RawMcp {
   private nextId = 1;
 
-  constructor(private readonly url: string) {}
+  constructor(
+    private readonly url: string,
+    /** Extra headers on every call (an agent's X-Palace-Agent-Token). */
+    private readonly headers: Record<string, string> = {},
+  ) {}
 
   async call<T>(name: string, args: ToolArgs): Promise<T> {
     const id = this.nextId++;
@@ -78,6 +82,7 @@ export class RawMcp {
         'Content-Type': 'application/json',
         Accept: 'application/json, text/event-stream',
         'MCP-Protocol-Version': LATEST_PROTOCOL_VERSION,
+        ...this.headers,
       },
       body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }),
     });

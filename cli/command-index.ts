@@ -31,6 +31,7 @@ export const COMMAND_MODULES = {
   navigate: async (): Promise<Register> => (await import('./commands/navigate.js')).registerNavigate,
   reserve: async (): Promise<Register> => (await import('./commands/reserve.js')).registerReserve,
   patch: async (): Promise<Register> => (await import('./commands/patch.js')).registerPatch as Register,
+  agent: async (): Promise<Register> => (await import('./commands/agent.js')).registerAgent,
 } as const;
 
 export type CommandModule = keyof typeof COMMAND_MODULES;
@@ -39,6 +40,7 @@ export type CommandModule = keyof typeof COMMAND_MODULES;
 export const COMMAND_INDEX: Readonly<Record<string, readonly CommandModule[]>> = {
   logstream: ['logstream', 'sync'],
   artifact: ['artifact'],
+  agent: ['agent'],
   serve: ['serve'],
   mcp: ['mcp'],
   daemon: ['daemon'],

@@ -18,6 +18,7 @@ import { HubError, RPC_HUB_FAULT } from '../hub/src/errors.js';
 import { leaseHolder } from '../hub/src/lease.js';
 import { canonicalPalace, dialUrl, hubTokens, readLiveRegistration, readStoredToken, tokenPath } from '../hub/src/registration.js';
 import { PALACE_VERSION } from '../hub/src/version.js';
+import type { Caller } from '../hub/src/identity/identity.js';
 import type { ToolProfile } from '../hub/src/tools/profiles.js';
 import type { ToolDef } from '../hub/src/tools/tool.js';
 import type { McpSession } from '../hub/src/tools/mcp-session.js';
@@ -161,7 +162,9 @@ export function httpFailure(status: number, body: string, base: string, tokens: 
   const code = typeof hubError?.code === 'string' ? hubError.code : fallbackCode;
   const said = typeof hubError?.message === 'string' ? hubError.message : body.replace(/\s+/g, ' ').trim().slice(0, 200);
   let message: string;
-  if (status === 401) {
+  if (status === 401 && code === 'identity.unproven') {
+    message = `the palace hub at ${base} refused this agent's secret (PALACE_AGENT_TOKEN; HTTP 401, identity.unproven): ${said}. Set PALACE_AGENT_TOKEN to the secret palace agent add (or rotate) printed, in the "env" of this MCP server, then restart the client`;
+  } else if (status === 401) {
     const offered = [tokens.file ? `the token stored in ${tokens.file}` : undefined, tokens.env ? 'the token in PALACE_MCP_HTTP_TOKEN' : undefined].filter(Boolean);
     message =
       offered.length === 0
@@ -208,7 +211,11 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   /** The in-process server, opened (and its modules loaded) the first time a frame is answered here. */
   const localServer = async (): Promise<LocalTransport> => {
     local ??= (async () => {
-      const [{ openPalace }, { buildServer }] = await Promise.all([import('../hub/src/palace.js'), import('../hub/src/tools/build-server.js')]);
+      const [{ openPalace }, { buildServer }, { ANONYMOUS, localCaller }] = await Promise.all([
+        import('../hub/src/palace.js'),
+        import('../hub/src/tools/build-server.js'),
+        import('../hub/src/identity/identity.js'),
+      ]);
       const { services, close } = openPalace(config, { role: 'local', log });
       const transport = new LocalTransport(write);
       // This process is the client's session: subscriptions and the log level live here, notifications go to stdout.
@@ -221,7 +228,19 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
           return true;
         },
       };
-      await buildServer(services, { profile, session, guardWrite: (tool) => refuseBesideHub(tool, palacePath, config.hubForward) }).connect(transport);
+      // The agent's secret is checked against the palace's agents file here too; a bad one refuses every write.
+      let caller: Caller = ANONYMOUS;
+      let refused: HubError | undefined;
+      try {
+        caller = localCaller(services.identity, config.agentToken);
+      } catch (err) {
+        refused = err as HubError;
+      }
+      const guardWrite = (tool: ToolDef): void => {
+        if (refused) throw refused;
+        refuseBesideHub(tool, palacePath, config.hubForward);
+      };
+      await buildServer(services, { profile, session, caller, guardWrite }).connect(transport);
       return {
         transport,
         close: async () => {
@@ -347,6 +366,8 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
               'User-Agent': userAgent,
               ...(token ? { Authorization: `Bearer ${token}` } : {}),
               ...(hubSession.id ? { 'Mcp-Session-Id': hubSession.id } : {}),
+              // The agent's own secret (PALACE_AGENT_TOKEN): the hub binds this session's writes to it.
+              ...(config.agentToken ? { 'X-Palace-Agent-Token': config.agentToken } : {}),
             },
             body: text,
             signal: controller.signal,

@@ -18,6 +18,7 @@ export interface RunToolOptions {
 function fromClient(err: unknown, base: string, sentToken = false): HubError {
   const e = err as HubClientError;
   if (e?.name !== 'HubClientError') return err instanceof HubError ? err : new HubError('internal', (err as Error).message ?? String(err), { cause: err });
+  if (e.status === 401 && e.code === 'identity.unproven') return new HubError('identity.unproven', `the hub at ${base} refused PALACE_AGENT_TOKEN: ${e.message}`);
   if (e.status === 401) return unauthorized(base, sentToken);
   if (e.status === 403) return new HubError('auth.forbidden', `the hub at ${base} refused the request (HTTP 403)`);
   if (e.status === 404) return new HubError('http.not_found', `the hub at ${base} has no /mcp (HTTP 404)`);
@@ -33,7 +34,7 @@ export interface ToolSession {
   close(): Promise<void>;
 }
 
-function hubSession(hub: LiveHub): ToolSession {
+function hubSession(hub: LiveHub, agentToken: string | undefined): ToolSession {
   const tokens = hub.tokens.length > 0 ? hub.tokens : [undefined];
   let first = 0; // the first token the hub accepted
   return {
@@ -41,12 +42,12 @@ function hubSession(hub: LiveHub): ToolSession {
       const [{ createHubClient }, { httpFetch }] = await Promise.all([import('../hub/src/client/hub-client.js'), import('./http-fetch.js')]);
       for (let i = first; ; i++) {
         try {
-          const result = await createHubClient({ baseUrl: hub.url, token: tokens[i], fetch: httpFetch }).callTool(name, args, options.signal, options);
+          const result = await createHubClient({ baseUrl: hub.url, token: tokens[i], agentToken, fetch: httpFetch }).callTool(name, args, options.signal, options);
           first = i;
           return result;
         } catch (err) {
           // A stale token file beside a hub started with PALACE_MCP_HTTP_TOKEN: try the next token.
-          if ((err as HubClientError).status === 401 && i + 1 < tokens.length) continue;
+          if ((err as HubClientError).status === 401 && (err as HubClientError).code !== 'identity.unproven' && i + 1 < tokens.length) continue;
           throw fromClient(err, hub.url, tokens[i] !== undefined);
         }
       }
@@ -71,18 +72,21 @@ async function inProcessSession(config: Readonly<PalaceConfig>, names: readonly 
   // new Function) costs more than it saves, so schemas built from here on parse without it (same
   // results). Set before the MCP SDK builds its protocol schemas; a hub keeps the JIT.
   (await import('zod')).config({ jitless: true });
-  const [{ openPalace }, { connectInProcess }, { loadTools }, { leaseHolder }, { makeLogger }] = await Promise.all([
+  const [{ openPalace }, { connectInProcess }, { loadTools }, { leaseHolder }, { makeLogger }, { localCaller }] = await Promise.all([
     import('../hub/src/palace.js'),
     import('../hub/src/tools/in-process.js'),
     import('../hub/src/tools/tool-groups.js'),
     import('../hub/src/lease.js'),
     import('../hub/src/log.js'),
+    import('../hub/src/identity/identity.js'),
   ]);
   const palace = openPalace(config, { role: 'local', log: makeLogger('palace') });
   try {
     // Only the called tools are served (and their modules loaded): the same registration and zod schemas.
     const server = await connectInProcess(palace.services, {
       tools: await loadTools(names),
+      // With no hub, the agent's secret is checked against the palace's agents file all the same.
+      caller: localCaller(palace.services.identity, config.agentToken),
       // Every write, logstream ones included: the spec's one hub serializes every write.
       guardWrite: () => {
         const holder = leaseHolder(palace.palacePath);
@@ -119,7 +123,7 @@ async function inProcessSession(config: Readonly<PalaceConfig>, names: readonly 
 /** Opens the road for `names`: the live hub (unless PALACE_HUB_FORWARD=0), or those tools in-process. */
 export async function openToolSession(config: Readonly<PalaceConfig>, names: readonly string[]): Promise<ToolSession> {
   const hub = liveHub(config);
-  return hub ? hubSession(hub) : inProcessSession(config, names);
+  return hub ? hubSession(hub, config.agentToken) : inProcessSession(config, names);
 }
 
 /** Calls a tool through the live hub (unless PALACE_HUB_FORWARD=0) or in-process. */

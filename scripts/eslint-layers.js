@@ -17,7 +17,7 @@ export const HUB_LAYERS = [
   ['vector', 'embed', 'logstream'],
   ['search'],
   ['memory'],
-  ['mine', 'sync', 'migrate'],
+  ['mine', 'sync', 'migrate', 'identity'],
   ['services', 'palace'],
   ['tools'],
   ['http'],
@@ -33,6 +33,11 @@ export const CLI_ALLOWED = ['client', 'core', 'errors', 'version', 'log', 'confi
  * memory, kg, diary, ...) get none: they go through the hub client or the in-process MCP server.
  */
 export const CLI_EXCEPTIONS = {
+  // Per-agent credentials: `palace agent` edits the palace's agents file (secrets are shown on this
+  // terminal, never sent through MCP); the in-process roads check PALACE_AGENT_TOKEN against it.
+  'cli/commands/agent.ts': ['identity'],
+  'cli/stdio-proxy.ts': ['identity'],
+  'cli/tool-runner.ts': ['identity'],
   // `palace serve` starts the hub in this process.
   'cli/commands/serve.ts': ['main'],
   // The bind policy check before a daemon install names the same loopback rule the hub applies.

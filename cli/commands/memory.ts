@@ -89,6 +89,9 @@ export function registerMemory(program: Command): void {
             `memory   ${m.loaded ? `${String(m.drawers)} drawers in ${String(m.wings)} wings, ${String(m.rooms)} rooms` : `not available: ${JSON.stringify(m.error ?? m)}`}`,
             ...(emb ? [`embedder ${emb.model} (${emb.dimensions}-d, ${emb.device})`] : []),
             `log      ${String(s.logstream.events)} events, ${String(s.logstream.open_tasks)} open tasks of ${String(s.logstream.tasks)}`,
+            ...(s.identity
+              ? [`identity ${(s.identity as { mode: string; agents: number }).mode === 'open' ? 'open (unregistered agent names are believed)' : 'enforced (only registered agents write)'}, ${(s.identity as { agents: number }).agents} registered agent(s)`]
+              : []),
           ].join('\n');
         });
       }),

@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 
 import { isEventId } from '../../hub/src/core/ids.js';
+import { patchPathProblems } from '../../hub/src/core/patch-paths.js';
 import type { Artifact, EventPage, LogEvent } from '../../hub/src/core/types.js';
 import { HubError, invalid } from '../../hub/src/errors.js';
 import type { StoredArtifact } from '../../hub/src/logstream/logstream.js';
@@ -109,27 +110,98 @@ async function eventById(ctx: CommandContext, id: string): Promise<LogEvent | un
   return event?.id === id ? event : undefined;
 }
 
-/** The patch.ready event a reference names: the event itself, or the latest one of a correlation id. */
-async function patchEventOf(ctx: CommandContext, ref: string): Promise<LogEvent> {
-  if (isEventId(ref)) {
-    const event = await eventById(ctx, ref).catch((err: unknown) => {
+/** The task as palace_tasks shows it (the fields patch apply checks). */
+interface TaskInfo {
+  correlation_id: string;
+  status: string | null;
+  worker: string | null;
+  claim_event_id: string | null;
+  stale_attempts?: Array<{ event_id: string; reason: string }>;
+}
+
+async function taskOf(ctx: CommandContext, correlationId: string): Promise<TaskInfo | undefined> {
+  const page = (await runTool(ctx.config, 'palace_tasks', { correlation_id: correlationId, limit: 1 })) as { tasks: TaskInfo[] };
+  return page.tasks[0];
+}
+
+/**
+ * Why this patch.ready is not the task's patch (empty when it is): it must come from the current
+ * claim's worker, carry the live attempt, and come from the hub (origin) the claim was made on; on a
+ * task never claimed, from the worker it was addressed to. The hub's stale_attempt flag counts too.
+ */
+export function foreignReasons(event: LogEvent, task: TaskInfo | undefined, claim: LogEvent | undefined): string[] {
+  const reasons: string[] = [];
+  const stale = event.metadata.stale_attempt as { reason?: unknown } | undefined;
+  if (stale) reasons.push(`the hub flagged it stale_attempt: ${typeof stale.reason === 'string' ? stale.reason : 'its writer held no live claim'}`);
+  if (!task) return [...reasons, `its task ${event.correlation_id ?? '?'} is unknown here`];
+  if (task.worker === null) reasons.push(`task ${task.correlation_id} has no worker (never claimed, addressed to everyone)`);
+  else if (event.from_agent !== task.worker) reasons.push(`written by ${event.from_agent}, but the task's worker is ${task.worker}`);
+  if (task.claim_event_id !== null) {
+    const attempt = typeof event.metadata.attempt === 'string' ? event.metadata.attempt : null;
+    if (attempt !== task.claim_event_id) reasons.push(`its attempt is ${attempt ?? 'missing'}, but the live claim is ${task.claim_event_id}`);
+    if (claim && event.origin_replica !== claim.origin_replica)
+      reasons.push(`it comes from hub ${event.origin_replica}, but the claim was made on hub ${claim.origin_replica}`);
+  }
+  return reasons;
+}
+
+/**
+ * The patch.ready to apply. A correlation id: the latest patch of the task that passes
+ * foreignReasons (others are named and skipped); none passing is refused (patch.foreign). An event
+ * id: that event, refused when foreign unless `acceptForeign` (the user named it and said so).
+ */
+async function patchEventOf(
+  ctx: CommandContext,
+  ref: string,
+  acceptForeign: boolean,
+): Promise<{ event: LogEvent; task: TaskInfo | undefined; claim: LogEvent | undefined; foreign: string[] }> {
+  const explicit = isEventId(ref);
+  let named: LogEvent | undefined;
+  if (explicit) {
+    named = await eventById(ctx, ref).catch((err: unknown) => {
       if (err instanceof HubError && err.code === 'log.unknown_cursor') return undefined;
       throw err;
     });
-    if (!event) throw new HubError('log.event_not_found', `event '${ref}' not found`, { field: 'event' });
-    if (event.type !== 'patch.ready')
+    if (!named) throw new HubError('log.event_not_found', `event '${ref}' not found`, { field: 'event' });
+    if (named.type !== 'patch.ready')
       throw invalid(
         'event',
-        `event '${ref}' is a ${event.type}, not a patch.ready; pass the patch.ready event or the task's correlation id`,
+        `event '${ref}' is a ${named.type}, not a patch.ready; pass the patch.ready event or the task's correlation id`,
       );
-    return event;
+  } else if (acceptForeign)
+    throw invalid('--accept-foreign', '--accept-foreign applies only to one patch named by its event id: palace patch apply <evt_...> --accept-foreign');
+  const correlationId = named ? named.correlation_id : ref;
+  const task = correlationId ? await taskOf(ctx, correlationId) : undefined;
+  const claim = task?.claim_event_id ? await eventById(ctx, task.claim_event_id) : undefined;
+  if (named) {
+    const foreign = foreignReasons(named, task, claim);
+    if (foreign.length > 0 && !acceptForeign)
+      throw new HubError(
+        'patch.foreign',
+        `not applied: ${named.id} is not the patch of the task's live claim:\n  - ${foreign.join('\n  - ')}\nTo apply it anyway, name it and say so: palace patch apply ${named.id} --accept-foreign`,
+        { field: 'event', data: { event_id: named.id, reasons: foreign } },
+      );
+    return { event: named, task, claim, foreign };
   }
-  const last = (await listEvents(ctx, { correlation_id: ref, type: 'patch.ready', order: 'desc', limit: 1 }))[0];
-  if (!last)
+  const patches = await listEvents(ctx, { correlation_id: ref, type: 'patch.ready', order: 'desc', limit: 100 });
+  if (patches.length === 0)
     throw new HubError('log.event_not_found', `no patch.ready with correlation_id '${ref}'`, {
       field: 'event',
     });
-  return last;
+  const skipped: string[] = [];
+  for (const event of patches) {
+    const foreign = foreignReasons(event, task, claim);
+    if (foreign.length === 0) {
+      for (const s of skipped) ctx.out.warn(s);
+      return { event, task, claim, foreign };
+    }
+    skipped.push(`skipped ${event.id} by ${event.from_agent}: ${foreign.join('; ')}`);
+  }
+  throw new HubError(
+    'patch.foreign',
+    `not applied: no patch of ${ref} comes from its live claim (worker ${task?.worker ?? 'none'}, attempt ${task?.claim_event_id ?? 'none'}):\n  - ${skipped.join('\n  - ')}\nTo apply one anyway, name it and say so: palace patch apply <evt_...> --accept-foreign`,
+    { field: 'event', data: { reasons: skipped } },
+  );
 }
 
 export function registerPatch(program: Command, git: Git = runGit): void {
@@ -192,18 +264,35 @@ export function registerPatch(program: Command, git: Git = runGit): void {
     .option('--repo <dir>', 'the git repository to apply it to (default: the current folder)')
     .option('--agent <agent>', "your agent name (default: PALACE_AGENT_NAME, else the patch's recipient)")
     .option('--note <text>', 'a note added to the applied ack')
-    .option('--json', 'print {status, ack, git_error?} as JSON')
+    .option(
+      '--accept-foreign',
+      "with an event id: apply that patch even though it is not the live claim's (another author, attempt or hub)",
+    )
+    .option('--json', 'print {status, ack, author, origin, attempt, git_error?} as JSON')
     .action(
       action(async (ctx, ref: string) => {
         const o = ctx.opts;
         const repo = resolve(str(o.repo) ?? process.cwd());
-        const event = await patchEventOf(ctx, ref);
+        const { event, claim, foreign } = await patchEventOf(ctx, ref, o.acceptForeign === true);
         const artifactId = event.artifact_ids[0];
         if (!artifactId)
           throw new HubError('artifact.not_found', `patch.ready ${event.id} carries no artifact`, {
             field: 'event',
           });
+        const attempt = typeof event.metadata.attempt === 'string' ? event.metadata.attempt : null;
+        const origin = `${event.origin_replica}${claim && claim.origin_replica === event.origin_replica ? " (the claim's hub)" : ''}`;
+        // Said before anything is applied: whose patch this is, from which hub, under which attempt.
+        // (With --json the result carries author, origin and attempt; stderr stays for warnings.)
+        if (o.json !== true) ctx.out.note(`Patch ${event.id} by ${event.from_agent}, origin hub ${origin}, attempt ${attempt ?? 'none'}`);
+        for (const reason of foreign) ctx.out.warn(`applying a foreign patch (--accept-foreign): ${reason}`);
         const artifact = (await runTool(ctx.config, 'palace_artifact_get', { artifact_id: artifactId })) as Artifact;
+        const unsafe = patchPathProblems(artifact.content);
+        if (unsafe.length > 0)
+          throw new HubError(
+            'patch.unsafe_path',
+            `not applied: ${event.id} touches paths a patch may not:\n  - ${unsafe.join('\n  - ')}`,
+            { field: 'event', data: { event_id: event.id, problems: unsafe } },
+          );
         const agent = agentOf(ctx, event.to_agent);
         const hash = createHash('sha256').update(artifact.content, 'utf8').digest('hex');
         let failure: string | undefined;
@@ -226,6 +315,10 @@ export function registerPatch(program: Command, git: Git = runGit): void {
             status,
             patch_event_id: event.id,
             artifact_id: artifact.id,
+            author: event.from_agent,
+            origin: event.origin_replica,
+            attempt,
+            ...(foreign.length > 0 ? { accepted_foreign: foreign } : {}),
             ack,
             ...(failure ? { git_error: failure } : {}),
           },

@@ -81,6 +81,10 @@ export interface PalaceConfig {
   /** An embedding worker idle this long is ended, freeing its model (PALACE_EMBED_IDLE_SECONDS, default 120; 0 = never). */
   embedIdleSeconds: number;
   agentName: string | undefined;
+  /** This agent's own secret (PALACE_AGENT_TOKEN): sent to the hub by `palace mcp` and the CLI; never logged. */
+  agentToken: string | undefined;
+  /** PALACE_IDENTITY_MODE: open | enforced; undefined = enforced on a network bind, open on loopback (docs/identity.md). */
+  identityMode: 'open' | 'enforced' | undefined;
   /** The lease a `claimed` ack gets unless it asks for one (PALACE_CLAIM_LEASE_MS, default 1800000 = 30 min). */
   claimLeaseMs: number;
   /** The longest lease (or reservation TTL) an agent may ask for (PALACE_CLAIM_LEASE_MAX_MS, default 86400000 = 24 h). */
@@ -302,6 +306,8 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     embedWorkers: embedWorkers(env),
     embedIdleSeconds: number(env, 'PALACE_EMBED_IDLE_SECONDS', 120),
     agentName: env.PALACE_AGENT_NAME?.trim() || undefined,
+    agentToken: env.PALACE_AGENT_TOKEN?.trim() || undefined,
+    identityMode: env.PALACE_IDENTITY_MODE?.trim() ? oneOf(env, 'PALACE_IDENTITY_MODE', ['open', 'enforced'] as const, 'open') : undefined,
     ...claimLeases(env),
     mineRoots: mineRoots(env.PALACE_MINE_ROOTS),
     faultInject: env.PALACE_FAULT_INJECT?.trim() ? oneOf(env, 'PALACE_FAULT_INJECT', FAULT_POINTS, FAULT_POINTS[0]) : undefined,

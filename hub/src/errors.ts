@@ -60,6 +60,29 @@ export const ERROR_CODES = {
   'mine.extractor_missing': { http: 501, exit: 1 },
   'mine.extract_failed': { http: 422, exit: 1 },
   'patch.does_not_apply': { http: 409, exit: 1 },
+  /** `palace patch apply`: the patch is not the live claim's (author, attempt or origin), or touches .git / links out. */
+  'patch.foreign': { http: 409, exit: 3 },
+  'patch.unsafe_path': { http: 422, exit: 3 },
+  /** Identity (docs/identity.md): a write names someone other than the authenticated agent. */
+  'identity.mismatch': { http: 403, exit: 1 },
+  /** A registered name used without its secret, or a secret that is unknown, revoked or retired. */
+  'identity.unproven': { http: 401, exit: 1 },
+  /** An unregistered name on an enforced hub. */
+  'identity.unregistered': { http: 403, exit: 1 },
+  /** A name only the hub writes under (hub, a replica id, ...), or a name that cannot be registered. */
+  'identity.reserved': { http: 403, exit: 1 },
+  /** The caller may not do this (an agent retiring another, ...). */
+  'identity.forbidden': { http: 403, exit: 1 },
+  'agent.exists': { http: 409, exit: 1 },
+  'agent.not_found': { http: 404, exit: 1 },
+  /** An event type only the hub (or a tool with checks) appends, sent to palace_event_append. */
+  'event.hub_only': { http: 403, exit: 1 },
+  /** Releasing a live claim that is neither yours, nor on a task you requested, nor from the desk. */
+  'claim.not_yours': { http: 403, exit: 1 },
+  /** A write naming a claim attempt that is no longer live. */
+  'task.stale_attempt': { http: 409, exit: 1 },
+  /** Claiming a task whose request requires capabilities the agent was not registered with. */
+  'task.capability_missing': { http: 403, exit: 1 },
   'git.failed': { http: 500, exit: 1 },
   internal: { http: 500, exit: 1 },
 } as const satisfies Record<string, { http: number; exit: number }>;

@@ -19,6 +19,7 @@ import { canonicalPalace } from './registration.js';
 import { RequestStats } from './request-stats.js';
 import { minedProjectFiles } from './search/path-scan.js';
 import type { HubServices } from './services.js';
+import { createIdentityService } from './identity/identity.js';
 import type { SyncService } from './sync/sync-service.js';
 import { PALACE_VERSION } from './version.js';
 
@@ -30,6 +31,8 @@ export interface OpenPalaceOptions {
   readOnly?: boolean;
   /** The hub listens on a non-loopback address. */
   networkExposed?: boolean;
+  /** The hub has a bearer token (identity: an anonymous caller cannot reach it). */
+  hubToken?: boolean;
   /**
    * Peer sync's service (sync/sync-service.ts), which the hub role needs: passed in by the hub
    * (server.ts) so a local process (the CLI) never loads the sync protocol's schemas.
@@ -82,6 +85,11 @@ export function openPalace(config: Readonly<PalaceConfig>, options: OpenPalaceOp
     role,
     ...(options.networkExposed !== undefined ? { networkExposed: options.networkExposed } : {}),
     stats: new RequestStats(),
+    identity: createIdentityService({
+      palacePath,
+      mode: config.identityMode ?? (options.networkExposed ? 'enforced' : 'open'),
+      hubToken: options.hubToken ?? false,
+    }),
     mineJobs: new MineJobs(log),
     resourceWatch: new ResourceWatch(logstream, log.child('mcp')),
     cypher: () => (cypher ??= createCypherService(config, () => kg.get())),

@@ -127,7 +127,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const tls = tlsMaterial(options.tlsCert, options.tlsKey);
   const palacePath = canonicalPalace(config.palacePath);
 
-  const palace = openPalace(config, { role: 'hub', log, readOnly, networkExposed: !isLoopbackHost(host), syncService: SyncService });
+  const palace = openPalace(config, { role: 'hub', log, readOnly, networkExposed: !isLoopbackHost(host), hubToken: token !== undefined, syncService: SyncService });
   const { services } = palace;
   const { logstream, memory, stats, startedAt } = services;
   const lock = createRequestLock();
@@ -191,6 +191,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
         },
         palace: { path: palacePath, backend: config.backend, sqlite_integrity: verdict, ...(launcher ? { stdio_command: launcher } : {}) },
         writer: services.describe().writer,
+        identity: services.identity.describe(),
         requests: { total: stats.total, mcp: stats.mcpRequests, by_status: stats.byStatus, lock_pending: lock.pending, waits: { active: stats.waits.active, max: config.waitMaxConcurrent, refused: stats.waits.refused } },
         logstream: { replica_id: logstream.replicaId, events: logstream.store.countEvents(), sse_clients: sse.clients },
         clients: { recent: stats.recentClients() },

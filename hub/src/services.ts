@@ -2,6 +2,7 @@
 // openPalace() (palace.ts), the composition root; nothing here opens files itself.
 
 import type { PalaceConfig } from './config.js';
+import type { IdentityService } from './identity/identity.js';
 import type { Logger } from './log.js';
 import type { Logstream } from './logstream/logstream.js';
 import type { ResourceWatch } from './logstream/resource-watch.js';
@@ -28,6 +29,8 @@ export interface HubServices {
   /** The HTTP hub listens on a non-loopback address (palace_mine then reads only configured roots). */
   networkExposed?: boolean;
   stats: RequestStats;
+  /** Who callers are and what names they may write under (identity/identity.ts; docs/identity.md). */
+  identity: IdentityService;
   /** Background mines queued by palace_mine {background: true} (listed by palace_mined in a hub). */
   mineJobs: MineJobs;
   /** Read-only Cypher over the knowledge graph mirrored into Apache AGE (one Postgres pool, opened on first use). */

@@ -205,18 +205,14 @@ run('the human at the desk (Chromium)', { timeout: 120_000 }, () => {
     if (!request) throw new Error('the dialog filed no request');
     expect(request.metadata.depends_on).toEqual(['task_review_wording']);
     await callJson(mcp, 'palace_event_ack', { event_id: request.id, from_agent: WORKER, status: 'claimed' });
-    const reservation = await callJson<LogEvent>(mcp, 'palace_event_append', {
-      type: 'file.reserved',
+    // Through palace_reserve (a raw file.reserved append is refused since issue 28: event.hub_only).
+    const { event: reservation } = await callJson<{ event: LogEvent }>(mcp, 'palace_reserve', {
+      paths: ['src/auth/**'],
       stream: STREAM,
-      room: 'delegation',
       from_agent: WORKER,
+      exclusive: true,
+      ttl_ms: 3_600_000,
       correlation_id: 'task_stale_claim',
-      body: JSON.stringify({
-        paths: ['src/auth/**'],
-        exclusive: true,
-        expires_at: new Date(Date.now() + 3_600_000).toISOString(),
-        correlation_id: 'task_stale_claim',
-      }),
     });
     await expect.poll(() => taskRow('task_stale_claim').getAttribute('data-status')).toBe('claimed');
     await openTask('task_stale_claim');
@@ -233,6 +229,8 @@ run('the human at the desk (Chromium)', { timeout: 120_000 }, () => {
       await expect.poll(() => taskRow('task_stale_claim').getAttribute('data-status')).toBe('open');
       const [expired] = await list({ type: 'claim.expired', correlation_id: 'task_stale_claim' });
       expect(expired?.from_agent).toBe(DESK);
+      // The desk (the hub-token holder) may release the worker's live claim; the event says who did.
+      expect(JSON.parse(expired?.body ?? '{}')).toMatchObject({ released_by: DESK, worker: WORKER });
     } else {
       // The tool comes with the leases work (helper coord); until then the hub's refusal is shown.
       await expect.poll(() => page.getByTestId('desk-error').innerText()).toContain('palace_task_release');
@@ -245,6 +243,31 @@ run('the human at the desk (Chromium)', { timeout: 120_000 }, () => {
       expect(released?.from_agent).toBe(DESK);
     } else {
       await expect.poll(() => page.getByTestId('desk-error').innerText()).toContain('palace_release');
+    }
+  });
+
+  it('shows the registered agents and marks writes under unproven names; a registered name needs its secret', async () => {
+    const { createAgentRegistry } = await import('../../hub/src/identity/agent-registry.js');
+    const { secret } = createAgentRegistry(dirs.palace).add('box-reviewer', { capabilities: ['review'], harness: 'claude-code' });
+    const agent = await connectHttpClient(hub.url, { token: secret, name: 'desk-e2e-agent' });
+    try {
+      const proven = await callJson<LogEvent>(agent, 'palace_event_append', { type: 'status', stream: STREAM, room: 'status', to_agent: '*', body: 'reviewing' });
+      expect(proven.from_agent).toBe('box-reviewer');
+      const unproven = await callJson<LogEvent>(mcp, 'palace_event_append', { type: 'status', stream: STREAM, room: 'status', from_agent: 'stranger-bot', to_agent: '*', body: 'hello' });
+      // The hub token cannot write as the registered agent.
+      const refused = await mcp.callTool({ name: 'palace_event_append', arguments: { type: 'status', stream: STREAM, room: 'status', from_agent: 'box-reviewer', body: 'x' } });
+      expect(JSON.stringify(refused.content)).toContain('identity.unproven');
+      await page.getByTestId('nav-events').click();
+      await page.getByTestId('event-table').waitFor();
+      const row = (id: string) => page.locator(`[data-testid="event-row"][data-event-id="${id}"]`);
+      await expect.poll(() => row(unproven.id).getByTestId('unproven').count(), { timeout: 15_000 }).toBe(1);
+      expect(await row(proven.id).getByTestId('unproven').count()).toBe(0);
+      await shot('desk-05-unproven');
+      await page.getByTestId('nav-status').click();
+      await expect.poll(() => page.getByTestId('agents-card').innerText(), { timeout: 15_000 }).toMatch(/box-reviewer[\s\S]*active · review · claude-code/);
+      expect(await page.getByTestId('agents-card').innerText()).toMatch(/open: unregistered names are believed/);
+    } finally {
+      await agent.close();
     }
   });
 });

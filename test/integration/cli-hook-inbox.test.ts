@@ -9,6 +9,7 @@ import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { Logstream } from '../../hub/src/logstream/logstream.js';
 import { appendEvent, makeTempPalace, PALACE_BIN, REPO_ROOT, type TempPalace } from '../helpers/cli.js';
 
 const REQUESTER = 'laptop-claude';
@@ -87,12 +88,22 @@ describe('palace hook inbox', () => {
     expect(r1.stdout).not.toContain('task_more'); // the requester's own request is not news to it
 
     await palace.run(['logstream', 'ack', other.id, '--from-agent', WORKER, '--status', 'claimed']);
-    await appendEvent(palace, {
-      type: 'claim.expired',
-      from: 'hub',
-      correlationId: 'task_more',
-      body: JSON.stringify({ reason: 'lease lapsed', claimed_event_id: other.id, worker: WORKER }),
-    });
+    // The hub's sweeper writes claim.expired (no client may append it raw: issue 28), here straight
+    // into the palace's log as the hub would.
+    const log = Logstream.open(palace.dir);
+    try {
+      log.appendNow({
+        type: 'claim.expired',
+        stream: other.stream,
+        room: other.room,
+        from_agent: 'hub',
+        to_agent: WORKER,
+        correlation_id: 'task_more',
+        body: JSON.stringify({ reason: 'lease lapsed', claimed_event_id: other.id, worker: WORKER }),
+      });
+    } finally {
+      log.close();
+    }
     const r2 = await inbox(REQUESTER);
     expect(r2.stdout).toContain('claimed on task_more by laptop-codex');
     expect(r2.stdout).toContain('claim expired on task_more');

@@ -189,7 +189,7 @@ describe('the ready queue and dependencies', () => {
     expect(h.services.logstream.task('task_chain_c')).toMatchObject({ depends_on: ['task_chain_b'], blocked_by: ['task_chain_b'] });
 
     await callJson(client, 'palace_event_ack', { event_id: reqA.id, from_agent: 'desk-codex', status: 'claimed' });
-    expect(await ready()).toEqual([]);
+    expect(await ready()).toEqual(['task_chain_a']); // its own claim in flight, first (resume: true; issue 28)
     const patch = await callJson<{ event: { id: string } }>(client, 'palace_patch_submit', {
       from_agent: 'desk-codex',
       correlation_id: 'task_chain_a',

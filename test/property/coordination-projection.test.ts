@@ -101,10 +101,13 @@ function scanReady(events: readonly LogEvent[], agent: string, stream?: string):
   const tasks = scanTasks(events);
   const streamOf = (id: string): string | undefined =>
     (events.find((e) => e.correlation_id === id && e.type === 'task.request') ?? events.find((e) => e.correlation_id === id))?.stream;
-  return [...tasks.values()]
-    .filter((t) => t.status === 'open' && (t.to_agent === agent || t.to_agent === '*') && (!stream || streamOf(t.correlation_id) === stream))
-    .filter((t) => scanBlockedBy(tasks, t).length === 0)
-    .map((t) => t.correlation_id); // created_at is the same everywhere: first appearance decides
+  const inStream = (t: TaskState): boolean => !stream || streamOf(t.correlation_id) === stream;
+  // The agent's own claims in flight come first (resume before new work: issue 28), then what it may take.
+  const own = [...tasks.values()].filter((t) => t.status === 'claimed' && t.worker === agent && inStream(t));
+  const open = [...tasks.values()]
+    .filter((t) => t.status === 'open' && (t.to_agent === agent || t.to_agent === '*') && inStream(t))
+    .filter((t) => scanBlockedBy(tasks, t).length === 0);
+  return [...own, ...open].map((t) => t.correlation_id); // created_at is the same everywhere: first appearance decides
 }
 
 /** Every read the hub serves from the projections, against the full scan. */

@@ -25,6 +25,8 @@ export class HubClientError extends Error {
 export interface HubClientOptions {
   baseUrl: string;
   token?: string | null | undefined;
+  /** This agent's own secret (PALACE_AGENT_TOKEN), sent as X-Palace-Agent-Token: the hub binds writes to it. */
+  agentToken?: string | null | undefined;
   fetch?: FetchLike;
 }
 
@@ -143,7 +145,10 @@ export function createHubClient(options: HubClientOptions): HubClient {
   const baseUrl = trimSlash(options.baseUrl);
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   const auth = (): Record<string, string> =>
-    options.token ? { Authorization: `Bearer ${options.token}` } : {};
+    ({
+      ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
+      ...(options.agentToken ? { 'X-Palace-Agent-Token': options.agentToken } : {}),
+    });
   let nextId = 1;
 
   const request = async (path: string, init: RequestInit): Promise<Response> => {

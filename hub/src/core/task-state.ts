@@ -38,6 +38,17 @@ export function describeHolder(r: Reservation): string {
   return `${r.agent} holds ${r.exclusive ? 'exclusive' : 'shared'} ${r.paths.join(', ')}${r.correlation_id ? ` for task ${r.correlation_id}` : ''} until ${r.expires_at} (reservation ${r.reservation_id})`;
 }
 
+/** A write the hub stored flagged `stale_attempt` (docs/identity.md): it never moves the task. */
+export interface StaleAttempt {
+  event_id: string;
+  event_type: string;
+  by: string;
+  at: string;
+  /** The attempt it named (or null: its writer held no live claim). */
+  attempt: string | null;
+  reason: string;
+}
+
 export interface TaskState {
   correlation_id: string;
   status: TaskStatus | null;
@@ -48,6 +59,8 @@ export interface TaskState {
   worker: string | null;
   /** Correlation ids the request depends on (its `depends_on`). */
   depends_on: string[];
+  /** Capabilities the request requires of its worker (metadata `requires`); absent when none. */
+  requires?: string[];
   /** The claim ack that holds the task now (null when unclaimed). */
   claim_event_id: string | null;
   /** When the current claim's lease ends (ISO); null when unclaimed or claimed without a lease. */
@@ -56,6 +69,8 @@ export interface TaskState {
   lease_expired: boolean;
   /** A `patch.ready` came from a claimer whose lease had expired. */
   late_patch: boolean;
+  /** Writes flagged stale_attempt (a patch or reply from a writer without the live claim); absent when none. */
+  stale_attempts?: StaleAttempt[];
   /** Reservations made for this task and not released (all released once the task is done). */
   reservations: TaskReservation[];
   artifact_ids: string[];
@@ -260,6 +275,13 @@ export function foldTaskEvent(fold: TaskFold, event: LogEvent): void {
   state.created_at ??= event.created_at;
   state.last_event_at = event.created_at;
   state.last_event_id = event.id;
+  const stale = staleAttemptOf(event);
+  if (stale) {
+    // Stored for the record, never the task's patch or reply (the hub fenced it: identity.md).
+    (state.stale_attempts ??= []).push(stale);
+    if (event.type === 'patch.ready' && fold.expiredWorkers.includes(event.from_agent)) state.late_patch = true;
+    return;
+  }
   for (const id of event.artifact_ids) if (!state.artifact_ids.includes(id)) state.artifact_ids.push(id);
   if (event.type === 'task.request' && state.request_event_id === null) {
     state.request_event_id = event.id;
@@ -267,6 +289,8 @@ export function foldTaskEvent(fold: TaskFold, event: LogEvent): void {
     state.to_agent = event.to_agent;
     state.worker = event.to_agent === '*' ? null : event.to_agent;
     state.depends_on = dependsOnOf(event).filter((id) => id !== state.correlation_id);
+    const requires = stringList(event.metadata.requires);
+    if (requires && requires.length > 0) state.requires = requires;
   }
   if (event.type === 'file.reserved') {
     const reservation = reservationOf(event);
@@ -381,6 +405,21 @@ export function projectTask(correlationId: string, events: readonly LogEvent[]):
 /** Dependencies of a task not yet `applied`, given the status of other tasks (read time; the dashboard uses it too). */
 export function blockedBy(task: Pick<TaskState, 'depends_on'>, statusOf: (correlationId: string) => TaskStatus | null | undefined): string[] {
   return task.depends_on.filter((id) => statusOf(id) !== 'applied');
+}
+
+/** The stale_attempt flag the hub put on a patch.ready or task.reply, as the task lists it; null when unflagged. */
+export function staleAttemptOf(event: LogEvent): StaleAttempt | null {
+  const flag = event.metadata.stale_attempt;
+  if (!flag || typeof flag !== 'object' || (event.type !== 'patch.ready' && event.type !== 'task.reply')) return null;
+  const f = flag as { attempt?: unknown; reason?: unknown };
+  return {
+    event_id: event.id,
+    event_type: event.type,
+    by: event.from_agent,
+    at: event.created_at,
+    attempt: typeof f.attempt === 'string' ? f.attempt : null,
+    reason: typeof f.reason === 'string' ? f.reason : 'stale attempt',
+  };
 }
 
 /** Ms until the task's claim lease ends at `now` (negative once lapsed), or null without a lease. */

@@ -63,7 +63,7 @@ export function createApp(options: AppOptions): Koa {
   app.use(hostGuard(options.allowedHosts));
   app.use(crossOriginGuard({ own: options.ownOrigins, extraHosts: hub.config.extraAllowedHosts }));
   // The dashboard's static files are public; every data call it makes carries the token.
-  app.use(bearerAuth(options.token, (path) => PUBLIC_PATHS.has(path) || isUiPath(path)));
+  app.use(bearerAuth(options.token, (path) => PUBLIC_PATHS.has(path) || isUiPath(path), hub.identity));
   const ui = uiHandler(options.uiDirs);
   app.use((ctx, next) => (isUiPath(ctx.path) ? ui(ctx) : next()));
 

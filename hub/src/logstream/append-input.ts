@@ -17,4 +17,8 @@ export interface AppendInput {
   artifact_ids?: unknown;
   /** task.request only: correlation ids this task waits for (stored in metadata.depends_on). */
   depends_on?: unknown;
+  /** task.request only: capabilities its worker needs (stored in metadata.requires; identity.md). */
+  requires?: unknown;
+  /** patch.ready / task.reply: the claim attempt this write belongs to (stored in metadata.attempt). */
+  attempt?: unknown;
 }

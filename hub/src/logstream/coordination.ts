@@ -30,7 +30,7 @@ import type { TaskProjection } from './task-projection.js';
 export interface CoordinationReads {
   readonly store: {
     getEvent(id: string): LogEvent | undefined;
-    readonly tasks: Pick<TaskProjection, 'eventsOf' | 'hasEvents' | 'openFor' | 'ready' | 'statuses'>;
+    readonly tasks: Pick<TaskProjection, 'eventsOf' | 'hasEvents' | 'openFor' | 'page' | 'ready' | 'statuses'>;
     readonly reservations: Pick<ReservationProjection, 'held' | 'ready'>;
   };
   list(raw: RawQuery): EventPage;
@@ -196,12 +196,33 @@ export function enrichTasks(ls: CoordinationReads, tasks: readonly TaskState[], 
 const READY_PAGE = 200;
 export const MAX_READY_LIMIT = 500;
 
+/** A task the ready queue does not offer the caller, and why (palace_task_ready's not_offered). */
+export interface NotOffered {
+  correlation_id: string;
+  reason: string;
+}
+
+/** The capabilities a task's request requires that `capabilities` lacks (null = the caller's are unknown). */
+export function missingCapabilities(task: Pick<TaskState, 'requires'>, capabilities: readonly string[] | null): string[] {
+  const required = task.requires ?? [];
+  if (capabilities === null) return required;
+  const has = new Set(capabilities);
+  // A read-only agent never takes a task that requires writing, even if it also declared write.
+  return required.filter((c) => !has.has(c) || (c !== 'read-only' && c !== 'review' && has.has('read-only')));
+}
+
 /**
- * Open tasks addressed to `agent` (or `*`) whose dependencies are all applied, oldest first: the open
- * tasks of that addressee are read from the projection a page at a time (tasks_ready_idx) and only their
- * dependencies are looked up; with `limit`, reading stops once that many are ready.
+ * The caller's ready queue: its own in-flight claims first (to resume before taking new work), then
+ * open tasks addressed to `agent` (or `*`) whose dependencies are all applied and whose required
+ * capabilities it has, oldest first. The open tasks are read from the projection a page at a time
+ * (tasks_ready_idx); with `limit`, reading stops once that many are listed. `capabilities` null: the
+ * agent is not registered, so tasks that require any capability are not offered.
  */
-export function readyTasks(ls: CoordinationReads, raw: { agent?: unknown; stream?: unknown; limit?: unknown }): TaskView[] {
+export function readyQueue(
+  ls: CoordinationReads,
+  raw: { agent?: unknown; stream?: unknown; limit?: unknown },
+  capabilities: readonly string[] | null = null,
+): { tasks: Array<TaskView & { resume?: true }>; not_offered: NotOffered[] } {
   const agent = requiredField('agent', raw.agent);
   const stream = routingField('stream', raw.stream);
   let limit: number | undefined;
@@ -211,20 +232,42 @@ export function readyTasks(ls: CoordinationReads, raw: { agent?: unknown; stream
       throw invalid('limit', `limit must be a whole number from 1 to ${MAX_READY_LIMIT}, got ${JSON.stringify(raw.limit)}`);
   }
   ls.completeTasks();
+  const out: Array<TaskView & { resume?: true }> = [];
+  const notOffered: NotOffered[] = [];
+  const mine = ls.store.tasks.page({ status: ['claimed'], worker: [agent], ...(stream ? { stream: [stream] } : {}), order: 'asc', limit: MAX_READY_LIMIT });
+  for (const t of ls.enrichTasks(mine.tasks.filter((t) => t.worker === agent))) {
+    out.push({ ...t, resume: true });
+    if (out.length === limit) return { tasks: out, not_offered: notOffered };
+  }
   // Pages no bigger than the limit asks for (a few more, as some may be blocked).
   const pageSize = limit === undefined ? READY_PAGE : Math.min(READY_PAGE, Math.max(limit, 8));
-  const out: TaskView[] = [];
   let after: { created_at: string; first_seq: number } | undefined;
   for (;;) {
     const page = ls.store.tasks.openFor(agent, stream, pageSize, after);
     for (const t of ls.enrichTasks(page.tasks)) {
       if (t.blocked_by.length > 0) continue;
+      const missing = missingCapabilities(t, capabilities);
+      if (missing.length > 0) {
+        notOffered.push({
+          correlation_id: t.correlation_id,
+          reason:
+            capabilities === null
+              ? `requires ${missing.join(', ')}; ${agent} is not a registered agent, so its capabilities are unknown (palace agent add ${agent} --can ...)`
+              : `requires ${missing.join(', ')}; ${agent} is registered with ${capabilities.length > 0 ? capabilities.join(', ') : 'no capabilities'}`,
+        });
+        continue;
+      }
       out.push(t);
-      if (out.length === limit) return out;
+      if (out.length === limit) return { tasks: out, not_offered: notOffered };
     }
-    if (page.tasks.length < pageSize) return out;
+    if (page.tasks.length < pageSize) return { tasks: out, not_offered: notOffered };
     after = page.last;
   }
+}
+
+/** Open tasks for `agent` whose dependencies are applied (the ready queue without the capability filter's report). */
+export function readyTasks(ls: CoordinationReads, raw: { agent?: unknown; stream?: unknown; limit?: unknown }): TaskView[] {
+  return readyQueue(ls, raw).tasks;
 }
 
 /** The task one event belongs to (an event id or a correlation id). */
@@ -237,6 +280,54 @@ export function taskOfRef(ls: CoordinationReads, ref: unknown, field = 'event_id
   }
   if (ls.store.tasks.hasEvents(id)) return { correlationId: id, target: undefined };
   throw new HubError('log.event_not_found', `no event or task '${id}'`, { field });
+}
+
+/** Who may end someone else's claim: the human at the desk (identity.isDesk). */
+export interface ReleaseAuthority {
+  desk: boolean;
+}
+
+/** What the hub stamps on a patch.ready or task.reply (identity.md): the live attempt, or a stale_attempt flag. */
+export interface Fence {
+  attempt?: string;
+  stale?: { attempt: string | null; reason: string };
+}
+
+/**
+ * The claim attempt a write by `writer` on a task belongs to. The current claimer with a live lease
+ * (or a task it made ready) gets the claim event's id as its attempt; naming any other attempt is
+ * refused (task.stale_attempt). A writer without the live claim, on a task someone claimed or whose
+ * claim it lost, gets a stale flag: the write is kept but never moves the task. A task never claimed
+ * (or no task) is not fenced.
+ */
+export function fenceOf(ls: CoordinationReads, writer: string, correlationId: string | null, given: unknown, now: Date): Fence {
+  if (!correlationId) return {};
+  const attempt = given === undefined || given === null || given === '' ? undefined : requiredField('attempt', given);
+  const events = ls.store.tasks.eventsOf(correlationId);
+  if (events.length === 0) {
+    if (attempt !== undefined) throw new HubError('task.stale_attempt', `attempt ${attempt} names no claim: ${correlationId} has no events`, { field: 'attempt' });
+    return {};
+  }
+  const task = projectTask(correlationId, events);
+  const leaseLive = task.lease_expires_at === null || Date.parse(task.lease_expires_at) > now.getTime();
+  const holds = task.claim_event_id !== null && task.worker === writer && ((task.status === 'claimed' && leaseLive) || task.status === 'ready');
+  if (attempt !== undefined) {
+    if (holds && attempt === task.claim_event_id) return { attempt };
+    throw new HubError(
+      'task.stale_attempt',
+      `attempt ${attempt} is not the live claim on ${correlationId}${task.claim_event_id ? ` (that is ${task.claim_event_id} by ${task.worker ?? '?'}${task.status === 'claimed' && !leaseLive ? `, its lease ended at ${task.lease_expires_at}` : ''})` : ` (it is ${task.status ?? 'unknown'} with no live claim)`}; claim it again; nothing was written`,
+      { field: 'attempt', data: { live_attempt: task.claim_event_id, worker: task.worker, status: task.status } },
+    );
+  }
+  if (holds) return { attempt: task.claim_event_id as string };
+  if (task.claim_event_id !== null && task.worker !== writer)
+    return { stale: { attempt: null, reason: `${correlationId} is ${task.status ?? 'unknown'} under the claim of ${task.worker ?? '?'} (attempt ${task.claim_event_id}); ${writer} does not hold it` } };
+  if (task.claim_event_id !== null && task.status === 'claimed' && !leaseLive)
+    return { stale: { attempt: task.claim_event_id, reason: `the lease of ${writer} on ${correlationId} ended at ${task.lease_expires_at}; claim it again` } };
+  const lost = task.history.some((h) => h.event_type === 'event.ack' && h.to === 'claimed' && h.by === writer);
+  if (lost && task.claim_event_id === null)
+    return { stale: { attempt: null, reason: `the claim of ${writer} on ${correlationId} ended (${task.lease_expired ? 'lease expired or released' : 'released'}); claim it again` } };
+  return {};
 }
 
 /** The claim's outcome reported on a `claimed` ack: who holds the task now. */
@@ -293,6 +384,7 @@ export function renewalOf(
     body: '',
     metadata: {
       claim_event_id: task.claim_event_id,
+      attempt: task.claim_event_id,
       lease_ms: leaseMs,
       lease_expires_at: new Date(now.getTime() + leaseMs).toISOString(),
     },
@@ -304,6 +396,7 @@ export function expiryOf(
   ls: CoordinationReads,
   raw: { event_id?: unknown; from_agent?: unknown; reason?: unknown },
   sweeper = false,
+  authority: ReleaseAuthority = { desk: false },
 ): AppendInput {
   const from = requiredField('from_agent', raw.from_agent);
   const { correlationId } = taskOfRef(ls, raw.event_id);
@@ -312,6 +405,13 @@ export function expiryOf(
     throw new HubError('task.not_claimed', `${correlationId} is not claimed (it is ${task.status ?? 'unknown'}); nothing to release`, {
       field: 'event_id',
     });
+  // Only the claimer, the task's requester, the human at the desk or the hub's sweeper ends a claim.
+  if (!sweeper && !authority.desk && from !== task.worker && from !== task.requester)
+    throw new HubError(
+      'claim.not_yours',
+      `${from} may not release the claim of ${task.worker ?? '?'} on ${correlationId}: only the claimer, the requester (${task.requester ?? '?'}) or the human at the desk may; nothing was written`,
+      { field: 'event_id', data: { worker: task.worker, requester: task.requester } },
+    );
   const claim = ls.store.getEvent(task.claim_event_id);
   const reason = typeof raw.reason === 'string' && raw.reason.trim() ? raw.reason.trim() : sweeper ? 'lease expired' : `released by ${from}`;
   return {
@@ -325,6 +425,7 @@ export function expiryOf(
       reason,
       claimed_event_id: task.claim_event_id,
       worker: task.worker,
+      ...(sweeper ? {} : { released_by: from, as: from === task.worker ? 'claimer' : from === task.requester ? 'requester' : 'desk' }),
       ...(sweeper && task.lease_expires_at ? { lease_expires_at: task.lease_expires_at } : {}),
     }),
   };

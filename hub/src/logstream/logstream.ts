@@ -32,6 +32,7 @@ import {
 } from '../core/validate.js';
 import type { ApplyResult, ReplicatedArtifact, ReplicatedEvent, VersionVector } from '../core/replication.js';
 import type { AppendInput } from './append-input.js';
+import { capabilityList } from '../core/capabilities.js';
 import { ChangeFeed } from './change-feed.js';
 import {
   DEFAULT_LEASE_BOUNDS,
@@ -43,12 +44,17 @@ import {
   dependsOnField,
   enrichTasks,
   expiryOf,
+  fenceOf,
+  missingCapabilities,
+  readyQueue,
   readyTasks,
   releaseOf,
   renewalOf,
   reservationOfInput,
   type ClaimOutcome,
+  type Fence,
   type LeaseBounds,
+  type ReleaseAuthority,
   type Reservation,
   type ReservationFilter,
   type ReserveInput,
@@ -101,7 +107,7 @@ export interface ArtifactInput {
   metadata?: unknown;
 }
 
-export type PatchInput = Omit<AppendInput, 'type' | 'status' | 'artifact_ids'> & { content?: unknown };
+export type PatchInput = Omit<AppendInput, 'type' | 'status' | 'artifact_ids' | 'requires'> & { content?: unknown };
 
 export type StoredArtifact = ArtifactMeta & { warnings?: string[] };
 
@@ -216,6 +222,12 @@ export class Logstream {
       const extra = raw.metadata === undefined || raw.metadata === null ? {} : (JSON.parse(metadataJson(raw.metadata)) as object);
       raw = { ...raw, metadata: { ...extra, depends_on: dependsOn } };
     }
+    if (raw.requires !== undefined && raw.requires !== null) {
+      if (raw.type !== 'task.request') throw invalid('requires', 'requires is only for a task.request');
+      const requires = capabilityList('requires', raw.requires);
+      const extra = raw.metadata === undefined || raw.metadata === null ? {} : (JSON.parse(metadataJson(raw.metadata)) as object);
+      raw = { ...raw, metadata: { ...extra, ...(requires.length > 0 ? { requires } : {}) } };
+    }
     const type = eventType(raw.type);
     const correlationId = routingField('correlation_id', raw.correlation_id);
     let toAgent = raw.to_agent;
@@ -240,8 +252,40 @@ export class Logstream {
     };
   }
 
+  /**
+   * Stamps a patch.ready, or a task.reply that moves its task, with its claim attempt (fenceOf): the
+   * live claim's id, or a stale_attempt flag (kept, never moves the task). A named stale attempt is refused.
+   */
+  fence(raw: AppendInput): { raw: AppendInput; fence: Fence } {
+    const type = typeof raw.type === 'string' ? raw.type.trim() : raw.type;
+    const moves = type === 'patch.ready' || (type === 'task.reply' && raw.status !== undefined && raw.status !== null && raw.status !== '');
+    if (!moves) {
+      // Other types are never fenced (and the projection reads stale_attempt only on these two).
+      if (raw.attempt !== undefined && raw.attempt !== null) throw invalid('attempt', 'attempt is only for a patch.ready or a task.reply that moves a task');
+      return { raw, fence: {} };
+    }
+    const extra = raw.metadata === undefined || raw.metadata === null ? {} : (JSON.parse(metadataJson(raw.metadata)) as Record<string, unknown>);
+    const given = raw.attempt ?? extra.attempt;
+    delete extra.stale_attempt; // only the hub sets it
+    const correlationId = routingField('correlation_id', raw.correlation_id);
+    if (typeof raw.from_agent !== 'string' || !correlationId) return { raw: { ...raw, attempt: undefined, metadata: extra }, fence: {} };
+    const writer = raw.from_agent.trim();
+    const request = type === 'task.reply' ? this.requestOf(correlationId) : undefined;
+    if (request && request.from_agent === writer) return { raw: { ...raw, attempt: undefined, metadata: extra }, fence: {} }; // the requester's own reply
+    const fence = fenceOf(this, writer, correlationId, given, this.now());
+    delete extra.attempt;
+    if (fence.attempt) extra.attempt = fence.attempt;
+    if (fence.stale) extra.stale_attempt = fence.stale;
+    return { raw: { ...raw, attempt: undefined, metadata: extra }, fence };
+  }
+
   /** Appends one event in its own transaction (synchronous; for the CLI and tests). */
   appendNow(raw: AppendInput): LogEvent {
+    return this.appendChecked(this.fence(raw).raw);
+  }
+
+  /** appendNow for an input already fenced. */
+  private appendChecked(raw: AppendInput): LogEvent {
     const event = this.prepareEvent(raw);
     checkDependencies(this, event);
     checkAckOrder(this, event);
@@ -263,7 +307,7 @@ export class Logstream {
   append(raw: AppendInput): Promise<LogEvent> {
     let event: NewEvent;
     try {
-      event = this.prepareEvent(raw);
+      event = this.prepareEvent(this.fence(raw).raw);
       checkDependencies(this, event);
       checkAckOrder(this, event);
     } catch (err) {
@@ -386,11 +430,24 @@ export class Logstream {
    * Appends an `event.ack` for an event; the target is never changed. A `claimed` ack carries a
    * lease (lease_ms, lease_expires_at) and its result says whether it holds the task (`claim`).
    */
-  ack(raw: AckInput, leases: LeaseBounds = DEFAULT_LEASE_BOUNDS): LogEvent & { claim?: ClaimOutcome } {
+  ack(
+    raw: AckInput,
+    leases: LeaseBounds = DEFAULT_LEASE_BOUNDS,
+    claimer?: { capabilities: readonly string[] },
+  ): LogEvent & { claim?: ClaimOutcome } {
     const eventId = requiredField('event_id', raw.event_id);
     const target = this.store.getEvent(eventId);
     if (!target) throw new HubError('log.event_not_found', `event '${eventId}' not found`, { field: 'event_id' });
     const status = ackStatus(raw.status);
+    if (status === 'claimed' && claimer && target.correlation_id) {
+      const missing = missingCapabilities(this.task(target.correlation_id), claimer.capabilities);
+      if (missing.length > 0)
+        throw new HubError(
+          'task.capability_missing',
+          `${target.correlation_id} requires ${missing.join(', ')}; you are registered with ${claimer.capabilities.join(', ') || 'no capabilities'}; nothing was written`,
+          { field: 'event_id', data: { missing } },
+        );
+    }
     const extra = raw.metadata === undefined || raw.metadata === null ? {} : JSON.parse(metadataJson(raw.metadata));
     if (status === 'claimed') {
       const leaseMs = boundedMs('lease_ms', raw.lease_ms, leases);
@@ -421,9 +478,12 @@ export class Logstream {
     return { ...event, lease_expires_at: String(event.metadata.lease_expires_at) };
   }
 
-  /** Ends the current claim of a task (appends `claim.expired`; the task is open again). */
-  releaseClaim(raw: { event_id?: unknown; from_agent?: unknown; reason?: unknown }): LogEvent {
-    return this.appendNow(expiryOf(this, raw));
+  /**
+   * Ends the current claim of a task (appends `claim.expired`; the task is open again): by its claimer,
+   * its requester, or the desk (`authority.desk`); anyone else gets claim.not_yours.
+   */
+  releaseClaim(raw: { event_id?: unknown; from_agent?: unknown; reason?: unknown }, authority: ReleaseAuthority = { desk: false }): LogEvent {
+    return this.appendNow(expiryOf(this, raw, false, authority));
   }
 
   /** The lease sweeper's expiry (from the hub's own identity, carrying the lease end it saw). */
@@ -434,6 +494,11 @@ export class Logstream {
   /** Open tasks for an agent (or `*`) whose dependencies are all applied, oldest first. */
   ready(raw: { agent?: unknown; stream?: unknown; limit?: unknown }): TaskView[] {
     return readyTasks(this, raw);
+  }
+
+  /** The ready queue for an agent with these capabilities (null: unknown): own claims first, then what it can do; and what it cannot, with why. */
+  readyQueue(raw: { agent?: unknown; stream?: unknown; limit?: unknown }, capabilities: readonly string[] | null): ReturnType<typeof readyQueue> {
+    return readyQueue(this, raw, capabilities);
   }
 
   /** Reserves paths (advisory); refuses a conflict with another agent's reservation unless `force`. */
@@ -505,7 +570,7 @@ export class Logstream {
    * Stores a patch and appends its `patch.ready` event. Everything is validated before anything is
    * stored. With a correlation_id, stream, recipient, branch and base commit default to the task's request.
    */
-  submitPatch(raw: PatchInput): { artifact: StoredArtifact; event: LogEvent; late_patch?: true } {
+  submitPatch(raw: PatchInput): { artifact: StoredArtifact; event: LogEvent; late_patch?: true; stale_attempt?: Fence['stale'] } {
     const correlationId = routingField('correlation_id', raw.correlation_id);
     const request = correlationId ? this.requestOf(correlationId) : undefined;
     const eventInput: AppendInput = {
@@ -520,13 +585,15 @@ export class Logstream {
       base_commit: raw.base_commit ?? request?.base_commit,
       body: raw.body,
       metadata: raw.metadata,
+      attempt: raw.attempt,
     };
-    this.prepareEvent(eventInput); // validate first: bad input stores nothing
+    const { raw: fenced, fence } = this.fence(eventInput);
+    this.prepareEvent(fenced); // validate first: bad input stores nothing
     const artifact = this.putArtifact({ kind: 'patch', created_by: raw.from_agent, content: raw.content });
-    const event = this.appendNow({ ...eventInput, artifact_ids: [artifact.id] });
-    // Accepted either way; flagged when the author's claim had expired (see TaskState.late_patch).
+    const event = this.appendChecked({ ...fenced, artifact_ids: [artifact.id] });
+    // A writer without the live claim: kept, flagged stale_attempt, never the task's patch (identity.md).
     const late = correlationId !== null && this.stateOf(correlationId)?.late_patch === true;
-    return late ? { artifact, event, late_patch: true } : { artifact, event };
+    return { artifact, event, ...(late ? { late_patch: true as const } : {}), ...(fence.stale ? { stale_attempt: fence.stale } : {}) };
   }
 
   private requestOf(correlationId: string): LogEvent | undefined {

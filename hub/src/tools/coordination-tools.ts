@@ -29,7 +29,7 @@ export const taskReleaseTool = defineTool({
   name: 'palace_task_release',
   title: 'Release a claim',
   description:
-    'End the current claim on a task (appends claim.expired with your reason); the task goes back to open so another agent can claim it. Use it to give up a task you claimed, or (a human at the desk) to free a stale claim.',
+    "End the current claim on a task (appends claim.expired with your reason and who released it); the task goes back to open so another agent can claim it. Allowed for the claimer (give up a task), the task's requester, or the human at the desk (free a stale claim); anyone else gets claim.not_yours.",
   input: {
     event_id: z.string().describe('The task: its correlation_id, the task.request id, or any event of the task'),
     from_agent: z.string().describe('Your own agent name'),
@@ -37,24 +37,27 @@ export const taskReleaseTool = defineTool({
   },
   mutating: true,
   lockFree: true,
-  handler: (args, hub) => hub.logstream.releaseClaim(args),
+  handler: (args, hub, ctx) => hub.logstream.releaseClaim(args, { desk: hub.identity.isDesk(ctx.caller, args.from_agent) }),
 });
 
 export const taskReadyTool = defineTool({
   name: 'palace_task_ready',
   title: 'Tasks ready to claim',
   description:
-    'The ready queue: open tasks addressed to agent (or to "*") whose depends_on tasks are all applied, oldest first. Claim the first with palace_event_ack (status claimed) on its request_event_id. Returns {tasks, count}.',
+    'The ready queue: first your own claimed tasks still in flight (resume: true; finish those first), then open tasks addressed to agent (or to "*") whose depends_on tasks are all applied and whose required capabilities you have, oldest first. Claim one with palace_event_ack (status claimed) on its request_event_id. Returns {tasks, count, not_offered: [{correlation_id, reason}]} (tasks for you that need capabilities you lack).',
   input: {
-    agent: z.string().describe('Your own agent name'),
+    agent: z.string().optional().describe('Your own agent name (default: the agent your secret proves)'),
     stream: z.string().optional().describe('Only tasks of this stream'),
     limit: z.number().int().min(1).max(500).optional().describe('At most this many (default: all); 1 gives the head of the queue'),
   },
   mutating: false,
   lockFree: true,
-  handler: (args, hub) => {
-    const tasks = hub.logstream.ready(args);
-    return { tasks, count: tasks.length };
+  handler: (args, hub, ctx) => {
+    const agent = args.agent ?? (ctx.caller.kind === 'agent' ? ctx.caller.name : undefined);
+    const capabilities =
+      ctx.caller.kind === 'agent' && ctx.caller.name === agent ? ctx.caller.capabilities : agent ? (hub.identity.registry.get(agent)?.capabilities ?? null) : null;
+    const { tasks, not_offered } = hub.logstream.readyQueue({ ...args, agent }, capabilities);
+    return { tasks, count: tasks.length, not_offered };
   },
 });
 

@@ -56,6 +56,13 @@ const appendShape = {
   depends_on: listOf(z.string(), 64)
     .optional()
     .describe('task.request: tasks to apply first'),
+  requires: listOf(z.string(), 8)
+    .optional()
+    .describe('task.request: capabilities its worker needs (write, bash, review, read-only)'),
+  attempt: z
+    .string()
+    .optional()
+    .describe('patch.ready / task.reply: your claim attempt (the claim ack id); the hub fills it in for the live claimer'),
 };
 
 export const eventAppendTool = defineTool({
@@ -124,7 +131,8 @@ export const eventAckTool = defineTool({
   },
   mutating: true,
   lockFree: true,
-  handler: (args, hub) => hub.logstream.ack(args, leaseBounds(hub.config)),
+  handler: (args, hub, ctx) =>
+    hub.logstream.ack(args, leaseBounds(hub.config), ctx.caller.kind === 'agent' ? { capabilities: ctx.caller.capabilities } : undefined),
 });
 
 export const artifactPutTool = defineTool({
@@ -172,6 +180,7 @@ export const patchSubmitTool = defineTool({
     base_commit: z.string().optional(),
     body: z.string().optional().describe('What changed and how it was tested'),
     metadata: z.record(z.string(), z.unknown()).optional(),
+    attempt: z.string().optional().describe('Your claim attempt (the claim ack id); filled in for the live claimer. A patch from anyone else is kept flagged stale_attempt and never counts'),
   },
   mutating: true,
   lockFree: true,

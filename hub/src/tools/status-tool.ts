@@ -54,6 +54,8 @@ export const statusTool = defineTool({
         tasks_by_status: tasks.by_status,
       },
       memory: await memoryStatus(hub, args.include_memory === true),
+      // open (unregistered names believed) or enforced, and how many agents hold a secret (docs/identity.md).
+      identity: hub.identity.describe(),
       ...hub.describe(),
     };
   },

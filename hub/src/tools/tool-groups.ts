@@ -11,6 +11,7 @@ const list = (tools: unknown): readonly ToolDef[] => (Array.isArray(tools) ? too
 export const TOOL_GROUPS = {
   logstream: async () => list((await import('./logstream-tools.js')).logstreamTools),
   coordination: async () => list((await import('./coordination-tools.js')).coordinationTools),
+  identity: async () => list((await import('./identity-tools.js')).identityTools),
   memory: async () => list((await import('./memory-tools.js')).memoryTools),
   mine: async () => list((await import('./mine-tools.js')).mineTools),
   status: async () => list((await import('./status-tool.js')).statusTool),
@@ -40,6 +41,8 @@ export const TOOL_GROUP_OF: Readonly<Record<string, ToolGroup>> = {
   palace_reserve: 'coordination',
   palace_reservations: 'coordination',
   palace_release: 'coordination',
+  palace_agents: 'identity',
+  palace_agent_retire: 'identity',
   palace_search: 'memory',
   palace_add_drawer: 'memory',
   palace_add_drawers: 'memory',

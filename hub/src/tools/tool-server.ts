@@ -23,7 +23,8 @@ import {
 import { z } from 'zod';
 
 import { HubError, toHubError, type ErrorCode } from '../errors.js';
-import { checkIdentityArgs } from '../memory/identity.js';
+import { callerOfAuth, type Caller } from '../identity/identity.js';
+import { IDENTITY_FIELDS, checkIdentityArgs } from '../memory/identity.js';
 import type { HubServices } from '../services.js';
 import { AGENT_INSTRUCTIONS } from './instructions.js';
 import { registerPrompts } from './mcp-prompts.js';
@@ -44,6 +45,11 @@ export interface BuildServerOptions {
    * stdio server): resources/subscribe and logging/setLevel need one. Absent: a one-request server.
    */
   session?: McpSession;
+  /**
+   * Who calls, for a server with one caller (the CLI's in-process road, `palace mcp` answering
+   * locally). Without it, each request's caller comes from the HTTP auth middleware (req.auth).
+   */
+  caller?: Caller;
 }
 
 function jsonResult(value: unknown): CallToolResult {
@@ -62,12 +68,35 @@ const sharedValidator: jsonSchemaValidator = {
   getValidator: (schema) => (validator ??= new AjvJsonSchemaValidator()).getValidator(schema),
 };
 
+/** Each tool's served schema, built once (by tool name: one name is one tool). */
+const servedInputs = new Map<string, ServedInput>();
+
+interface ServedInput {
+  schema: z.ZodType<Record<string, unknown>>;
+  declared: ReadonlySet<string>;
+  /** Identity fields the tool's own schema requires (served optional: a proven agent may omit them). */
+  requiredIdentity: ReadonlySet<string>;
+}
+
 /** How one tool is served: its zod input schema and the names it declares. */
-function servedInput(tool: ToolDef): { schema: z.ZodType<Record<string, unknown>>; declared: ReadonlySet<string> } {
+function servedInput(tool: ToolDef): ServedInput {
+  const known = servedInputs.get(tool.name);
+  if (known) return known;
   // A mutating tool sees every argument name, so an identity field it does not record is refused
   // rather than stripped in silence (memory/identity.ts); other unknown arguments are dropped as before.
-  const schema: z.ZodType<Record<string, unknown>> = tool.mutating ? z.looseObject(tool.input) : z.object(tool.input);
-  return { schema, declared: new Set(Object.keys(tool.input)) };
+  // Its identity fields are optional: an agent that proved who it is may leave them out (identity.ts fills them).
+  const requiredIdentity = new Set(
+    Object.entries(tool.input)
+      .filter(([k, v]) => tool.mutating && IDENTITY_FIELDS.has(k) && !(v as z.ZodType).safeParse(undefined).success)
+      .map(([k]) => k),
+  );
+  const shape = tool.mutating
+    ? Object.fromEntries(Object.entries(tool.input).map(([k, v]) => [k, requiredIdentity.has(k) ? (v as z.ZodType).optional() : v]))
+    : tool.input;
+  const schema: z.ZodType<Record<string, unknown>> = tool.mutating ? z.looseObject(shape) : z.object(shape);
+  const entry: ServedInput = { schema, declared: new Set(Object.keys(tool.input)), requiredIdentity };
+  servedInputs.set(tool.name, entry);
+  return entry;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -125,7 +154,9 @@ export function buildToolServer(hub: HubServices, tools: readonly ToolDef[], opt
   /** Runs one tool on arguments its schema accepted, as a tool result (errors as isError results). */
   const invoke = async (tool: ToolDef, args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
     const progressToken = extra._meta?.progressToken;
+    const caller = options.caller ?? callerOfAuth(extra.authInfo);
     const ctx: ToolContext = {
+      caller,
       signal: extra.signal,
       progress: async (progress, total, message) => {
         if (progressToken === undefined) return;
@@ -142,9 +173,10 @@ export function buildToolServer(hub: HubServices, tools: readonly ToolDef[], opt
       if (tool.mutating) {
         if (hub.readOnly) throw new HubError('hub.read_only', `${tool.name} is refused: this hub is read-only (--read-only)`);
         options.guardWrite?.(tool);
-        const { declared } = servedInput(tool);
+        const { declared, requiredIdentity } = servedInput(tool);
         checkIdentityArgs(tool.name, declared, args);
-        known = Object.fromEntries(Object.entries(args).filter(([key]) => declared.has(key)));
+        const kept = Object.fromEntries(Object.entries(args).filter(([key]) => declared.has(key)));
+        known = hub.identity.bind(tool.name, declared, kept, caller, requiredIdentity);
       }
       const started = performance.now();
       const value = tool.lockFree || tool.stepLocked || !options.withLock ? await run() : await options.withLock(run);

@@ -3,10 +3,13 @@
 
 import type { z } from 'zod';
 
+import type { Caller } from '../identity/identity.js';
 import type { HubServices } from '../services.js';
 
 /** Per-call context handed to a tool handler by the server factory. */
 export interface ToolContext {
+  /** Who calls (identity/identity.ts): an agent proven by its secret, the hub-token holder, or anonymous. */
+  caller: Caller;
   signal: AbortSignal;
   /** Reports progress to clients that asked for it (resets their request timeout). */
   progress(progress: number, total?: number, message?: string): Promise<void>;

@@ -14,6 +14,8 @@ import { useHotkeys } from '../hooks/useHotkeys.js';
 import { activeFilterCount, matchesFilters, type EventFilters } from '../lib/event-filters.js';
 import { firstLine, formatDateTime, formatEventTime, plural } from '../lib/format.js';
 import { useNow } from '../hooks/useNow.js';
+import { useAgents } from '../hooks/useAgents.js';
+import { writerProof, type RegisteredAgent } from '../lib/identity.js';
 
 /** Rows rendered at first; each "load older" adds this many. */
 const ROWS_STEP = 400;
@@ -31,12 +33,16 @@ function EventRow({
   selected,
   now,
   onSelect,
+  agents,
 }: {
   event: LogEvent;
   selected: boolean;
   now: number;
   onSelect(): void;
+  /** Registered agents; null while identity is unused (nobody registered): no marks then. */
+  agents: readonly RegisteredAgent[] | null;
 }): ReactElement {
+  const unproven = agents !== null && writerProof(event, agents) === 'unproven';
   return (
     <tr
       className={selected ? 'row row-selected' : 'row'}
@@ -52,6 +58,11 @@ function EventRow({
       <td className="col-type mono">{event.type}</td>
       <td className="col-route">
         <span className="agent">{event.from_agent}</span>
+        {unproven ? (
+          <span className="tag tag-unproven" data-testid="unproven" title="written under an unregistered name: the hub did not prove who wrote it">
+            unproven
+          </span>
+        ) : null}
         <span className="route-arrow">→</span>
         <span className="agent">{event.to_agent ?? '—'}</span>
       </td>
@@ -80,6 +91,8 @@ export function EventsView({
 }: Props): ReactElement {
   const store = useStore();
   const { events, eventsLoaded, phase, eventsHasOlder, eventsLoadingOlder, status } = useDashboard();
+  const identity = useAgents();
+  const registered = identity && identity.agents.length > 0 ? identity.agents : null;
   const [maxRows, setMaxRows] = useState(ROWS_STEP);
   const logTotal = status.state === 'ready' ? status.data.logstream?.events : undefined;
   const listRef = useRef<HTMLDivElement>(null);
@@ -161,6 +174,7 @@ export function EventsView({
                     now={now}
                     selected={e.id === selectedId}
                     onSelect={() => onSelect(e.id === selectedId ? null : e.id)}
+                    agents={registered}
                   />
                 ))}
               </tbody>

@@ -6,6 +6,7 @@ import { useEffect, useState, type ReactElement } from 'react';
 import { EmptyState } from '../components/empty-state.js';
 import { IconAlert, IconCheck, IconGauge } from '../components/icons.js';
 import { KeyValues, type KeyValue } from '../components/key-values.js';
+import { useAgents } from '../hooks/useAgents.js';
 import { useDashboard, useStore } from '../hooks/useDashboard.js';
 import { useNow } from '../hooks/useNow.js';
 import { formatAgo, formatDateTime, formatUptime } from '../lib/format.js';
@@ -136,6 +137,32 @@ function MemoryCard(): ReactElement | null {
   );
 }
 
+/** Identity (docs/identity.md): the mode and the registered agents (never their secrets). */
+function AgentsCard(): ReactElement | null {
+  const info = useAgents();
+  if (!info) return null;
+  return (
+    <Card title="Agents">
+      <div data-testid="agents-card">
+        <KeyValues
+          rows={[
+            {
+              label: 'Identity',
+              value: info.mode === 'enforced' ? 'enforced: only registered agents write' : 'open: unregistered names are believed (marked unproven)',
+            },
+            ...(info.agents.length === 0
+              ? [{ label: 'Registered', value: 'none (palace agent add <name>)' }]
+              : info.agents.map((a) => ({
+                  label: a.name,
+                  value: `${a.state}${a.capabilities.length > 0 ? ` · ${a.capabilities.join(', ')}` : ''}${a.harness ? ` · ${a.harness}` : ''}`,
+                }))),
+          ]}
+        />
+      </div>
+    </Card>
+  );
+}
+
 export function StatusView(): ReactElement {
   const store = useStore();
   const { status } = useDashboard();
@@ -216,6 +243,7 @@ export function StatusView(): ReactElement {
           />
         </Card>
         <MemoryCard />
+        <AgentsCard />
         <Card title="Logstream">
           <KeyValues
             rows={[

@@ -28,6 +28,7 @@ export const HELP_GROUPS: readonly HelpGroup[] = [
       ['logstream <subcommand>', 'the coordination log: append, ready, ack, task, tasks, watch, list, wait, ...'],
       ['patch submit|apply', 'file a task\'s patch checked against its base commit (worker) / apply it (requester)'],
       ['artifact put|get', 'exact content (patches, logs, reports) with its sha256'],
+      ['agent add|list|rotate|revoke|retire', "per-agent secrets: the hub binds each agent's writes to it (docs/identity.md)"],
       ['reserve <paths...>', 'reserve paths you are editing (advisory; conflicts refused)'],
       ['reservations', 'file reservations in force now'],
       ['release <reservation_id>', 'release a file reservation'],

@@ -17,8 +17,7 @@ import { readManifest } from '../hub/src/mine/manifest.js';
 import { rankedSearch, SEARCH_DEFAULTS, type SearchMode, type SearchPlan } from '../hub/src/search/candidates.js';
 import { minedProjectFiles } from '../hub/src/search/path-scan.js';
 import { LanceDbVectorStore } from '../hub/src/vector/lancedb-vector-store.js';
-import type { StoredDrawer } from '../hub/src/vector/vector-store.js';
-import { codeRelevant, convoRelevant, fileReader, loadCodeSet, loadConvoSet, loadPackageSet, packageSetFiles, type BenchHit } from './retrieval-sets.js';
+import { asBenchHit, codeRelevant, convoRelevant, fileReader, loadCodeSet, loadConvoSet, loadPackageSet, packageSetFiles, type BenchHit } from './retrieval-sets.js';
 
 const K = 10;
 
@@ -38,17 +37,6 @@ export const PLANS: Record<string, Partial<SearchPlan>> = {
   'names+boiler+def': { names: true, boilerplate: true, definition: true },
   all: { names: true, path: true, boilerplate: true, definition: true, fileDecay: true },
 };
-
-function asBenchHit(d: StoredDrawer): BenchHit {
-  const { line_start: start, line_end: end, rel_path: path } = d.metadata;
-  const lines = typeof start === 'number' && typeof end === 'number' ? ([start, end] as [number, number]) : undefined;
-  return {
-    content: d.content,
-    source_file: d.source_file,
-    ...(lines && typeof path === 'string' ? { location: { path, line_start: lines[0], line_end: lines[1] } } : {}),
-    ...(lines ? { lines } : {}),
-  };
-}
 
 /** The newest cached palace of a set (its folder holds `<set>/` and `palace/`). */
 function cached(set: string): string | undefined {

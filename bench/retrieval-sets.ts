@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { StoredDrawer } from '../hub/src/vector/vector-store.js';
 
 /** The repository root, from the built bench (dist/bench/) or its source (bench/, as tests run it). */
 export const REPO_ROOT = ['../../', '../', '../../../']
@@ -208,5 +209,18 @@ export function fileReader(root: string): (path: string) => string | undefined {
       cache.set(path, existsSync(full) ? readFileSync(full, 'utf8') : undefined);
     }
     return cache.get(path);
+  };
+}
+
+/** A stored drawer as a bench hit: its line range from the miner's metadata when it has one. */
+export function asBenchHit(d: StoredDrawer): BenchHit {
+  const { line_start: start, line_end: end, rel_path: path } = d.metadata;
+  const lines = typeof start === 'number' && typeof end === 'number' ? ([start, end] as [number, number]) : undefined;
+  return {
+    content: d.content,
+    source_file: d.source_file,
+    // As search reports it (snippet.ts hitLocation): the path in the mined project, and the lines.
+    ...(lines && typeof path === 'string' ? { location: { path, line_start: lines[0], line_end: lines[1] } } : {}),
+    ...(lines ? { lines } : {}),
   };
 }

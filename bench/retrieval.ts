@@ -21,12 +21,12 @@ import { CANDIDATE_WINDOW } from '../hub/src/search/candidates.js';
 import { mineSource } from '../hub/src/mine/miner.js';
 import { minedProjectFiles } from '../hub/src/search/path-scan.js';
 import { LanceDbVectorStore } from '../hub/src/vector/lancedb-vector-store.js';
-import type { StoredDrawer } from '../hub/src/vector/vector-store.js';
 import { benchConfig } from './bench-config.js';
 import type { Figure, Suite, SuiteContext, SuiteResult } from './figure.js';
 import {
   codeRelevant,
   convoRelevant,
+  asBenchHit,
   fileReader,
   loadCodeSet,
   loadConvoSet,
@@ -154,19 +154,6 @@ interface SetRun {
   hybridMs: number[];
   textMs: number[];
   fuseMs: number[];
-}
-
-/** A stored drawer as a bench hit: its line range from the miner's metadata when it has one. */
-function asBenchHit(d: StoredDrawer): BenchHit {
-  const { line_start: start, line_end: end, rel_path: path } = d.metadata;
-  const lines = typeof start === 'number' && typeof end === 'number' ? ([start, end] as [number, number]) : undefined;
-  return {
-    content: d.content,
-    source_file: d.source_file,
-    // As search reports it (snippet.ts hitLocation): the path in the mined project, and the lines.
-    ...(lines && typeof path === 'string' ? { location: { path, line_start: lines[0], line_end: lines[1] } } : {}),
-    ...(lines ? { lines } : {}),
-  };
 }
 
 async function runSet(

@@ -80,6 +80,23 @@ export function sseData(text: string): string[] {
   return parser.push(text.endsWith('\n\n') ? text : `${text}\n\n`);
 }
 
+/**
+ * Hands each data payload of a text/event-stream body to `emit` as it arrives, and any left at its end;
+ * true when the stream ended in the middle of a frame.
+ */
+async function eachSseData(body: ReadableStream<Uint8Array>, emit: (payload: string) => void): Promise<boolean> {
+  const parser = new SseDataParser();
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    for (const payload of parser.push(decoder.decode(value, { stream: true }))) emit(payload);
+  }
+  for (const payload of parser.push(decoder.decode())) emit(payload);
+  return parser.end();
+}
+
 /** Whether a failed forward certainly never reached the hub (so answering locally cannot duplicate it). */
 function neverReached(err: unknown): boolean {
   const code = (err as { cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
@@ -301,20 +318,13 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
               body: JSON.stringify({ jsonrpc: '2.0', id: `palace-resubscribe-${hubSession.opened}`, method: 'resources/subscribe', params: { uri } }),
               signal: controller.signal,
             }).then((r) => r.body?.cancel());
-        const parser = new SseDataParser();
-        const decoder = new TextDecoder();
-        const reader = response.body.getReader();
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          for (const payload of parser.push(decoder.decode(value, { stream: true }))) {
-            try {
-              write(JSON.parse(payload));
-            } catch {
-              log.warn(`the hub at ${base} sent a notification that is not JSON; dropped it`, { bytes: payload.length });
-            }
+        await eachSseData(response.body, (payload) => {
+          try {
+            write(JSON.parse(payload));
+          } catch {
+            log.warn(`the hub at ${base} sent a notification that is not JSON; dropped it`, { bytes: payload.length });
           }
-        }
+        });
       } catch {
         // the hub went away or the proxy is closing: the next frame opens the stream again
       } finally {
@@ -425,16 +435,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
         };
         const type = response.headers.get('content-type') ?? '';
         if (type.includes('text/event-stream') && response.body) {
-          const parser = new SseDataParser();
-          const decoder = new TextDecoder();
-          const reader = response.body.getReader();
-          for (;;) {
-            const { done, value } = await reader.read();
-            if (done) break;
-            for (const payload of parser.push(decoder.decode(value, { stream: true }))) emit(payload);
-          }
-          for (const payload of parser.push(decoder.decode())) emit(payload);
-          if (parser.end()) failure = 'its stream ended in the middle of a frame';
+          if (await eachSseData(response.body, emit)) failure = 'its stream ended in the middle of a frame';
         } else {
           const body = await response.text();
           if (body.trim() !== '') emit(body);

@@ -12,7 +12,8 @@ import { useNow } from '../hooks/useNow.js';
 import { formatAgo, formatDateTime, formatUptime } from '../lib/format.js';
 import type { StatusPayload } from '../state/hub-types.js';
 
-const KNOWN = new Set(['ok', 'server', 'palace', 'writer', 'requests', 'logstream', 'clients']);
+// Blocks with a card of their own; any other object block of the status gets a generic card. (identity: the Agents card.)
+const KNOWN = new Set(['ok', 'server', 'palace', 'writer', 'requests', 'logstream', 'clients', 'identity']);
 
 function scalarRows(block: Record<string, unknown>): KeyValue[] {
   return Object.entries(block)

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 
 import { HubError } from '../errors.js';
+import { bindNested } from '../identity/bind-nested.js';
 import { MEMORY_LIMITS } from '../memory/drawer-input.js';
 import { listOf } from './list-input.js';
 import { defineTool } from './tool.js';
@@ -90,10 +91,13 @@ export const addDrawersTool = defineTool({
     const bytes = args.items.reduce((n, item) => n + Buffer.byteLength(item.content, 'utf8'), 0);
     if (bytes > MEMORY_LIMITS.contentBytes)
       throw new HubError('input.too_large', `the items' content totals ${bytes} bytes, over ${MEMORY_LIMITS.contentBytes} per call; send fewer per call`, { field: 'items' });
+    // Each item names its own writer: bound to the caller like a top-level identity field (an agent
+    // files only as itself, unnamed items are filled in), all before anything is written.
     const identity = new Set(['created_by', 'added_by']);
     const items = args.items.map((item, i) => {
       checkIdentityArgs(`palace_add_drawers items[${i}]`, identity, item);
-      return { ...item, added_by: writerOf(item, 'created_by', 'added_by') };
+      const bound = bindNested(hub.identity, 'palace_add_drawers', `items[${i}]`, identity, item, ctx.caller);
+      return { ...bound, added_by: writerOf(bound, 'created_by', 'added_by') };
     });
     const memory = await hub.memory.get();
     const options = ctx.withLock ? { step: ctx.withLock } : {};

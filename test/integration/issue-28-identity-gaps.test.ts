@@ -115,3 +115,64 @@ describe('palace_add_drawers binds each item to the caller', () => {
     expect(ok.filed).toBe(1);
   });
 });
+
+describe("the daemon's write route takes no author the identity checks would not see", () => {
+  // The audit behind this: the only HTTP route besides /mcp that writes palace data is PATCH
+  // /memory/{id} (a move; /sync/round pulls from pinned peers, /cypher is read-only). Drawers, KG
+  // facts and diaries are written only through /mcp tools, where IdentityService.bind runs. This
+  // pins that: a move carries no author (none is recorded, as with palace_update_drawer), and an
+  // author field sent anyway is refused, never stored or believed.
+  it('refuses created_by / from_agent in a PATCH /memory body (input.invalid, nothing moved); an agent secret is accepted, a wrong one is 401', async () => {
+    const { hub: h, dirs } = await hub();
+    const secret = await register(dirs, 'worker-codex');
+    await register(dirs, 'laptop-claude');
+    const filed = await callJson<Filed>(await as(h, secret), 'palace_add_drawers', { items: [item('to be moved')] });
+    const id = filed.results[0]?.drawer_id ?? '';
+    const patch = (body: unknown, auth: Record<string, string> = {}) =>
+      fetch(`${h.url}/memory/${id}`, { method: 'PATCH', headers: { 'Content-Type': 'application/json', ...auth }, body: JSON.stringify(body) });
+    for (const author of ['created_by', 'from_agent', 'added_by']) {
+      const res = await patch({ wing: 'elsewhere', [author]: 'laptop-claude' }, { Authorization: `Bearer ${secret}` });
+      expect(res.status).toBe(400);
+      const { error } = (await res.json()) as { error: { code: string; field: string } };
+      expect(error).toMatchObject({ code: 'input.invalid', field: author });
+    }
+    const wrong = await patch({ wing: 'elsewhere' }, { Authorization: 'Bearer pat_not-a-real-secret' });
+    expect(wrong.status).toBe(401);
+    const still = await callJson<{ wing: string }>(await as(h), 'palace_get_drawer', { drawer_id: id });
+    expect(still.wing).toBe('project');
+    const moved = await patch({ wing: 'elsewhere' }, { Authorization: `Bearer ${secret}` });
+    expect(moved.status).toBe(200);
+    expect(((await moved.json()) as { wing: string }).wing).toBe('elsewhere');
+  });
+});
+
+describe('an enforced hub refuses an unproven write that names nobody, on /mcp and on the daemon route alike', () => {
+  it('refuses an anonymous move (PATCH /memory and palace_update_drawer: identity.unproven, nothing moved); the agent moves', async () => {
+    const { hub: h, dirs } = await hub({ PALACE_IDENTITY_MODE: 'enforced' });
+    const secret = await register(dirs, 'worker-codex');
+    const worker = await as(h, secret);
+    const filed = await callJson<Filed>(worker, 'palace_add_drawers', { items: [item('kept in place')] });
+    const id = filed.results[0]?.drawer_id ?? '';
+    const patch = (auth: Record<string, string> = {}) =>
+      fetch(`${h.url}/memory/${id}`, { method: 'PATCH', headers: { 'Content-Type': 'application/json', ...auth }, body: JSON.stringify({ wing: 'elsewhere' }) });
+    const anonPatch = await patch();
+    expect(anonPatch.status).toBe(401);
+    expect(((await anonPatch.json()) as { error: { code: string } }).error.code).toBe('identity.unproven');
+    const anon = await as(h);
+    expect(toolError(await anon.callTool({ name: 'palace_update_drawer', arguments: { drawer_id: id, wing: 'elsewhere' } })).code).toBe('identity.unproven');
+    expect((await callJson<{ wing: string }>(worker, 'palace_get_drawer', { drawer_id: id })).wing).toBe('project');
+    const moved = await patch({ Authorization: `Bearer ${secret}` });
+    expect(moved.status).toBe(200);
+    expect((await callJson<{ wing: string }>(worker, 'palace_get_drawer', { drawer_id: id })).wing).toBe('elsewhere');
+  });
+
+  it('keeps the open loopback hub as it was: an anonymous move is accepted', async () => {
+    const { hub: h } = await hub();
+    const anon = await as(h);
+    const filed = await callJson<Filed>(anon, 'palace_add_drawers', { items: [item('open hub drawer')] });
+    const id = filed.results[0]?.drawer_id ?? '';
+    const res = await fetch(`${h.url}/memory/${id}`, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ room: 'moved' }) });
+    expect(res.status).toBe(200);
+    expect((await callJson<{ room: string }>(anon, 'palace_update_drawer', { drawer_id: id, room: 'again' })).room).toBe('again');
+  });
+});

@@ -56,6 +56,9 @@ export interface IdentityService {
 /** Fields a filled-in writer goes to, in order of preference (the first the tool declares). */
 const FILL_ORDER = ['from_agent', 'agent_name', 'created_by', 'agent', 'added_by', 'author', 'writer'];
 
+/** Tools whose writer is named per item (bound there with bindNested), not at the top level. */
+const NESTED_WRITER_TOOLS: ReadonlySet<string> = new Set(['palace_add_drawers']);
+
 /** The caller an MCP request carries (set by the HTTP auth middleware as `req.auth`), or anonymous. */
 export function callerOfAuth(auth: AuthInfo | undefined): Caller {
   const caller = auth?.extra?.caller as Caller | undefined;
@@ -134,7 +137,15 @@ export function createIdentityService(options: IdentityOptions): IdentityService
     required: ReadonlySet<string>,
   ): Record<string, unknown> {
     const fields = FILL_ORDER.filter((f) => declared.has(f) && IDENTITY_FIELDS.has(f));
-    if (fields.length === 0) return args;
+    if (fields.length === 0) {
+      // A write that records no writer (a move, a delete, a mine): an enforced hub still wants it proven.
+      if (caller.kind === 'anonymous' && mode === 'enforced' && !NESTED_WRITER_TOOLS.has(tool))
+        throw new HubError(
+          'identity.unproven',
+          `${tool} writes to the palace and this hub enforces identity: present your agent secret (or the hub token); nothing was written`,
+        );
+      return args;
+    }
     const givenField = fields.find((f) => typeof args[f] === 'string' && (args[f] as string).trim() !== '');
     const given = givenField === undefined ? undefined : (args[givenField] as string).trim();
     if (caller.kind === 'agent') {

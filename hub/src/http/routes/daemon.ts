@@ -4,6 +4,7 @@
 import type Router from '@koa/router';
 
 import { HubError, invalid } from '../../errors.js';
+import { ANONYMOUS, type Caller } from '../../identity/identity.js';
 import { optionalPlace } from '../../memory/drawer-input.js';
 import { graphView, listDrawers, statsView } from '../../memory/palace-views.js';
 import { hubStatus, type HubServices } from '../../services.js';
@@ -18,6 +19,13 @@ export const DAEMON_ALLOW: Record<string, string[]> = {
 };
 
 const PATCH_KEYS = new Set(['wing', 'room']);
+/** A move names no writer (the body takes wing and room only; an author field is refused above). */
+const NO_WRITER_FIELDS: ReadonlySet<string> = new Set(['drawer_id', 'wing', 'room']);
+
+/** The caller the auth middleware resolved (ctx.state.caller); anonymous if none. */
+function callerOf(state: { caller?: Caller }): Caller {
+  return state.caller ?? ANONYMOUS;
+}
 
 function one(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
@@ -42,6 +50,9 @@ export function daemonRoutes(router: Router, hub: HubServices, withLock: Lock = 
     const { wing, room } = body as { wing?: unknown; room?: unknown };
     const target = { wing: optionalPlace('wing', wing), room: optionalPlace('room', room) };
     if (target.wing === undefined && target.room === undefined) throw invalid('body', 'give wing and/or room to move the drawer to');
+    // The same identity gate as its MCP twin palace_update_drawer (which records no writer): on an
+    // enforced hub an unproven caller may not move a drawer; open loopback is unchanged.
+    hub.identity.bind('palace_update_drawer', NO_WRITER_FIELDS, { drawer_id: ctx.params.id, ...target }, callerOf(ctx.state));
     const memory = await hub.memory.get();
     const moved = await withLock(() => memory.relocate(ctx.params.id, target));
     ctx.body = { success: true, drawer_id: moved.drawer_id, wing: moved.wing, room: moved.room };

@@ -3,7 +3,6 @@
 // read-only hub, and a long palace_event_wait that never holds up a search or a memory write.
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { LogEvent, WaitResult } from '../../hub/src/core/types.js';
@@ -17,6 +16,7 @@ import {
   startTestHub,
   type HubDirs,
 } from '../helpers/hub.js';
+import { toolError } from '../helpers/stdio-client.js';
 
 const MEMORY_READS = [
   'palace_search',
@@ -297,17 +297,15 @@ describe('memory tools on a read-only hub', () => {
   });
 
   it('refuses palace_add_drawer when called anyway, and files nothing', async () => {
-    const error = await client
-      .callTool({
+    // The one error shape (issue 33): an isError result with hub.read_only, never a JSON-RPC error.
+    const error = toolError(
+      await client.callTool({
         name: 'palace_add_drawer',
         arguments: { wing: 'w', room: 'r', content: 'should not be filed' },
-      })
-      .then(
-        () => undefined,
-        (err: unknown) => err,
-      );
-    expect(error).toBeInstanceOf(McpError);
-    expect((error as McpError).message).toMatch(/read-only/);
+      }),
+    );
+    expect(error.code).toBe('hub.read_only');
+    expect(error.message).toMatch(/read-only/);
     const search = await callJson<SearchResult>(client, 'palace_search', { query: 'should not be filed' });
     expect(search.results).toEqual([]);
     const status = await callJson<StatusResult>(client, 'palace_status', { include_memory: true });

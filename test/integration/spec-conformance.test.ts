@@ -96,7 +96,8 @@ describe('acks that skip the task order are refused (docs/decisions.md)', () => 
     const tasks = await callJson<{ tasks: Array<{ status: string; event_count: number }> }>(client, 'palace_tasks', { correlation_id: req.correlation_id });
     expect(tasks.tasks[0]).toMatchObject({ status: 'open', event_count: 1 });
 
-    // The same ack written by hand as an event.ack append is refused the same way.
+    // The same ack written by hand as an event.ack append is refused too: raw acks are hub-only
+    // (issue 28, they go through palace_event_ack and its checks), and nothing is appended.
     const byHand = await toolError('palace_event_append', {
       type: 'event.ack',
       stream: 'project/spec',
@@ -106,7 +107,8 @@ describe('acks that skip the task order are refused (docs/decisions.md)', () => 
       correlation_id: req.correlation_id,
       status: 'applied',
     });
-    expect(byHand.code).toBe('task.out_of_order');
+    expect(byHand.code).toBe('event.hub_only');
+    expect(hub.services.logstream.store.countEvents()).toBe(before);
   });
 
   it('accepts the order the spec shows: claimed, ready (patch), applied; and refuses a claim on a done task', async () => {

@@ -32,12 +32,15 @@ function contextOf(command: Command): CommandContext {
 
 /**
  * The agent a command writes (or reads) as: its flag (`--from-agent`, `--agent`), else
- * PALACE_AGENT_NAME. Every command that writes as an agent asks here, so the variable works for all.
+ * PALACE_AGENT_NAME, else none when PALACE_AGENT_TOKEN is set (the hub, or the in-process tool, binds
+ * the call to the agent that secret proves; docs/identity.md). Throws when there is neither a name
+ * nor a secret. Every logstream command that writes as an agent asks here.
  */
-export function agentName(ctx: CommandContext, flag: '--from-agent' | '--agent' = '--from-agent'): string {
+export function writerName(ctx: CommandContext, flag: '--from-agent' | '--agent' = '--from-agent'): string | undefined {
   const raw = ctx.opts[flag === '--from-agent' ? 'fromAgent' : 'agent'];
   const agent = typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : ctx.config.agentName;
-  if (agent === undefined) throw invalid(flag, `name the agent: ${flag} <machine>-<harness> (or set PALACE_AGENT_NAME)`);
+  if (agent === undefined && ctx.config.agentToken === undefined)
+    throw invalid(flag, `name the agent: ${flag} <machine>-<harness> (or set PALACE_AGENT_NAME, or PALACE_AGENT_TOKEN for a registered agent)`);
   return agent;
 }
 

@@ -88,9 +88,9 @@ function requestLines(t: WithRequest, indent: string): string[] {
 }
 
 /** `logstream ready`: under each task line, the work order and the command that claims it, as printed. */
-export function workOrderLines(t: WithRequest, agent: string): string[] {
+export function workOrderLines(t: WithRequest, agent: string | undefined): string[] {
   const claim = t.request_event_id
-    ? [`    claim it:    palace logstream ack ${t.request_event_id} --status claimed --from-agent ${agent}`]
+    ? [`    claim it:    palace logstream ack ${t.request_event_id} --status claimed${agent === undefined ? '' : ` --from-agent ${agent}`}`]
     : [];
   return [`    request:     ${t.request_event_id ?? '-'}  from ${t.requester ?? '-'}`, ...requestLines(t, '    '), ...claim];
 }

@@ -11,7 +11,7 @@ import type { TaskPage } from '../../hub/src/logstream/task-projection.js';
 
 import { LIMITS } from '../../hub/src/core/validate.js';
 import { HubError, invalid } from '../../hub/src/errors.js';
-import { action, agentName, collect, type CommandContext } from '../context.js';
+import { action, collect, writerName, type CommandContext } from '../context.js';
 import { eventLine, eventsText, taskLine, taskText, workOrderLines } from '../format.js';
 import { EXIT } from '../output.js';
 import { jsonObject, readText, wholeNumberArg } from '../read-input.js';
@@ -148,7 +148,7 @@ export function registerLogstream(program: Command): void {
             type: o.type,
             stream: o.stream,
             room: o.room,
-            from_agent: agentName(ctx),
+            from_agent: writerName(ctx),
             to_agent: o.toAgent,
             correlation_id: o.correlationId,
             status: o.status,
@@ -203,7 +203,7 @@ export function registerLogstream(program: Command): void {
         const o = ctx.opts;
         const ack = (await runTool(ctx.config, 'palace_event_ack', {
           event_id: eventId,
-          from_agent: agentName(ctx),
+          from_agent: writerName(ctx),
           status: o.status,
           body: bodyOf(o),
           lease_ms: o.lease,
@@ -223,7 +223,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx, ref: string) => {
         const o = ctx.opts;
-        const event = (await runTool(ctx.config, 'palace_task_renew', { event_id: ref, from_agent: agentName(ctx), lease_ms: o.lease })) as LogEvent & {
+        const event = (await runTool(ctx.config, 'palace_task_renew', { event_id: ref, from_agent: writerName(ctx), lease_ms: o.lease })) as LogEvent & {
           lease_expires_at?: string;
         };
         ctx.out.result(event, () => `Renewed ${event.correlation_id ?? ref}: lease until ${event.lease_expires_at}`);
@@ -239,7 +239,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx, ref: string) => {
         const o = ctx.opts;
-        const event = (await runTool(ctx.config, 'palace_task_release', { event_id: ref, from_agent: agentName(ctx), reason: o.reason })) as LogEvent;
+        const event = (await runTool(ctx.config, 'palace_task_release', { event_id: ref, from_agent: writerName(ctx), reason: o.reason })) as LogEvent;
         ctx.out.result(event, () => `Released the claim on ${event.correlation_id ?? ref}:\n${eventLine(event)}`);
       }),
     );
@@ -247,13 +247,13 @@ export function registerLogstream(program: Command): void {
   log
     .command('ready')
     .description('open tasks for an agent (or *) whose dependencies are all applied, oldest first')
-    .option('--agent <agent>', 'your agent name (default: PALACE_AGENT_NAME)')
+    .option('--agent <agent>', 'your agent name (default: PALACE_AGENT_NAME, or the agent PALACE_AGENT_TOKEN proves)')
     .option('--stream <stream>', 'only this stream')
     .option('--limit <n>', 'at most this many, 1-500 (default: all); 1 gives the head of the queue')
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
-        const agent = agentName(ctx, '--agent');
+        const agent = writerName(ctx, '--agent');
         const limit = ctx.opts.limit === undefined ? {} : { limit: Number(ctx.opts.limit) };
         const session = await openToolSession(ctx.config, ['palace_task_ready', 'palace_event_list']);
         let tasks: WorkOrder[];

@@ -21,11 +21,12 @@ import { runTool } from '../tool-runner.js';
 /** The line that marks a pre-commit hook as palace's own (install replaces only those). */
 export const GUARD_MARKER = '# palace guard: pre-commit hook';
 
-function agentOf(ctx: CommandContext, flag = 'fromAgent'): string {
-  const agent = ctx.opts[flag] ?? ctx.config.agentName;
-  if (typeof agent !== 'string' || agent.trim() === '')
-    throw invalid(flag === 'fromAgent' ? '--from-agent' : '--agent', 'name your agent with --from-agent (or PALACE_AGENT_NAME)');
-  return agent.trim();
+/** The writer: --from-agent, else PALACE_AGENT_NAME, else none with PALACE_AGENT_TOKEN (the hub fills in the agent it proves). */
+function agentOf(ctx: CommandContext): string | undefined {
+  const agent = ctx.opts.fromAgent ?? ctx.config.agentName;
+  if (typeof agent === 'string' && agent.trim() !== '') return agent.trim();
+  if (ctx.config.agentToken !== undefined) return undefined;
+  throw invalid('--from-agent', 'name your agent with --from-agent (or PALACE_AGENT_NAME, or PALACE_AGENT_TOKEN for a registered agent)');
 }
 
 function git(repo: string, args: readonly string[]): string {

@@ -660,7 +660,7 @@ describe('several processes at once', () => {
           ],
           { killAfterMs: 120_000 },
         );
-        expect(result.code, result.stderr).toBe(0);
+        expect(result.code, `${result.stderr}${result.stdout}`).toBe(0);
         ids.push(parseJson<EventJson>(result).id);
       }
       return ids;

@@ -58,11 +58,11 @@ const appendShape = {
     .describe('task.request: tasks to apply first'),
   requires: listOf(z.string(), 8)
     .optional()
-    .describe('task.request: capabilities its worker needs (write, bash, review, read-only)'),
+    .describe('task.request: capabilities needed'),
   attempt: z
     .string()
     .optional()
-    .describe('patch.ready / task.reply: your claim attempt (the claim ack id); the hub fills it in for the live claimer'),
+    .describe('patch.ready: claim attempt (hub fills it in)'),
 };
 
 export const eventAppendTool = defineTool({

@@ -3,7 +3,7 @@
 // recorded its public key. Private key bytes never leave this module except as a KeyObject.
 
 import { generateKeyPairSync, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 import { rawPublicKey } from './signatures.js';
 
@@ -32,7 +32,9 @@ export function ephemeralKey(): SigningKey {
 
 /**
  * Reads the key at `path`, minting it first when `mayCreate` and there is none. Two processes
- * opening a fresh palace at once agree: the file is created exclusively and the loser reads it.
+ * opening a fresh palace at once agree: the key is written whole to a file of this process's own and
+ * published by a hard link, which fails if a key is there already, so the loser reads the winner's
+ * key and never a file still being written.
  */
 export function loadSigningKey(path: string, mayCreate: boolean): SigningKey {
   let pem: string | undefined;
@@ -45,12 +47,16 @@ export function loadSigningKey(path: string, mayCreate: boolean): SigningKey {
     if (!mayCreate) throw new Error(`the hub's signing key ${path} is missing`);
     const { privateKey } = generateKeyPairSync('ed25519');
     const text = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    const tmp = `${path}.${process.pid}.tmp`;
     try {
-      writeFileSync(path, text, { mode: 0o600, flag: 'wx' });
+      writeFileSync(tmp, text, { mode: 0o600 });
+      linkSync(tmp, path);
       pem = text;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       pem = readFileSync(path, 'utf8');
+    } finally {
+      rmSync(tmp, { force: true });
     }
   }
   if (process.platform !== 'win32') {

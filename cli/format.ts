@@ -1,24 +1,9 @@
 // Human-readable renderings of events, artifacts and tasks for the CLI's text mode.
 
-import { terminalLine, terminalText } from '../hub/src/core/terminal-text.js';
+import { quoteLines, terminalLine } from '../hub/src/core/terminal-text.js';
 import type { ArtifactMeta, LogEvent } from '../hub/src/core/types.js';
 import type { TaskState } from '../hub/src/core/task-state.js';
 import type { Reservation, TaskView } from '../hub/src/logstream/coordination.js';
-
-/**
- * Text another agent wrote (a request's body), made safe to print on a terminal: the one sanitizer
- * (core/terminal-text) removes escape sequences and controls and reads \r, U+2028 and U+2029 as line ends.
- */
-export function printable(raw: string): string {
-  return terminalText(raw);
-}
-
-/** Each line of a body behind an indent and `> `, so no line of it can pass for one of ours. */
-function quoted(raw: string, indent: string): string[] {
-  return printable(raw)
-    .split('\n')
-    .map((l) => `${indent}> ${l}`);
-}
 
 function oneLine(text: string, max: number): string {
   const flat = terminalLine(text).replace(/\s+/g, ' ').trim();
@@ -83,7 +68,7 @@ function requestLines(t: WithRequest, indent: string): string[] {
   return [
     `${indent}branch:      ${r.branch ?? '-'}   base commit: ${r.base_commit ?? '-'}   stream: ${r.stream}/${r.room}`,
     ...(t.depends_on.length > 0 ? [`${indent}depends on:  ${t.depends_on.join(', ')}`] : []),
-    ...(r.body ? [`${indent}goal and definition of done (the request's body):`, ...quoted(r.body, `${indent}  `)] : [`${indent}(the request has no body)`]),
+    ...(r.body ? [`${indent}goal and definition of done (the request's body):`, ...quoteLines(r.body, `${indent}  > `)] : [`${indent}(the request has no body)`]),
   ];
 }
 

@@ -4,55 +4,19 @@
 // re-claimed, and the ready queue honouring required capabilities with own claims first.
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import type { LogEvent } from '../../hub/src/core/types.js';
 import type { Hub } from '../../hub/src/server.js';
-import { callJson, connectHttpClient, makeHubDirs, startTestHub, waitUntil, type HubDirs } from '../helpers/hub.js';
-import { closeSessions, toolError } from '../helpers/stdio-client.js';
+import { callJson, waitUntil } from '../helpers/hub.js';
+import { toolError } from '../helpers/stdio-client.js';
+import { clientAs, closeIdentityHubs, identityHub, registerAgent } from '../helpers/identity-hubs.js';
 
-const dirsList: HubDirs[] = [];
-const hubs: Hub[] = [];
-const clients: Client[] = [];
+afterEach(closeIdentityHubs);
 
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
-  await closeSessions();
-  await Promise.all(hubs.splice(0).map((h) => h.close()));
-  for (const d of dirsList.splice(0)) d.cleanup();
-});
-
-async function hub(env: Record<string, string> = {}): Promise<{ hub: Hub; dirs: HubDirs }> {
-  const dirs = makeHubDirs('palace-identity-');
-  dirsList.push(dirs);
-  const h = await startTestHub(dirs, { env });
-  hubs.push(h);
-  return { hub: h, dirs };
-}
-
-/** Registers an agent in the palace (the module `palace agent add` uses) and returns its secret. */
-async function register(dirs: HubDirs, name: string, capabilities: string[] = []): Promise<string> {
-  const { createAgentRegistry } = await import('../../hub/src/identity/agent-registry.js');
-  return createAgentRegistry(dirs.palace).add(name, { capabilities }).secret;
-}
-
-/** An SDK client presenting `secret` as its bearer token (an agent's own credential). */
-async function as(h: Hub, secret?: string): Promise<Client> {
-  if (!secret) {
-    const c = await connectHttpClient(h.url);
-    clients.push(c);
-    return c;
-  }
-  const transport = new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${secret}` } },
-  });
-  const c = new McpClient({ name: 'identity-test', version: '1.0.0' });
-  await c.connect(transport);
-  clients.push(c);
-  return c;
-}
+const hub = (env: Record<string, string> = {}) => identityHub('palace-identity-', env);
+const register = registerAgent;
+const as = clientAs;
 
 async function refusal(client: Client, name: string, args: Record<string, unknown>): Promise<{ code: string; message: string }> {
   return toolError(await client.callTool({ name, arguments: args }));

@@ -3,48 +3,18 @@
 // drawers as another registered agent), and the daemon's write route (PATCH /memory/{id}), which
 // must not take an author the identity checks never see.
 
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import type { Hub } from '../../hub/src/server.js';
-import { callJson, connectHttpClient, makeHubDirs, startTestHub, type HubDirs } from '../helpers/hub.js';
-import { closeSessions, toolError } from '../helpers/stdio-client.js';
+import { callJson } from '../helpers/hub.js';
+import { toolError } from '../helpers/stdio-client.js';
+import { clientAs, closeIdentityHubs, identityHub, registerAgent } from '../helpers/identity-hubs.js';
 
-const dirsList: HubDirs[] = [];
-const hubs: Hub[] = [];
-const clients: Client[] = [];
+afterEach(closeIdentityHubs);
 
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
-  await closeSessions();
-  await Promise.all(hubs.splice(0).map((h) => h.close()));
-  for (const d of dirsList.splice(0)) d.cleanup();
-});
-
-async function hub(env: Record<string, string> = {}): Promise<{ hub: Hub; dirs: HubDirs }> {
-  const dirs = makeHubDirs('palace-identity-gaps-');
-  dirsList.push(dirs);
-  const h = await startTestHub(dirs, { env });
-  hubs.push(h);
-  return { hub: h, dirs };
-}
-
-async function register(dirs: HubDirs, name: string): Promise<string> {
-  const { createAgentRegistry } = await import('../../hub/src/identity/agent-registry.js');
-  return createAgentRegistry(dirs.palace).add(name, {}).secret;
-}
-
-async function as(h: Hub, secret?: string): Promise<Client> {
-  const c = secret
-    ? new McpClient({ name: 'identity-gaps-test', version: '1.0.0' })
-    : await connectHttpClient(h.url);
-  if (secret)
-    await c.connect(new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${secret}` } } }));
-  clients.push(c);
-  return c;
-}
+const hub = (env: Record<string, string> = {}) => identityHub('palace-identity-gaps-', env);
+const register = registerAgent;
+const as = clientAs;
 
 async function drawerCount(h: Hub): Promise<number> {
   const { wings } = await (await h.services.memory.get()).listWings();

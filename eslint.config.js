@@ -66,8 +66,8 @@ export default tseslint.config(
     files: ['hub/src/**/*.ts', 'cli/**/*.ts', 'main/**/*.ts', 'renderer/**/*.{ts,tsx}'],
     ignores: [
       'hub/src/logstream/**',
-      'hub/src/memory/kg/**',
-      'hub/src/memory/memory-journal.ts',
+      'hub/src/kg/**',
+      'hub/src/memory/drawers/memory-journal.ts',
       'hub/src/sqlite-user-version.ts',
       'hub/src/sqlite-statements.ts',
       'hub/src/migrate/mempalace-reader.ts',

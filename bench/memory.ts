@@ -11,7 +11,7 @@ import { silentLogger } from '../hub/src/log.js';
 import type { EmbedKind, Embedder } from '../hub/src/embed/embedder.js';
 import { normalize } from '../hub/src/embed/embedder.js';
 import { createWorkerEmbedder } from '../hub/src/embed/worker-embedder.js';
-import { Memory } from '../hub/src/memory/memory.js';
+import { Memory } from '../hub/src/memory/drawers/memory.js';
 import { LanceDbVectorStore } from '../hub/src/vector/lancedb-vector-store.js';
 import type { StoredDrawer } from '../hub/src/vector/vector-store.js';
 import { onnxFigures } from './memory-onnx.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 import { silentLogger } from '../hub/src/log.js';
 import { createWorkerEmbedder } from '../hub/src/embed/worker-embedder.js';
-import { Memory } from '../hub/src/memory/memory.js';
+import { Memory } from '../hub/src/memory/drawers/memory.js';
 import { chunksFor, mineSource } from '../hub/src/mine/miner.js';
 import { listFiles, PROJECT_EXTENSIONS } from '../hub/src/mine/walk.js';
 import { LanceDbVectorStore } from '../hub/src/vector/lancedb-vector-store.js';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createWorkerEmbedder } from '../hub/src/embed/worker-embedder.js';
 import { sanitizeQuery } from '../hub/src/core/sanitize-query.js';
 import { silentLogger } from '../hub/src/log.js';
-import { projectPath, sourceDrawerId } from '../hub/src/memory/memory.js';
+import { projectPath, sourceDrawerId } from '../hub/src/memory/drawers/memory.js';
 import { readManifest } from '../hub/src/mine/manifest.js';
 import { rankedSearch, SEARCH_DEFAULTS, type SearchMode, type SearchPlan } from '../hub/src/search/candidates.js';
 import { minedProjectFiles } from '../hub/src/search/path-scan.js';

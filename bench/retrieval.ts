@@ -15,7 +15,7 @@ import { sanitizeQuery } from '../hub/src/core/sanitize-query.js';
 import { demoteTestFiles } from '../hub/src/core/test-paths.js';
 import { silentLogger } from '../hub/src/log.js';
 import { createWorkerEmbedder, type WorkerEmbedder } from '../hub/src/embed/worker-embedder.js';
-import { Memory, projectPath } from '../hub/src/memory/memory.js';
+import { Memory, projectPath } from '../hub/src/memory/drawers/memory.js';
 import { readManifest } from '../hub/src/mine/manifest.js';
 import { CANDIDATE_WINDOW } from '../hub/src/search/candidates.js';
 import { mineSource } from '../hub/src/mine/miner.js';

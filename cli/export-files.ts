@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import { joinChunks } from '../hub/src/core/chunk.js';
 import { invalid } from '../hub/src/errors.js';
-import type { PortableDrawer } from '../hub/src/memory/memory.js';
+import type { PortableDrawer } from '../hub/src/memory/drawers/memory.js';
 
 export const EXPORT_FILES = { manifest: 'manifest.json', drawers: 'drawers.jsonl', kg: 'kg_facts.jsonl', index: 'index.md' } as const;
 

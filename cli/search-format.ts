@@ -3,8 +3,8 @@
 // a terminal, plain otherwise) and, with --full, the whole drawer.
 
 import { terminalLine, terminalText } from '../hub/src/core/terminal-text.js';
-import type { SearchHit } from '../hub/src/memory/memory.js';
-import type { HitSnippet } from '../hub/src/memory/snippet.js';
+import type { SearchHit } from '../hub/src/memory/drawers/memory.js';
+import type { HitSnippet } from '../hub/src/search/snippet.js';
 
 export interface HitFormat {
   /** Print the whole drawer instead of the snippet. */

@@ -14,7 +14,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const HUB_LAYERS = [
   ['core', 'errors'],
   ['version', 'log', 'config', 'atomic-file', 'sqlite-user-version', 'sqlite-statements', 'compiled-script', 'registration', 'lease', 'request-lock', 'request-stats', 'client-config', 'launcher'],
-  ['vector', 'embed', 'logstream'],
+  ['vector', 'embed', 'logstream', 'kg'],
   ['search'],
   ['memory'],
   ['mine', 'sync', 'migrate', 'identity'],
@@ -50,8 +50,8 @@ export const CLI_EXCEPTIONS = {
   // per call). With a live hub it goes through palace_event_list like every other command.
   'cli/hook-inbox.ts': ['logstream'],
   // The timeline cap (a constant); offline Cypher over the knowledge graph when no hub runs.
-  'cli/commands/kg.ts': ['memory'],
-  'cli/commands/cypher.ts': ['memory'],
+  'cli/commands/kg.ts': ['kg'],
+  'cli/commands/cypher.ts': ['kg'],
   // Offline admin over the stores themselves.
   'cli/commands/mine.ts': ['mine'],
   'cli/commands/migrate.ts': ['logstream', 'memory', 'migrate'],

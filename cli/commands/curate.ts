@@ -13,8 +13,8 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 
 import { invalid } from '../../hub/src/errors.js';
-import type { PortableDrawer } from '../../hub/src/memory/memory.js';
-import type { KgFact } from '../../hub/src/memory/kg/knowledge-graph.js';
+import type { PortableDrawer } from '../../hub/src/memory/drawers/memory.js';
+import type { KgFact } from '../../hub/src/kg/knowledge-graph.js';
 import { action, collect, type CommandContext } from '../context.js';
 import { EXPORT_FILES, emptyOutputDir, parseRecords, writeJsonl, writeMarkdown } from '../export-files.js';
 import { EXIT } from '../output.js';

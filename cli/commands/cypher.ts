@@ -5,8 +5,8 @@ import type { Command } from 'commander';
 
 import type { PalaceConfig } from '../../hub/src/config.js';
 import { HubError, invalid, type ErrorCode } from '../../hub/src/errors.js';
-import { createCypherService } from '../../hub/src/memory/cypher-service.js';
-import { createKgHandle } from '../../hub/src/memory/kg/knowledge-graph.js';
+import { createCypherService } from '../../hub/src/kg/cypher-service.js';
+import { createKgHandle } from '../../hub/src/kg/knowledge-graph.js';
 import type { CypherResult } from '../../hub/src/vector/age-cypher.js';
 import { canonicalPalace, dialUrl, hubTokens, readLiveRegistration } from '../../hub/src/registration.js';
 import { action } from '../context.js';

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 
 import { invalid } from '../../hub/src/errors.js';
-import type { DiaryEntry } from '../../hub/src/memory/diary.js';
+import type { DiaryEntry } from '../../hub/src/memory/drawers/diary.js';
 import { action, type CommandContext } from '../context.js';
 import { readText } from '../read-input.js';
 import { runTool } from '../tool-runner.js';

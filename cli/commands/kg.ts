@@ -4,8 +4,8 @@
 import type { Command } from 'commander';
 
 import { invalid } from '../../hub/src/errors.js';
-import type { KgFact } from '../../hub/src/memory/kg/knowledge-graph.js';
-import { KG_TIMELINE_MAX } from '../../hub/src/memory/kg/knowledge-graph.js';
+import type { KgFact } from '../../hub/src/kg/knowledge-graph.js';
+import { KG_TIMELINE_MAX } from '../../hub/src/kg/knowledge-graph.js';
 import { action } from '../context.js';
 import { runTool } from '../tool-runner.js';
 

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 
 import { HubError, invalid } from '../../hub/src/errors.js';
-import type { DrawerView, SearchHit } from '../../hub/src/memory/memory.js';
+import type { DrawerView, SearchHit } from '../../hub/src/memory/drawers/memory.js';
 import { stdoutColor } from '../config.js';
 import { action, collect, type CommandContext } from '../context.js';
 import { EXIT } from '../output.js';

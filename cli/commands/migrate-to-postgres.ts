@@ -9,7 +9,7 @@ import { createWorkerEmbedder, embedPoolOptions } from '../../hub/src/embed/work
 import { HubError, invalid } from '../../hub/src/errors.js';
 import { leaseHolder } from '../../hub/src/lease.js';
 import { makeLogger } from '../../hub/src/log.js';
-import { migrateToPostgres, type MigrateReport, type Reembedder } from '../../hub/src/memory/migrate-to-postgres.js';
+import { migrateToPostgres, type MigrateReport, type Reembedder } from '../../hub/src/memory/curation/migrate-to-postgres.js';
 import { canonicalPalace } from '../../hub/src/registration.js';
 import { action, type CommandContext } from '../context.js';
 import { createProgress } from '../progress.js';

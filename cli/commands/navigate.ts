@@ -6,9 +6,9 @@
 import type { Command } from 'commander';
 
 import { HubError, invalid } from '../../hub/src/errors.js';
-import type { Hallway } from '../../hub/src/memory/hallways.js';
-import type { WalkNode } from '../../hub/src/memory/palace-walk.js';
-import type { Tunnel } from '../../hub/src/memory/tunnels.js';
+import type { Hallway } from '../../hub/src/memory/navigation/hallways.js';
+import type { WalkNode } from '../../hub/src/memory/navigation/palace-walk.js';
+import type { Tunnel } from '../../hub/src/memory/navigation/tunnels.js';
 import { action, type CommandContext } from '../context.js';
 import { EXIT } from '../output.js';
 import { runTool } from '../tool-runner.js';

@@ -9,7 +9,7 @@ import { chooseEmbedder, readEmbedderRecord } from '../../hub/src/embed/select.j
 import { createWorkerEmbedder, embedPoolOptions } from '../../hub/src/embed/worker-embedder.js';
 import { leaseHolder } from '../../hub/src/lease.js';
 import { makeLogger } from '../../hub/src/log.js';
-import { reembedPalace } from '../../hub/src/memory/reembed.js';
+import { reembedPalace } from '../../hub/src/memory/curation/reembed.js';
 import { canonicalPalace } from '../../hub/src/registration.js';
 import { action, withLogstream, type CommandContext } from '../context.js';
 import { createProgress } from '../progress.js';

@@ -12,7 +12,7 @@ import type { EmbedderSpec } from '../../hub/src/embed/spec.js';
 import { createWorkerEmbedder } from '../../hub/src/embed/worker-embedder.js';
 import { leaseHolder } from '../../hub/src/lease.js';
 import { makeLogger } from '../../hub/src/log.js';
-import { reembedPalace } from '../../hub/src/memory/reembed.js';
+import { reembedPalace } from '../../hub/src/memory/curation/reembed.js';
 import { canonicalPalace } from '../../hub/src/registration.js';
 import { action, type CommandContext } from '../context.js';
 import { createProgress } from '../progress.js';

@@ -18,7 +18,7 @@ import type { Logger } from './log.js';
 import { startLeaseSweeper } from './logstream/lease-sweeper.js';
 import { INTEGRITY_CHECKING, quickCheckOffThread } from './logstream/integrity-check.js';
 import type { SqliteEventStore } from './logstream/sqlite-event-store.js';
-import type { Memory } from './memory/memory.js';
+import type { Memory } from './memory/drawers/memory.js';
 import { openPalace } from './palace.js';
 import {
   canonicalPalace,

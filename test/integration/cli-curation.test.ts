@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { DrawerView } from '../../hub/src/memory/memory.js';
+import type { DrawerView } from '../../hub/src/memory/drawers/memory.js';
 import type { Hub } from '../../hub/src/server.js';
 import { makeTempPalace, parseJson, startCli, type CliResult, type ErrorJson, type TempPalace } from '../helpers/cli.js';
 import { callJson, childEnv, connectHttpClient, makeHubDirs, resultJson, startTestHub, type HubDirs } from '../helpers/hub.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { recordPath } from '../../hub/src/embed/select.js';
-import type { DrawerView, SearchHit } from '../../hub/src/memory/memory.js';
+import type { DrawerView, SearchHit } from '../../hub/src/memory/drawers/memory.js';
 import { isPidAlive, readLiveRegistration } from '../../hub/src/registration.js';
 import {
   makeTempPalace,

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { SearchHit } from '../../hub/src/memory/memory.js';
+import type { SearchHit } from '../../hub/src/memory/drawers/memory.js';
 import type { MineReport } from '../../hub/src/mine/miner.js';
 import { REPO_ROOT, makeTempPalace, parseJson, type CliResult, type TempPalace } from '../helpers/cli.js';
 

@@ -9,7 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { EmbedWorkersStatus } from '../../hub/src/embed/embedder.js';
-import type { AddDrawerResult } from '../../hub/src/memory/memory.js';
+import type { AddDrawerResult } from '../../hub/src/memory/drawers/memory.js';
 import type { Hub } from '../../hub/src/server.js';
 import { callJson, connectHttpClient, makeHubDirs, startTestHub, type HubDirs } from '../helpers/hub.js';
 

@@ -10,8 +10,8 @@ import Database from 'better-sqlite3';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { KgFact } from '../../hub/src/memory/kg/knowledge-graph.js';
-import type { DrawerView, SearchHit } from '../../hub/src/memory/memory.js';
+import type { KgFact } from '../../hub/src/kg/knowledge-graph.js';
+import type { DrawerView, SearchHit } from '../../hub/src/memory/drawers/memory.js';
 import type { ImportReport } from '../../hub/src/migrate/mempalace-import.js';
 import type { MigrateReport } from '../../hub/src/migrate/store-versions.js';
 import { makeTempPalace, parseJson, type CliResult, type PageJson, type TempPalace } from '../helpers/cli.js';

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { DrawerView, SearchHit } from '../../hub/src/memory/memory.js';
-import type { ReplayReport } from '../../hub/src/memory/journaled-vector-store.js';
+import type { DrawerView, SearchHit } from '../../hub/src/memory/drawers/memory.js';
+import type { ReplayReport } from '../../hub/src/memory/drawers/journaled-vector-store.js';
 import { makeTempPalace, parseJson, type CliResult, type TempPalace } from '../helpers/cli.js';
 
 const CRASH = { PALACE_FAULT_INJECT: 'memory.after-journal' };

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { KgFact } from '../../hub/src/memory/kg/knowledge-graph.js';
+import type { KgFact } from '../../hub/src/kg/knowledge-graph.js';
 import type { Hub } from '../../hub/src/server.js';
 import { parseJson, startCli, type CliResult } from '../helpers/cli.js';
 import { callJson, childEnv, connectHttpClient, makeHubDirs, resultJson, startTestHub, type HubDirs } from '../helpers/hub.js';

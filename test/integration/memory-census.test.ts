@@ -1,4 +1,4 @@
-// The placement census (hub/src/memory/placement-census.ts) against the truth: after every kind of
+// The placement census (hub/src/memory/drawers/placement-census.ts) against the truth: after every kind of
 // write (add, forced re-add, delete by id and by filter, move, retag, rate, re-mine of a source file)
 // the census-backed counts, wings, rooms, taxonomy, useful ids, the newest rows of the decisions
 // room and of the useful rows (wake-up's reads) and every page of /list by wing (listDrawers, whose
@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../../hub/src/config.js';
 import { silentLogger } from '../../hub/src/log.js';
-import type { Memory } from '../../hub/src/memory/memory.js';
-import { openMemory } from '../../hub/src/memory/open-memory.js';
-import { palaceShape } from '../../hub/src/memory/palace-graph.js';
-import { listDrawers } from '../../hub/src/memory/palace-views.js';
+import type { Memory } from '../../hub/src/memory/drawers/memory.js';
+import { openMemory } from '../../hub/src/memory/drawers/open-memory.js';
+import { palaceShape } from '../../hub/src/memory/navigation/palace-graph.js';
+import { listDrawers } from '../../hub/src/memory/navigation/palace-views.js';
 import { makeTmpDir, type TmpDir } from '../helpers/tmp-dir.js';
 
 /** wing → room → rows, and useful ids, counted from a full scan (what the census must equal). */

@@ -6,7 +6,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { LogEvent, WaitResult } from '../../hub/src/core/types.js';
-import type { AddDrawerResult, DrawerView, SearchHit } from '../../hub/src/memory/memory.js';
+import type { AddDrawerResult, DrawerView, SearchHit } from '../../hub/src/memory/drawers/memory.js';
 import type { Hub } from '../../hub/src/server.js';
 import {
   callJson,

@@ -13,8 +13,8 @@ import type { Embedder } from '../../hub/src/embed/embedder.js';
 import { BUNDLED_DIMENSIONS, BUNDLED_MODEL, recordPath } from '../../hub/src/embed/select.js';
 import { createWorkerEmbedder } from '../../hub/src/embed/worker-embedder.js';
 import { silentLogger } from '../../hub/src/log.js';
-import type { Memory } from '../../hub/src/memory/memory.js';
-import { openMemory } from '../../hub/src/memory/open-memory.js';
+import type { Memory } from '../../hub/src/memory/drawers/memory.js';
+import { openMemory } from '../../hub/src/memory/drawers/open-memory.js';
 import { rejectedHubError } from '../helpers/errors.js';
 import { makeTmpDir, type TmpDir } from '../helpers/tmp-dir.js';
 

@@ -12,7 +12,7 @@ import { chunkText } from '../../hub/src/core/chunk.js';
 import { createBundledEmbedder } from '../../hub/src/embed/bundled-embedder.js';
 import { writeEmbedderRecord } from '../../hub/src/embed/select.js';
 import { silentLogger } from '../../hub/src/log.js';
-import { Memory, type SearchHit } from '../../hub/src/memory/memory.js';
+import { Memory, type SearchHit } from '../../hub/src/memory/drawers/memory.js';
 import type { MigrateReport } from '../../hub/src/migrate/store-versions.js';
 import type { MineReport } from '../../hub/src/mine/miner.js';
 import { commitManifest, type MinedFileEntry } from '../../hub/src/mine/manifest.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../hub/src/config.js';
 import { cypherServiceOf } from '../../hub/src/http/routes/cypher.js';
 import { silentLogger } from '../../hub/src/log.js';
-import type { MigrateReport } from '../../hub/src/memory/migrate-to-postgres.js';
+import type { MigrateReport } from '../../hub/src/memory/curation/migrate-to-postgres.js';
 import { startHub } from '../../hub/src/server.js';
 import { makeTempPalace, parseJson, type ErrorJson, type TempPalace } from '../helpers/cli.js';
 import { freshNamespace, startPgliteServer, type PgliteServer } from '../helpers/pglite-server.js';

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { SearchHit } from '../../hub/src/memory/memory.js';
+import type { SearchHit } from '../../hub/src/memory/drawers/memory.js';
 import type { MineReport } from '../../hub/src/mine/miner.js';
 import { makeTempPalace, parseJson, type CliResult, type TempPalace } from '../helpers/cli.js';
 

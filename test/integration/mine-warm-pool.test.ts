@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createWorkerEmbedder, type WorkerEmbedder } from '../../hub/src/embed/worker-embedder.js';
 import { silentLogger } from '../../hub/src/log.js';
-import { Memory } from '../../hub/src/memory/memory.js';
+import { Memory } from '../../hub/src/memory/drawers/memory.js';
 import { mineSource } from '../../hub/src/mine/miner.js';
 import { LanceDbVectorStore } from '../../hub/src/vector/lancedb-vector-store.js';
 

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { Hallway } from '../../hub/src/memory/hallways.js';
-import type { WalkNode } from '../../hub/src/memory/palace-walk.js';
-import type { ExplicitTunnel, Tunnel } from '../../hub/src/memory/tunnels.js';
+import type { Hallway } from '../../hub/src/memory/navigation/hallways.js';
+import type { WalkNode } from '../../hub/src/memory/navigation/palace-walk.js';
+import type { ExplicitTunnel, Tunnel } from '../../hub/src/memory/navigation/tunnels.js';
 import type { Hub } from '../../hub/src/server.js';
 import { PALACE_BIN, parseJson, startCli, type CliResult } from '../helpers/cli.js';
 import { callJson, childEnv, connectHttpClient, makeHubDirs, resultJson, startTestHub, type HubDirs } from '../helpers/hub.js';

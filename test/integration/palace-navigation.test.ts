@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { DiaryEntry } from '../../hub/src/memory/diary.js';
+import type { DiaryEntry } from '../../hub/src/memory/drawers/diary.js';
 import type { Hub } from '../../hub/src/server.js';
 import { parseJson, startCli, type CliResult } from '../helpers/cli.js';
 import { callJson, childEnv, connectHttpClient, makeHubDirs, rawRequest, resultJson, startTestHub, type HubDirs } from '../helpers/hub.js';

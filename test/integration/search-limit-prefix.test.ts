@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { normalize, type Embedder } from '../../hub/src/embed/embedder.js';
 import { silentLogger } from '../../hub/src/log.js';
-import { Memory } from '../../hub/src/memory/memory.js';
+import { Memory } from '../../hub/src/memory/drawers/memory.js';
 import { LanceDbVectorStore } from '../../hub/src/vector/lancedb-vector-store.js';
 import type { StoredDrawer } from '../../hub/src/vector/vector-store.js';
 import { makeTmpDir, type TmpDir } from '../helpers/tmp-dir.js';

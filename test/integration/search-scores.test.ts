@@ -6,7 +6,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { SearchHit } from '../../hub/src/memory/memory.js';
+import type { SearchHit } from '../../hub/src/memory/drawers/memory.js';
 import type { Hub } from '../../hub/src/server.js';
 import { makeTempPalace, type TempPalace } from '../helpers/cli.js';
 import { callJson, connectHttpClient, makeHubDirs, startTestHub, type HubDirs } from '../helpers/hub.js';

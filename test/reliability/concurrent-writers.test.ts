@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import type { LogEvent } from '../../hub/src/core/types.js';
 import { Logstream } from '../../hub/src/logstream/logstream.js';
-import type { AddDrawerResult, DrawerView } from '../../hub/src/memory/memory.js';
+import type { AddDrawerResult, DrawerView } from '../../hub/src/memory/drawers/memory.js';
 import { startCli } from '../helpers/cli.js';
 import {
   callJson,

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { keywords, mentions, properTerms, sentences } from '../../hub/src/core/terms.js';
-import { AAAK_LIMITS, encodeAaak } from '../../hub/src/memory/aaak.js';
+import { AAAK_LIMITS, encodeAaak } from '../../hub/src/memory/curation/aaak.js';
 
 describe('text terms', () => {
   it('takes names, not capitals that merely open a sentence', () => {

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import type { SourceChunk } from '../../hub/src/memory/memory.js';
+import type { SourceChunk } from '../../hub/src/memory/drawers/memory.js';
 import { CODE_MAX, codeChunks, codeLanguageOf } from '../../hub/src/mine/code-chunks.js';
 import { LONG_LINE, lineWindowChunks, WINDOW_CHARS } from '../../hub/src/mine/line-windows.js';
 

@@ -3,8 +3,8 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { inferHallways } from '../../hub/src/memory/hallways.js';
-import type { Profiles, RoomProfile } from '../../hub/src/memory/room-profiles.js';
+import { inferHallways } from '../../hub/src/memory/navigation/hallways.js';
+import type { Profiles, RoomProfile } from '../../hub/src/memory/navigation/room-profiles.js';
 import { makeTmpDir, type TmpDir } from '../helpers/tmp-dir.js';
 
 function room(name: string, terms: Record<string, number>): RoomProfile {

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 
-import { spreadAcrossWings, taskLine } from '../../hub/src/memory/wakeup.js';
+import { spreadAcrossWings, taskLine } from '../../hub/src/memory/navigation/wakeup.js';
 import { pathScan, pathStems, type MinedFile } from '../../hub/src/search/path-scan.js';
 import { analyzeQuery, stem, stemsMeet } from '../../hub/src/search/query.js';
 import { boilerplateKind, definesNamed, headerOnly } from '../../hub/src/search/rank.js';

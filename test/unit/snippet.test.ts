@@ -3,11 +3,11 @@
 
 import { describe, expect, it } from 'vitest';
 
-import { bestSnippet, hitLocation, SNIPPET_LINE_CHARS, SNIPPET_LINES, snippetTerms } from '../../hub/src/memory/snippet.js';
+import { bestSnippet, hitLocation, SNIPPET_LINE_CHARS, SNIPPET_LINES, snippetTerms } from '../../hub/src/search/snippet.js';
 import { hitText } from '../../cli/search-format.js';
 import { identifierWords, searchKeywords } from '../../hub/src/core/search-keywords.js';
-import type { SearchHit } from '../../hub/src/memory/memory.js';
-import { embeddingInput } from '../../hub/src/memory/embedding-input.js';
+import type { SearchHit } from '../../hub/src/memory/drawers/memory.js';
+import { embeddingInput } from '../../hub/src/memory/drawers/embedding-input.js';
 
 const CODE = [
   '/**',

@@ -6,7 +6,7 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 
 import { HubError } from '../errors.js';
-import { IDENTITY_FIELDS } from '../memory/identity.js';
+import { IDENTITY_FIELDS } from '../memory/drawers/identity.js';
 import { createAgentRegistry, type AgentRegistry } from './agent-registry.js';
 import { DESK_NAME, checkAppendType, isReservedName } from './names.js';
 

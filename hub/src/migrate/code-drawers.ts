@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, sep } from 'node:path';
 
-import type { Memory } from '../memory/memory.js';
+import type { Memory } from '../memory/drawers/memory.js';
 import { readManifest } from '../mine/manifest.js';
 import { mineSource } from '../mine/miner.js';
 

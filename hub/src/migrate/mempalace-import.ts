@@ -13,10 +13,10 @@ import type { Logstream } from '../logstream/logstream.js';
 import { SqliteEventStore } from '../logstream/sqlite-event-store.js';
 import { readLogSchemaVersion } from '../logstream/schema-status.js';
 import { LOGSTREAM_FILE } from '../logstream/logstream.js';
-import { importKgFacts, type KgImportReport } from '../memory/kg/kg-import.js';
-import { IMPORTED_DRAWER_ID, MEMORY_LIMITS, placeName } from '../memory/drawer-input.js';
-import type { Memory } from '../memory/memory.js';
-import type { MemoryJournal } from '../memory/memory-journal.js';
+import { importKgFacts, type KgImportReport } from '../kg/kg-import.js';
+import { IMPORTED_DRAWER_ID, MEMORY_LIMITS, placeName } from '../memory/drawers/drawer-input.js';
+import type { Memory } from '../memory/drawers/memory.js';
+import type { MemoryJournal } from '../memory/drawers/memory-journal.js';
 import type { StoredDrawer } from '../vector/vector-store.js';
 import { ChromaDrawerReader, readMemPalaceKg, readMemPalaceLog, type ChromaDrawer, type MemPalaceFiles } from './mempalace-reader.js';
 

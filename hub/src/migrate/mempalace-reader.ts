@@ -11,7 +11,7 @@ import { formatHlc } from '../core/hlc.js';
 import { REPLICA_ID_PATTERN } from '../core/ids.js';
 import type { ReplicatedArtifact, ReplicatedEvent } from '../core/replication.js';
 import { HubError } from '../errors.js';
-import type { ForeignEntity, ForeignTriple } from '../memory/kg/kg-import.js';
+import type { ForeignEntity, ForeignTriple } from '../kg/kg-import.js';
 
 export const CHROMA_COLLECTION = 'mempalace_drawers';
 

@@ -9,7 +9,7 @@ import { extname } from 'node:path';
 
 import type { Language as TsLanguage, Node as TsNode, Parser as TsParser } from 'web-tree-sitter';
 
-import type { SourceChunk } from '../memory/memory.js';
+import type { SourceChunk } from '../memory/drawers/memory.js';
 import { chunksOfRows, lineStarts, lineWindowChunks, rowWindows, WINDOW_CHARS, type RowRange } from './line-windows.js';
 
 /** Neighbouring units merge while the result stays within this many characters. */

@@ -2,7 +2,7 @@
 // half-way point), so no chunk starts or ends mid-line. The fallback of the code chunker and the
 // chunker of non-code project files. Only a line longer than LONG_LINE is ever cut inside.
 
-import type { SourceChunk } from '../memory/memory.js';
+import type { SourceChunk } from '../memory/drawers/memory.js';
 
 /** Characters a window aims for; a window never passes it unless one line alone does. */
 export const WINDOW_CHARS = 1000;

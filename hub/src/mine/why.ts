@@ -4,12 +4,12 @@
 
 import { basename, dirname, relative, sep } from 'node:path';
 
-import { readSummary } from '../memory/compress.js';
-import { DIARY_TYPE } from '../memory/diary.js';
-import { inferHallways } from '../memory/hallways.js';
-import type { Memory } from '../memory/memory.js';
-import { roomProfiles } from '../memory/room-profiles.js';
-import { listTunnels, type Tunnel } from '../memory/tunnels.js';
+import { readSummary } from '../memory/curation/compress.js';
+import { DIARY_TYPE } from '../memory/drawers/diary.js';
+import { inferHallways } from '../memory/navigation/hallways.js';
+import type { Memory } from '../memory/drawers/memory.js';
+import { roomProfiles } from '../memory/navigation/room-profiles.js';
+import { listTunnels, type Tunnel } from '../memory/navigation/tunnels.js';
 import { readManifest } from './manifest.js';
 import { ADAPTERS } from './adapters.js';
 import { defaultWing, projectRoom, splitRoomsOf } from './walk.js';

@@ -13,7 +13,7 @@ import { admitSource, minePolicy, walkAdmits } from '../mine/roots.js';
 import { mineSource, type MineRequest } from '../mine/miner.js';
 import { canonicalPalace } from '../registration.js';
 import { defineTool } from './tool.js';
-import { writerOf } from '../memory/identity.js';
+import { writerOf } from '../memory/drawers/identity.js';
 
 export const mineTool = defineTool({
   name: 'palace_mine',

@@ -3,8 +3,8 @@
 
 import { z } from 'zod';
 
-import { graphView, listDrawers, statsView } from '../memory/palace-views.js';
-import { addRoom, listRooms, removeRoom, renameRoom, taxonomy } from '../memory/rooms.js';
+import { graphView, listDrawers, statsView } from '../memory/navigation/palace-views.js';
+import { addRoom, listRooms, removeRoom, renameRoom, taxonomy } from '../memory/navigation/rooms.js';
 import { canonicalPalace } from '../registration.js';
 import { hubStatus, type HubServices } from '../services.js';
 import { defineTool } from './tool.js';

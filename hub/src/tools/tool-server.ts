@@ -24,7 +24,7 @@ import { z } from 'zod';
 
 import { HubError, toHubError, type ErrorCode } from '../errors.js';
 import { callerOfAuth, type Caller } from '../identity/identity.js';
-import { IDENTITY_FIELDS, checkIdentityArgs } from '../memory/identity.js';
+import { IDENTITY_FIELDS, checkIdentityArgs } from '../memory/drawers/identity.js';
 import type { HubServices } from '../services.js';
 import { AGENT_INSTRUCTIONS } from './instructions.js';
 import { registerPrompts } from './mcp-prompts.js';

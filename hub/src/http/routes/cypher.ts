@@ -6,7 +6,7 @@ import type Router from '@koa/router';
 
 import { cypherWriteVerb } from '../../core/cypher-verbs.js';
 import { HubError, invalid } from '../../errors.js';
-import type { CypherService } from '../../memory/cypher-service.js';
+import type { CypherService } from '../../kg/cypher-service.js';
 import type { HubServices } from '../../services.js';
 import { bodyError, readJsonBody } from '../read-body.js';
 

@@ -5,8 +5,8 @@ import type Router from '@koa/router';
 
 import { HubError, invalid } from '../../errors.js';
 import { ANONYMOUS, type Caller } from '../../identity/identity.js';
-import { optionalPlace } from '../../memory/drawer-input.js';
-import { graphView, listDrawers, statsView } from '../../memory/palace-views.js';
+import { optionalPlace } from '../../memory/drawers/drawer-input.js';
+import { graphView, listDrawers, statsView } from '../../memory/navigation/palace-views.js';
 import { hubStatus, type HubServices } from '../../services.js';
 import { bodyError, readJsonBody } from '../read-body.js';
 

@@ -6,9 +6,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
-import { HubError } from '../errors.js';
-import type { DrawerFilter, DrawerPatch, StoredDrawer } from '../vector/vector-store.js';
-import { readUserVersion } from '../sqlite-user-version.js';
+import { HubError } from '../../errors.js';
+import type { DrawerFilter, DrawerPatch, StoredDrawer } from '../../vector/vector-store.js';
+import { readUserVersion } from '../../sqlite-user-version.js';
 
 export const JOURNAL_FILE = 'memory-journal.sqlite3';
 

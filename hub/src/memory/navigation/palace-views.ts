@@ -1,10 +1,10 @@
 // Read-only views of the palace shared by the daemon endpoints (/list, /graph, /stats) and their
 // MCP tools, so the CLI gets the same answer from a live hub over HTTP or in-process.
 
-import { invalid } from '../errors.js';
-import { optionalPlace } from './drawer-input.js';
-import type { KnowledgeGraph } from './kg/knowledge-graph.js';
-import type { Memory } from './memory.js';
+import { invalid } from '../../errors.js';
+import { optionalPlace } from '../drawers/drawer-input.js';
+import type { KnowledgeGraph } from '../../kg/knowledge-graph.js';
+import type { Memory } from '../drawers/memory.js';
 import { palaceShape } from './palace-graph.js';
 
 const PREVIEW_CHARS = 160;

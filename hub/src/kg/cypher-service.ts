@@ -8,7 +8,7 @@ import { HubError } from '../errors.js';
 import { mirrorKnowledgeGraph, runReadOnlyCypher, type CypherResult, type MirrorFact } from '../vector/age-cypher.js';
 import { pgTable } from '../vector/pgvector-vector-store.js';
 import { createPgPool } from '../vector/postgres-pool.js';
-import { entityId, type KgFact } from './kg/knowledge-graph.js';
+import { entityId, type KgFact } from './knowledge-graph.js';
 
 /** Every fact the KG mirror copies (the timeline tool's page size does not apply here). */
 const ALL_FACTS = Number.MAX_SAFE_INTEGER;

@@ -1,18 +1,18 @@
 // Opens a palace's memory lazily: the embedder (in a worker thread) and the vector store are
 // loaded on first use, so a hub starts fast and small and coordination never waits for a model.
 
-import type { PalaceConfig } from '../config.js';
-import type { Logger } from '../log.js';
-import { chooseEmbedder, checkAgainstRecord, readEmbedderRecord, writeEmbedderRecord } from '../embed/select.js';
-import { createWorkerEmbedder, embedPoolOptions } from '../embed/worker-embedder.js';
-import { embedderKey } from '../embed/embedder.js';
-import { leaseHolder } from '../lease.js';
-import { openVectorStore } from '../vector/open-vector-store.js';
+import type { PalaceConfig } from '../../config.js';
+import type { Logger } from '../../log.js';
+import { chooseEmbedder, checkAgainstRecord, readEmbedderRecord, writeEmbedderRecord } from '../../embed/select.js';
+import { createWorkerEmbedder, embedPoolOptions } from '../../embed/worker-embedder.js';
+import { embedderKey } from '../../embed/embedder.js';
+import { leaseHolder } from '../../lease.js';
+import { openVectorStore } from '../../vector/open-vector-store.js';
 import { JournaledVectorStore, replayJournal, type ReplayReport } from './journaled-vector-store.js';
 import { Memory } from './memory.js';
 import { MemoryJournal } from './memory-journal.js';
-import type { MinedFile } from '../search/path-scan.js';
-import type { MinedEntry } from '../search/stale.js';
+import type { MinedFile } from '../../search/path-scan.js';
+import type { MinedEntry } from '../../search/stale.js';
 
 export interface MemoryHandle {
   /** The memory, opened on first call; a failed open is retried on the next call. */

@@ -1,7 +1,7 @@
 // AAAK, palace's compact summary dialect: its specification (in our words) and a deterministic
 // encoder from one drawer's verbatim text to a two-line summary. Pure; a summary never replaces content.
 
-import { keywords, properTerms, sentences } from '../core/terms.js';
+import { keywords, properTerms, sentences } from '../../core/terms.js';
 
 export const AAAK_VERSION = 1;
 

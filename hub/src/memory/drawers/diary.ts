@@ -1,7 +1,7 @@
 // Per-agent diaries: each entry is an ordinary drawer in the agent's wing, room `diary`, with
 // metadata.type = 'diary_entry', so search finds it like any drawer. Never deduplicated away.
 
-import { invalid } from '../errors.js';
+import { invalid } from '../../errors.js';
 import type { Memory } from './memory.js';
 import { DIARY_ROOM, DIARY_TYPE } from './room-names.js';
 

@@ -2,10 +2,10 @@
 // inferred tunnels (a room name shared by wings) are edges. Traverse lists what is reachable within
 // n hops; walk returns a depth-limited tree. Reads only; never embeds.
 
-import { HubError, invalid } from '../errors.js';
-import { optionalPlace, placeName } from './drawer-input.js';
+import { HubError, invalid } from '../../errors.js';
+import { optionalPlace, placeName } from '../drawers/drawer-input.js';
 import { inferHallways } from './hallways.js';
-import type { Memory } from './memory.js';
+import type { Memory } from '../drawers/memory.js';
 import { roomProfiles } from './room-profiles.js';
 import { taxonomy } from './rooms.js';
 import { inferredTunnels, readExplicitTunnels } from './tunnels.js';

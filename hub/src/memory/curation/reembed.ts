@@ -4,13 +4,13 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { Embedder } from '../embed/embedder.js';
-import { embedderKey } from '../embed/embedder.js';
-import { writeEmbedderRecord } from '../embed/select.js';
-import type { Logger } from '../log.js';
-import { LanceDbVectorStore } from '../vector/lancedb-vector-store.js';
-import type { StoredDrawer } from '../vector/vector-store.js';
-import { embeddingInput } from './embedding-input.js';
+import type { Embedder } from '../../embed/embedder.js';
+import { embedderKey } from '../../embed/embedder.js';
+import { writeEmbedderRecord } from '../../embed/select.js';
+import type { Logger } from '../../log.js';
+import { LanceDbVectorStore } from '../../vector/lancedb-vector-store.js';
+import type { StoredDrawer } from '../../vector/vector-store.js';
+import { embeddingInput } from '../drawers/embedding-input.js';
 
 const BATCH = 64;
 

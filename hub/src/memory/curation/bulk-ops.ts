@@ -9,12 +9,12 @@
 // as skipped and never pruned. Rename-wing applies unless dry_run, merges into an existing wing and
 // carries the wing's declared rooms (rooms.json) along.
 
-import { HubError, invalid } from '../errors.js';
-import type { DrawerFilter } from '../vector/vector-store.js';
-import { DIARY_TYPE } from './diary.js';
-import { drawerId, optionalPlace, placeName, tagList } from './drawer-input.js';
-import type { DrawerView, Memory } from './memory.js';
-import { moveDeclaredWing } from './rooms.js';
+import { HubError, invalid } from '../../errors.js';
+import type { DrawerFilter } from '../../vector/vector-store.js';
+import { DIARY_TYPE } from '../drawers/diary.js';
+import { drawerId, optionalPlace, placeName, tagList } from '../drawers/drawer-input.js';
+import type { DrawerView, Memory } from '../drawers/memory.js';
+import { moveDeclaredWing } from '../navigation/rooms.js';
 
 /** Most drawers a result lists by name (counts are always complete). */
 export const LIST_MAX = 200;

@@ -1,7 +1,7 @@
 // Validity times of KG facts: a date (YYYY-MM-DD) or an ISO instant, turned into comparable UTC
 // instants. A date-only start means that day's 00:00Z; a date-only end covers that whole day.
 
-import { invalid } from '../../errors.js';
+import { invalid } from '../errors.js';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;

@@ -1,9 +1,9 @@
 // The palace's shape from drawer placement alone: wing → room → count, and implicit tunnels (a room
 // name that appears in two or more wings links them). From the memory's placement census; never embeds.
 
-import { dict } from '../core/dict.js';
-import { DIARY_ROOM } from './diary.js';
-import type { Memory } from './memory.js';
+import { dict } from '../../core/dict.js';
+import { DIARY_ROOM } from '../drawers/diary.js';
+import type { Memory } from '../drawers/memory.js';
 
 export interface PalaceShape {
   /** wing → room → drawer rows. */

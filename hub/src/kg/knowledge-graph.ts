@@ -6,8 +6,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
-import { HubError, invalid } from '../../errors.js';
-import { statementCache, type StatementCache } from '../../sqlite-statements.js';
+import { HubError, invalid } from '../errors.js';
+import { statementCache, type StatementCache } from '../sqlite-statements.js';
 import { migrateKg } from './kg-schema.js';
 import { parseInstant, parseWhen, type When } from './kg-time.js';
 

@@ -1,5 +1,5 @@
 // The knowledge_graph.sqlite3 schema and its ordered migrations (PRAGMA user_version), the same
-// pattern as the logstream's. Only hub/src/memory/kg/ sends SQL to this file.
+// pattern as the logstream's. Only hub/src/kg/ sends SQL to this file.
 
 import type Database from 'better-sqlite3';
 

@@ -1,10 +1,10 @@
 // What wings share: room names, tags, entities (proper terms and KG names) and, for one pair of
 // wings, near-duplicate drawers (nearest vector in the other wing, cosine ≥ 0.9). Reads only.
 
-import { HubError, invalid } from '../errors.js';
-import { optionalPlace } from './drawer-input.js';
-import { DUPLICATE_THRESHOLD, type Memory } from './memory.js';
-import { roomProfiles, type Profiles, type TermCount } from './room-profiles.js';
+import { HubError, invalid } from '../../errors.js';
+import { optionalPlace } from '../drawers/drawer-input.js';
+import { DUPLICATE_THRESHOLD, type Memory } from '../drawers/memory.js';
+import { roomProfiles, type Profiles, type TermCount } from '../navigation/room-profiles.js';
 
 /** Rows of the first wing checked for near-duplicates in the second (the first filed, when over). */
 export const OVERLAP_MAX_ROWS = 500;

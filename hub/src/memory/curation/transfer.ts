@@ -8,11 +8,11 @@
 // content with this palace's embedder, skips ids already present (re-import changes nothing) and
 // refuses, row by row, content that fails the filing rules (credentials included).
 
-import { invalid, toHubError } from '../errors.js';
-import { drawerContent, drawerId, placeName, tagList } from './drawer-input.js';
-import type { KnowledgeGraph } from './kg/knowledge-graph.js';
-import type { Memory, PortableDrawer } from './memory.js';
-import { boundedInt } from './palace-views.js';
+import { invalid, toHubError } from '../../errors.js';
+import { drawerContent, drawerId, placeName, tagList } from '../drawers/drawer-input.js';
+import type { KnowledgeGraph } from '../../kg/knowledge-graph.js';
+import type { Memory, PortableDrawer } from '../drawers/memory.js';
+import { boundedInt } from '../navigation/palace-views.js';
 
 /** Format tag written in every export manifest and accepted by import. */
 export const EXPORT_FORMAT = 'palace-export/1';

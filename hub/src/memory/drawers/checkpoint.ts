@@ -8,7 +8,7 @@
 // duplicate and names the earlier item's drawer id. With dry_run nothing is written, and the result
 // says what a real run would do (added = would be filed).
 
-import { HubError, invalid, toHubError } from '../errors.js';
+import { HubError, invalid, toHubError } from '../../errors.js';
 import { writeDiary } from './diary.js';
 import { MEMORY_LIMITS } from './drawer-input.js';
 import { DUPLICATE_THRESHOLD, type Memory } from './memory.js';

@@ -1,9 +1,9 @@
 // What each room talks about: per (wing, room) the entities its drawers mention (proper terms of the
 // verbatim text, tags, known KG entity names) with how many drawers mention each. Reads only.
 
-import { mentions, properTerms, termKey } from '../core/terms.js';
-import type { DrawerFilter } from '../vector/vector-store.js';
-import type { Memory } from './memory.js';
+import { mentions, properTerms, termKey } from '../../core/terms.js';
+import type { DrawerFilter } from '../../vector/vector-store.js';
+import type { Memory } from '../drawers/memory.js';
 
 export interface TermCount {
   /** How the term is shown (first spelling seen; tags as `#tag`). */

@@ -1,8 +1,8 @@
 // Validation of memory inputs (wing, room, tags, content, ids): clear errors naming the field.
 
-import { invalid, HubError } from '../errors.js';
-import { findSecret } from '../core/secrets.js';
-import { assertListSize, routingField, requiredField } from '../core/validate.js';
+import { invalid, HubError } from '../../errors.js';
+import { findSecret } from '../../core/secrets.js';
+import { assertListSize, routingField, requiredField } from '../../core/validate.js';
 
 export const MEMORY_LIMITS = { contentBytes: 1024 * 1024, tags: 32, tagChars: 64, searchMax: 100 } as const;
 

@@ -7,11 +7,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { writeFileAtomic } from '../atomic-file.js';
-import { isoSeconds } from '../core/ids.js';
-import { HubError, invalid } from '../errors.js';
-import { optionalPlace } from './drawer-input.js';
-import type { Memory } from './memory.js';
+import { writeFileAtomic } from '../../atomic-file.js';
+import { isoSeconds } from '../../core/ids.js';
+import { HubError, invalid } from '../../errors.js';
+import { optionalPlace } from '../drawers/drawer-input.js';
+import type { Memory } from '../drawers/memory.js';
 import { boundedInt } from './palace-views.js';
 import { roomProfiles, sharedTerms, type Profiles, type RoomProfile } from './room-profiles.js';
 

@@ -4,11 +4,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { writeFileAtomic } from '../atomic-file.js';
-import { dict, type Dict } from '../core/dict.js';
-import { HubError, invalid } from '../errors.js';
-import { optionalPlace, placeName } from './drawer-input.js';
-import type { Memory } from './memory.js';
+import { writeFileAtomic } from '../../atomic-file.js';
+import { dict, type Dict } from '../../core/dict.js';
+import { HubError, invalid } from '../../errors.js';
+import { optionalPlace, placeName } from '../drawers/drawer-input.js';
+import type { Memory } from '../drawers/memory.js';
 import { palaceShape } from './palace-graph.js';
 
 type Declared = Dict<string[]>;

@@ -5,11 +5,11 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
-import { toHubError } from '../../errors.js';
+import { toHubError } from '../errors.js';
 import { migrateKg } from './kg-schema.js';
 import { parseWhen } from './kg-time.js';
 import { entityId, KG_FILE } from './knowledge-graph.js';
-import { readUserVersion } from '../../sqlite-user-version.js';
+import { readUserVersion } from '../sqlite-user-version.js';
 
 /** An entity as the other graph has it (id = its normalized name). */
 export interface ForeignEntity {

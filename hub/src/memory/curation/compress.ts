@@ -6,12 +6,12 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { writeFileAtomic } from '../atomic-file.js';
-import { isoSeconds } from '../core/ids.js';
-import { invalid } from '../errors.js';
+import { writeFileAtomic } from '../../atomic-file.js';
+import { isoSeconds } from '../../core/ids.js';
+import { invalid } from '../../errors.js';
 import { encodeAaak, tokenEstimate, AAAK_VERSION, type AaakSummary } from './aaak.js';
-import { optionalPlace } from './drawer-input.js';
-import type { Memory } from './memory.js';
+import { optionalPlace } from '../drawers/drawer-input.js';
+import type { Memory } from '../drawers/memory.js';
 
 export interface StoredSummary extends Omit<AaakSummary, 'drawer_id'> {
   /** sha256 of the verbatim content the summary was made from. */

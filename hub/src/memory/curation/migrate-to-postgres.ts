@@ -8,20 +8,20 @@ import { join } from 'node:path';
 
 import type { Pool } from 'pg';
 
-import type { PalaceConfig } from '../config.js';
-import { readEmbedderRecord } from '../embed/select.js';
-import { HubError } from '../errors.js';
-import type { Logger } from '../log.js';
-import { mirrorKnowledgeGraph } from '../vector/age-cypher.js';
-import { LanceDbVectorStore } from '../vector/lancedb-vector-store.js';
-import { claimHolder } from '../vector/open-vector-store.js';
-import { copyFactsToPg, ensurePgKg, pgKgTables } from '../vector/pg-knowledge-graph.js';
-import { PgVectorStore, pgTable } from '../vector/pgvector-vector-store.js';
-import { createPgPool, redactDsn } from '../vector/postgres-pool.js';
-import type { StoredDrawer } from '../vector/vector-store.js';
-import { kgGraphName, toMirrorFacts } from './cypher-service.js';
-import { KG_FILE, KnowledgeGraph } from './kg/knowledge-graph.js';
-import { embeddingInput } from './embedding-input.js';
+import type { PalaceConfig } from '../../config.js';
+import { readEmbedderRecord } from '../../embed/select.js';
+import { HubError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import { mirrorKnowledgeGraph } from '../../vector/age-cypher.js';
+import { LanceDbVectorStore } from '../../vector/lancedb-vector-store.js';
+import { claimHolder } from '../../vector/open-vector-store.js';
+import { copyFactsToPg, ensurePgKg, pgKgTables } from '../../vector/pg-knowledge-graph.js';
+import { PgVectorStore, pgTable } from '../../vector/pgvector-vector-store.js';
+import { createPgPool, redactDsn } from '../../vector/postgres-pool.js';
+import type { StoredDrawer } from '../../vector/vector-store.js';
+import { kgGraphName, toMirrorFacts } from '../../kg/cypher-service.js';
+import { KG_FILE, KnowledgeGraph } from '../../kg/knowledge-graph.js';
+import { embeddingInput } from '../drawers/embedding-input.js';
 
 const BATCH = 128;
 

@@ -6,11 +6,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { writeFileAtomic } from '../atomic-file.js';
-import { isoSeconds } from '../core/ids.js';
-import { HubError, invalid } from '../errors.js';
-import { optionalPlace, placeName } from './drawer-input.js';
-import type { Memory } from './memory.js';
+import { writeFileAtomic } from '../../atomic-file.js';
+import { isoSeconds } from '../../core/ids.js';
+import { HubError, invalid } from '../../errors.js';
+import { optionalPlace, placeName } from '../drawers/drawer-input.js';
+import type { Memory } from '../drawers/memory.js';
 import { palaceShape } from './palace-graph.js';
 import { taxonomy } from './rooms.js';
 

@@ -2,7 +2,7 @@
 // own field (the diary's `agent_name`) are aliases of it. One identity per call: fields naming
 // different agents are refused, and an identity field a tool does not record is refused, never dropped.
 
-import { HubError, invalid } from '../errors.js';
+import { HubError, invalid } from '../../errors.js';
 
 /** Every argument name that names the writer, in any tool. */
 export const IDENTITY_FIELDS: ReadonlySet<string> = new Set(['created_by', 'added_by', 'agent_name', 'agent', 'from_agent', 'author', 'writer']);

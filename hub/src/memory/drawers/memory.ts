@@ -3,22 +3,22 @@
 
 import { createHash } from 'node:crypto';
 
-import { chunkText, joinChunks } from '../core/chunk.js';
-import { countBy, dict } from '../core/dict.js';
-import { sanitizeQuery } from '../core/sanitize-query.js';
-import { isoSeconds } from '../core/ids.js';
-import { invalid, HubError, toHubError } from '../errors.js';
-import type { EmbedWorkersStatus, Embedder, EmbedderInfo } from '../embed/embedder.js';
-import { embedderKey } from '../embed/embedder.js';
-import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
-import { hitPresentation, type HitLocation, type HitSnippet } from './snippet.js';
+import { chunkText, joinChunks } from '../../core/chunk.js';
+import { countBy, dict } from '../../core/dict.js';
+import { sanitizeQuery } from '../../core/sanitize-query.js';
+import { isoSeconds } from '../../core/ids.js';
+import { invalid, HubError, toHubError } from '../../errors.js';
+import type { EmbedWorkersStatus, Embedder, EmbedderInfo } from '../../embed/embedder.js';
+import { embedderKey } from '../../embed/embedder.js';
+import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from '../../vector/vector-store.js';
+import { hitPresentation, type HitLocation, type HitSnippet } from '../../search/snippet.js';
 import { DECISIONS_ROOM, DIARY_ROOM } from './room-names.js';
 import { CensusVectorStore, type PlacementCounts, type RowStamp } from './placement-census.js';
 import { assertContentSize, drawerContent, drawerId, MEMORY_LIMITS, optionalPlace, placeName, tagList } from './drawer-input.js';
 import { embeddingInput } from './embedding-input.js';
-import { rankedSearch, SEARCH_DEFAULTS, type SearchPlan } from '../search/candidates.js';
-import type { MinedFile } from '../search/path-scan.js';
-import { provenanceChecker, type MinedEntry } from '../search/stale.js';
+import { rankedSearch, SEARCH_DEFAULTS, type SearchPlan } from '../../search/candidates.js';
+import type { MinedFile } from '../../search/path-scan.js';
+import { provenanceChecker, type MinedEntry } from '../../search/stale.js';
 
 export const DUPLICATE_THRESHOLD = 0.9;
 const EMBED_BATCH = 64;

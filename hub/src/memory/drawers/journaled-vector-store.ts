@@ -2,10 +2,10 @@
 // of writes that were journaled but never applied. Writes go to the inner store one at a time, in
 // journal order, so a replay re-applies them in the order they were accepted. Reads pass through.
 
-import { HubError } from '../errors.js';
-import { isPidAlive } from '../registration.js';
-import type { FaultPoint } from '../config.js';
-import type { DrawerFilter, DrawerPatch, FullTextOptions, PlacementSummary, ScanOptions, StoredDrawer, VectorStore } from '../vector/vector-store.js';
+import { HubError } from '../../errors.js';
+import { isPidAlive } from '../../registration.js';
+import type { FaultPoint } from '../../config.js';
+import type { DrawerFilter, DrawerPatch, FullTextOptions, PlacementSummary, ScanOptions, StoredDrawer, VectorStore } from '../../vector/vector-store.js';
 import type { JournalEntry, JournalOp, MemoryJournal } from './memory-journal.js';
 import { embeddingInput } from './embedding-input.js';
 

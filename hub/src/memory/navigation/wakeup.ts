@@ -6,11 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { invalid } from '../errors.js';
-import { optionalPlace } from './drawer-input.js';
-import { boilerplateKind } from '../search/rank.js';
-import { DECISIONS_ROOM, DIARY_ROOM, DIARY_TYPE } from './diary.js';
-import type { DrawerView, Memory } from './memory.js';
+import { invalid } from '../../errors.js';
+import { optionalPlace } from '../drawers/drawer-input.js';
+import { boilerplateKind } from '../../search/rank.js';
+import { DECISIONS_ROOM, DIARY_ROOM, DIARY_TYPE } from '../drawers/diary.js';
+import type { DrawerView, Memory } from '../drawers/memory.js';
 
 /** The room decisions are filed in (palace init proposes it; agents file decisions there). */
 

@@ -6,7 +6,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 import { createAgentRegistry } from '../hub/src/identity/agent-registry.js';
 import { HUB_ONLY_TYPES } from '../hub/src/identity/names.js';
-import { buildServer } from '../hub/src/tools/build-server.js';
+import { buildServer } from '../hub/src/mcp/server/build-server.js';
 import { trafficBatch } from './event-fixtures.js';
 import type { Figure, Reference, SuiteContext } from './figure.js';
 import { postJson, RawMcp, sdkCall, toolArgs, type ToolArgs } from './hub-clients.js';

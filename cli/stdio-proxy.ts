@@ -19,9 +19,9 @@ import { leaseHolder } from '../hub/src/lease.js';
 import { canonicalPalace, dialUrl, hubTokens, readLiveRegistration, readStoredToken, tokenPath } from '../hub/src/registration.js';
 import { PALACE_VERSION } from '../hub/src/version.js';
 import type { Caller } from '../hub/src/identity/identity.js';
-import type { ToolProfile } from '../hub/src/tools/profiles.js';
-import type { ToolDef } from '../hub/src/tools/tool.js';
-import type { McpSession } from '../hub/src/tools/mcp-session.js';
+import type { ToolProfile } from '../hub/src/mcp/server/profiles.js';
+import type { ToolDef } from '../hub/src/mcp/tools/tool.js';
+import type { McpSession } from '../hub/src/mcp/server/session.js';
 
 const FORWARD_TIMEOUT_MS = 600_000;
 
@@ -154,7 +154,7 @@ function refuseBesideHub(tool: ToolDef, palacePath: string, forwarding: boolean)
 /** Whether a frame calls a tool that writes (loads the tool registry: only on the rare hub-went-away road). */
 async function isMutatingCall(frame: Frame): Promise<boolean> {
   if (frame.method !== 'tools/call' || typeof frame.params?.name !== 'string') return false;
-  const { MUTATING_TOOLS } = await import('../hub/src/tools/registry.js');
+  const { MUTATING_TOOLS } = await import('../hub/src/mcp/tools/registry.js');
   return MUTATING_TOOLS.has(frame.params.name);
 }
 
@@ -203,7 +203,7 @@ export interface StdioProxyOptions {
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
   fetchImpl?: typeof fetch;
-  /** Tool profile to serve (tools/profiles.ts); forwarded as /mcp?profile=… Default: config.mcpProfile. */
+  /** Tool profile to serve (mcp/server/profiles.ts); forwarded as /mcp?profile=… Default: config.mcpProfile. */
   profile?: ToolProfile;
 }
 
@@ -230,7 +230,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     local ??= (async () => {
       const [{ openPalace }, { buildServer }, { ANONYMOUS, localCaller }] = await Promise.all([
         import('../hub/src/palace.js'),
-        import('../hub/src/tools/build-server.js'),
+        import('../hub/src/mcp/server/build-server.js'),
         import('../hub/src/identity/identity.js'),
       ]);
       const { services, close } = openPalace(config, { role: 'local', log });

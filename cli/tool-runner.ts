@@ -74,8 +74,8 @@ async function inProcessSession(config: Readonly<PalaceConfig>, names: readonly 
   (await import('zod')).config({ jitless: true });
   const [{ openPalace }, { connectInProcess }, { loadTools }, { leaseHolder }, { makeLogger }, { localCaller }] = await Promise.all([
     import('../hub/src/palace.js'),
-    import('../hub/src/tools/in-process.js'),
-    import('../hub/src/tools/tool-groups.js'),
+    import('../hub/src/mcp/server/in-process.js'),
+    import('../hub/src/mcp/tools/tool-groups.js'),
     import('../hub/src/lease.js'),
     import('../hub/src/log.js'),
     import('../hub/src/identity/identity.js'),

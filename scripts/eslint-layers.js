@@ -19,13 +19,13 @@ export const HUB_LAYERS = [
   ['memory'],
   ['mine', 'sync', 'migrate', 'identity'],
   ['services', 'palace'],
-  ['tools'],
+  ['mcp'],
   ['http'],
   ['server', 'main'],
 ];
 
 /** The hub units any CLI module may import at run time (type-only imports are free: they load nothing). */
-export const CLI_ALLOWED = ['client', 'core', 'errors', 'version', 'log', 'config', 'registration', 'lease', 'client-config', 'palace', 'tools'];
+export const CLI_ALLOWED = ['client', 'core', 'errors', 'version', 'log', 'config', 'registration', 'lease', 'client-config', 'palace', 'mcp'];
 
 /**
  * Admin commands that work on the palace's stores offline (mining, migration, re-embedding, repair):

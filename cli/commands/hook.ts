@@ -12,7 +12,7 @@ import type { PalaceConfig } from '../../hub/src/config.js';
 import { defaultWing } from '../../hub/src/mine/walk.js';
 import { createHubClient, type HubClientError } from '../../hub/src/client/hub-client.js';
 import { canonicalPalace, liveHub } from '../../hub/src/registration.js';
-import { AGENT_INSTRUCTIONS } from '../../hub/src/tools/instructions.js';
+import { AGENT_INSTRUCTIONS } from '../../hub/src/mcp/server/instructions.js';
 import { LOGSTREAM_FILE } from '../../hub/src/core/palace-files.js';
 import { action } from '../context.js';
 import { collectInbox, hasLog, hookContextJson, inboxStatePath, openDirectInboxLog, toolInboxLog } from '../hook-inbox.js';

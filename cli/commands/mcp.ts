@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 
 import { makeLogger } from '../../hub/src/log.js';
-import { parseProfile } from '../../hub/src/tools/profiles.js';
+import { parseProfile } from '../../hub/src/mcp/server/profiles.js';
 import { cliConfig } from '../config.js';
 import { runStdioProxy } from '../stdio-proxy.js';
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { HubClientError } from '../../hub/src/client/hub-client.js';
 import type { Hub } from '../../hub/src/server.js';
-import { connectInProcess } from '../../hub/src/tools/in-process.js';
+import { connectInProcess } from '../../hub/src/mcp/server/in-process.js';
 import {
   connectStdioClient,
   killChildren,

@@ -7,8 +7,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Hub } from '../../hub/src/server.js';
-import { LEAN_TOOLS } from '../../hub/src/tools/profiles.js';
-import { TOOLS } from '../../hub/src/tools/registry.js';
+import { LEAN_TOOLS } from '../../hub/src/mcp/server/profiles.js';
+import { TOOLS } from '../../hub/src/mcp/tools/registry.js';
 import { killChildren, makeHubDirs, resultJson, sha256Hex, startChildHub, startTestHub, type HubDirs } from '../helpers/hub.js';
 import { closeSessions, stdioSession, toolError } from '../helpers/stdio-client.js';
 

@@ -25,9 +25,9 @@ import {
 import { ERROR_CODES } from '../../hub/src/errors.js';
 import { HUB_AGENT } from '../../hub/src/logstream/lease-sweeper.js';
 import { Logstream } from '../../hub/src/logstream/logstream.js';
-import { coordinationTools } from '../../hub/src/tools/coordination-tools.js';
-import { logstreamTools } from '../../hub/src/tools/logstream-tools.js';
-import { TOOLS } from '../../hub/src/tools/registry.js';
+import { coordinationTools } from '../../hub/src/mcp/tools/coordination-tools.js';
+import { logstreamTools } from '../../hub/src/mcp/tools/logstream-tools.js';
+import { TOOLS } from '../../hub/src/mcp/tools/registry.js';
 import {
   connectHttpClient,
   healthy,

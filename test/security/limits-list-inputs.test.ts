@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifactIds, eventQuery, LIMITS } from '../../hub/src/core/validate.js';
 import { MEMORY_LIMITS, tagList } from '../../hub/src/memory/drawers/drawer-input.js';
 import type { Hub } from '../../hub/src/server.js';
-import { TOOLS } from '../../hub/src/tools/registry.js';
+import { TOOLS } from '../../hub/src/mcp/tools/registry.js';
 import { catchHubError } from '../helpers/errors.js';
 import { connectHttpClient, makeHubDirs, rawRequest, startTestHub, type HubDirs } from '../helpers/hub.js';
 

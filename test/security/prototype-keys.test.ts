@@ -11,7 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Hub } from '../../hub/src/server.js';
-import { TOOLS } from '../../hub/src/tools/registry.js';
+import { TOOLS } from '../../hub/src/mcp/tools/registry.js';
 import { connectHttpClient, makeHubDirs, resultJson, startTestHub, type HubDirs } from '../helpers/hub.js';
 
 const NAMES = ['__proto__', 'constructor', 'prototype', 'valueOf', 'toString', 'hasOwnProperty', '__defineGetter__', 'length'];

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createApp } from '../../hub/src/http/app.js';
 import type { Hub } from '../../hub/src/server.js';
-import { MUTATING_TOOLS, TOOLS } from '../../hub/src/tools/registry.js';
+import { MUTATING_TOOLS, TOOLS } from '../../hub/src/mcp/tools/registry.js';
 import { connectHttpClient, makeHubDirs, startTestHub, type HubDirs } from '../helpers/hub.js';
 
 const TOKEN = 'a1b2c3d4'.repeat(8);

@@ -18,7 +18,7 @@ describe('layer boundaries (palace/layers, no-restricted-imports)', () => {
   it('refuses an upward import in hub/src and accepts the same import one layer up', async () => {
     const up = "import type { HubServices } from '../services.js';\nexport type X = HubServices;\n";
     expect((await messages('hub/src/memory/zz-probe.ts', up)).join('\n')).toMatch(/hub\/src\/memory \(layer \d\) may not import hub\/src\/services/);
-    expect(await messages('hub/src/tools/zz-probe.ts', up)).toEqual([]);
+    expect(await messages('hub/src/mcp/zz-probe.ts', up)).toEqual([]);
   });
 
   it('refuses memory -> mine (the old why.ts cycle) and services -> http', async () => {
@@ -29,7 +29,7 @@ describe('layer boundaries (palace/layers, no-restricted-imports)', () => {
 
   it('keeps the hub client browser-safe and the hub out of cli/', async () => {
     expect((await messages('hub/src/client/zz-probe.ts', "export { HubError } from '../errors.js';\n")).join()).toMatch(/imports only core/);
-    expect((await messages('hub/src/tools/zz-probe.ts', "export { action } from '../../../cli/context.js';\n")).join()).toMatch(/never imports from cli/);
+    expect((await messages('hub/src/mcp/zz-probe.ts', "export { action } from '../../../cli/context.js';\n")).join()).toMatch(/never imports from cli/);
   });
 
   it('lets the CLI import only its allowed hub modules (type-only imports are free)', async () => {
@@ -41,7 +41,7 @@ describe('layer boundaries (palace/layers, no-restricted-imports)', () => {
 
   it('allows better-sqlite3 only in the modules that own a SQLite file', async () => {
     const code = "import Database from 'better-sqlite3';\nexport const open = (p: string) => new Database(p);\n";
-    expect((await messages('hub/src/tools/zz-probe.ts', code)).join()).toMatch(/Only the modules that own a SQLite file/);
+    expect((await messages('hub/src/mcp/zz-probe.ts', code)).join()).toMatch(/Only the modules that own a SQLite file/);
     expect((await messages('cli/commands/zz-probe.ts', code)).join()).toMatch(/Only the modules that own a SQLite file/);
     expect(await messages('hub/src/logstream/zz-probe.ts', code)).toEqual([]);
   });

@@ -1,10 +1,10 @@
-// tools/tool-groups.ts: the name -> module table the CLI's in-process road loads one tool by must name
+// mcp/tools/tool-groups.ts: the name -> module table the CLI's in-process road loads one tool by must name
 // every tool of the registry, each in the module that defines it, and nothing else.
 
 import { describe, expect, it } from 'vitest';
 
-import { TOOLS } from '../../hub/src/tools/registry.js';
-import { loadTools, TOOL_GROUP_OF, TOOL_GROUPS, type ToolGroup } from '../../hub/src/tools/tool-groups.js';
+import { TOOLS } from '../../hub/src/mcp/tools/registry.js';
+import { loadTools, TOOL_GROUP_OF, TOOL_GROUPS, type ToolGroup } from '../../hub/src/mcp/tools/tool-groups.js';
 
 describe('tool groups', () => {
   it('names every registry tool once, each in the group whose module defines it', async () => {

@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-import { surfaceDocs, toolReference, typeOf } from '../../hub/src/tools/reference.js';
-import { TOOLS } from '../../hub/src/tools/registry.js';
+import { surfaceDocs, toolReference, typeOf } from '../../hub/src/mcp/tools/reference.js';
+import { TOOLS } from '../../hub/src/mcp/tools/registry.js';
 
 describe('docs/tools.md', () => {
   it('is what `npm run docs:tools` generates from the registry now', () => {

@@ -6,7 +6,7 @@ import Koa from 'koa';
 
 import { HubError } from '../errors.js';
 import type { HubServices } from '../services.js';
-import type { BuildServerOptions } from '../tools/build-server.js';
+import type { BuildServerOptions } from '../mcp/server/build-server.js';
 import { bearerAuth } from './middleware/auth.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { hostGuard } from './middleware/host-guard.js';

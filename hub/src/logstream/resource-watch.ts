@@ -1,6 +1,6 @@
 // The one watcher of subscribed resources (issue 33): on each commit it reads the new events once and
 // tells each subscriber which of its task and inbox resources changed (core/inbox.ts decides what is
-// an inbox item, as `palace hook inbox` does). Subscribers are MCP sessions (tools/mcp-session.ts):
+// an inbox item, as `palace hook inbox` does). Subscribers are MCP sessions (mcp/server/session.ts):
 // the HTTP hub's GET stream, the stdio server. One per palace, built by palace.ts.
 
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';

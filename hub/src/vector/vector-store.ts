@@ -76,7 +76,7 @@ export interface VectorStore {
   /** How many drawers match. */
   count(filter?: DrawerFilter): Promise<number>;
   /**
-   * What the palace census (memory/placement-census.ts) loads, computed where the rows are: rows per
+   * What the palace census (memory/drawers/placement-census.ts) loads, computed where the rows are: rows per
    * wing and room, and the rows in `rooms` or rated useful (census columns only). Optional (and
    * undefined from a wrapper over a store without it): the census then scans every row, which on a
    * store in another process means every row's fields crossing the process boundary (seconds at

@@ -14,7 +14,7 @@ import type { ServerResponse } from 'node:http';
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 
 import type { HubServices } from '../../services.js';
-import type { McpSession } from '../../tools/mcp-session.js';
+import type { McpSession } from '../../mcp/server/session.js';
 
 const MAX_SESSIONS = 1_024;
 const IDLE_MS = 3_600_000;

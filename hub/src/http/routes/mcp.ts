@@ -9,9 +9,9 @@ import type { Context } from 'koa';
 import { HubError } from '../../errors.js';
 import { McpSessions } from './mcp-sessions.js';
 import type { HubServices } from '../../services.js';
-import { buildServer, type BuildServerOptions } from '../../tools/build-server.js';
-import { parseProfile } from '../../tools/profiles.js';
-import { MUTATING_TOOLS } from '../../tools/registry.js';
+import { buildServer, type BuildServerOptions } from '../../mcp/server/build-server.js';
+import { parseProfile } from '../../mcp/server/profiles.js';
+import { MUTATING_TOOLS } from '../../mcp/tools/registry.js';
 import { BODY_ENCODING_MESSAGE, MAX_BODY_BYTES, readJsonBody } from '../read-body.js';
 
 interface JsonRpcMessage {
@@ -70,7 +70,7 @@ export function mcpSessionHandlers(sessions: McpSessions) {
 export function mcpHandler(hub: HubServices, options: BuildServerOptions, sessions: McpSessions = new McpSessions(hub)) {
   return async (ctx: Context): Promise<void> => {
     const query = ctx.query.profile;
-    // ?profile=lean lists the everyday tools plus palace_tools/palace_call (tools/profiles.ts).
+    // ?profile=lean lists the everyday tools plus palace_tools/palace_call (mcp/server/profiles.ts).
     const profile = parseProfile(Array.isArray(query) ? query.join(',') : query, 'profile');
     const parsed = await readJsonBody(ctx.req);
     if (!parsed.ok)

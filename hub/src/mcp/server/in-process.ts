@@ -5,9 +5,9 @@
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
-import { HubClientError, parseToolResult, type ToolCallOptions } from '../client/hub-client.js';
-import type { HubServices } from '../services.js';
-import type { ToolDef } from './tool.js';
+import { HubClientError, parseToolResult, type ToolCallOptions } from '../../client/hub-client.js';
+import type { HubServices } from '../../services.js';
+import type { ToolDef } from '../tools/tool.js';
 import { buildToolServer, type BuildServerOptions } from './tool-server.js';
 
 export interface InProcessOptions extends BuildServerOptions {
@@ -27,7 +27,7 @@ interface Pending {
 }
 
 export async function connectInProcess(services: HubServices, options: InProcessOptions = {}): Promise<InProcessServer> {
-  const { tools = (await import('./registry.js')).TOOLS, ...serverOptions } = options;
+  const { tools = (await import('../tools/registry.js')).TOOLS, ...serverOptions } = options;
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const server = buildToolServer(services, tools, serverOptions);
   await server.connect(serverSide);

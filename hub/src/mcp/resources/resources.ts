@@ -9,9 +9,9 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpError, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 
-import { computeInbox } from '../core/inbox.js';
-import { HubError, RPC_HUB_FAULT, toHubError } from '../errors.js';
-import type { HubServices } from '../services.js';
+import { computeInbox } from '../../core/inbox.js';
+import { HubError, RPC_HUB_FAULT, toHubError } from '../../errors.js';
+import type { HubServices } from '../../services.js';
 
 const JSON_TYPE = 'application/json';
 /** How many recent events name the agents offered in lists and completions. */

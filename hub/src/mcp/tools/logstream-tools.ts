@@ -3,9 +3,9 @@
 
 import { z } from 'zod';
 
-import { ACK_STATUSES, ARTIFACT_KIND_MAX, EVENT_STATUSES } from '../core/types.js';
-import { leaseBounds } from '../config.js';
-import { LIMITS, type EventFilterKey } from '../core/validate.js';
+import { ACK_STATUSES, ARTIFACT_KIND_MAX, EVENT_STATUSES } from '../../core/types.js';
+import { leaseBounds } from '../../config.js';
+import { LIMITS, type EventFilterKey } from '../../core/validate.js';
 import { listOf, oneOrManyOf } from './list-input.js';
 import { defineTool } from './tool.js';
 

@@ -22,16 +22,16 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
-import { HubError, toHubError, type ErrorCode } from '../errors.js';
-import { callerOfAuth, type Caller } from '../identity/identity.js';
-import { IDENTITY_FIELDS, checkIdentityArgs } from '../memory/drawers/identity.js';
-import type { HubServices } from '../services.js';
+import { HubError, toHubError, type ErrorCode } from '../../errors.js';
+import { callerOfAuth, type Caller } from '../../identity/identity.js';
+import { IDENTITY_FIELDS, checkIdentityArgs } from '../../memory/drawers/identity.js';
+import type { HubServices } from '../../services.js';
 import { AGENT_INSTRUCTIONS } from './instructions.js';
-import { registerPrompts } from './mcp-prompts.js';
-import { registerResources } from './mcp-resources.js';
-import { sendLog, subscribable, type McpSession } from './mcp-session.js';
+import { registerPrompts } from '../prompts/prompts.js';
+import { registerResources } from '../resources/resources.js';
+import { sendLog, subscribable, type McpSession } from './session.js';
 import { LEAN_TOOLS, profileInstructions, type ToolProfile } from './profiles.js';
-import type { ToolContext, ToolDef } from './tool.js';
+import type { ToolContext, ToolDef } from '../tools/tool.js';
 
 export interface BuildServerOptions {
   /** Runs a handler under the hub's global request lock (tools that are not lock-free). */
@@ -83,7 +83,7 @@ function servedInput(tool: ToolDef): ServedInput {
   const known = servedInputs.get(tool.name);
   if (known) return known;
   // A mutating tool sees every argument name, so an identity field it does not record is refused
-  // rather than stripped in silence (memory/identity.ts); other unknown arguments are dropped as before.
+  // rather than stripped in silence (memory/drawers/identity.ts); other unknown arguments are dropped as before.
   // Its identity fields are optional: an agent that proved who it is may leave them out (identity.ts fills them).
   const requiredIdentity = new Set(
     Object.entries(tool.input)
@@ -222,7 +222,7 @@ export function buildToolServer(hub: HubServices, tools: readonly ToolDef[], opt
   // Resources, prompts and completions (mcp-resources.ts, mcp-prompts.ts): McpServer's own handlers,
   // over the same services. Resources that read memory run through the tools (same lock, validation).
   const call = async (name: string, args: Record<string, unknown>): Promise<unknown> => {
-    const tool = available.find((t) => t.name === name) ?? (await import('./registry.js')).findTool(name);
+    const tool = available.find((t) => t.name === name) ?? (await import('../tools/registry.js')).findTool(name);
     if (!tool) throw new HubError('input.invalid', `no tool '${name}'`, { field: 'name' });
     const parsed = servedInput(tool).schema.safeParse(args);
     if (!parsed.success) throw schemaViolation(name, parsed.error);

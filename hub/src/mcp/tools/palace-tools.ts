@@ -3,10 +3,10 @@
 
 import { z } from 'zod';
 
-import { graphView, listDrawers, statsView } from '../memory/navigation/palace-views.js';
-import { addRoom, listRooms, removeRoom, renameRoom, taxonomy } from '../memory/navigation/rooms.js';
-import { canonicalPalace } from '../registration.js';
-import { hubStatus, type HubServices } from '../services.js';
+import { graphView, listDrawers, statsView } from '../../memory/navigation/palace-views.js';
+import { addRoom, listRooms, removeRoom, renameRoom, taxonomy } from '../../memory/navigation/rooms.js';
+import { canonicalPalace } from '../../registration.js';
+import { hubStatus, type HubServices } from '../../services.js';
 import { defineTool } from './tool.js';
 
 const palaceOf = (hub: HubServices): string => canonicalPalace(hub.config.palacePath);

@@ -9,9 +9,9 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
-import { computeInbox } from '../core/inbox.js';
-import type { HubServices } from '../services.js';
-import { matching, recentAgents, recentTasks, rpcErrorFor } from './mcp-resources.js';
+import { computeInbox } from '../../core/inbox.js';
+import type { HubServices } from '../../services.js';
+import { matching, recentAgents, recentTasks, rpcErrorFor } from '../resources/resources.js';
 
 function user(text: string, description: string): GetPromptResult {
   return { description, messages: [{ role: 'user', content: { type: 'text', text } }] };

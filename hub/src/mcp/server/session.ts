@@ -5,11 +5,11 @@
 
 import type { LoggingLevel, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 
-import { findSecret } from '../core/secrets.js';
-import { redact } from '../log.js';
-import type { Subscriber } from '../logstream/resource-watch.js';
+import { findSecret } from '../../core/secrets.js';
+import { redact } from '../../log.js';
+import type { Subscriber } from '../../logstream/resource-watch.js';
 
-export { INBOX_URI, TASK_URI, inboxUri, subscribable, taskUri } from '../logstream/resource-watch.js';
+export { INBOX_URI, TASK_URI, inboxUri, subscribable, taskUri } from '../../logstream/resource-watch.js';
 
 export interface McpSession extends Subscriber {
   readonly id: string;

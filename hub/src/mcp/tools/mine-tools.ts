@@ -5,15 +5,15 @@
 
 import { z } from 'zod';
 
-import { invalid } from '../errors.js';
-import { readEmbedderRecord } from '../embed/select.js';
-import { resolveAdapter } from '../mine/adapters.js';
-import { readManifest } from '../mine/manifest.js';
-import { admitSource, minePolicy, walkAdmits } from '../mine/roots.js';
-import { mineSource, type MineRequest } from '../mine/miner.js';
-import { canonicalPalace } from '../registration.js';
+import { invalid } from '../../errors.js';
+import { readEmbedderRecord } from '../../embed/select.js';
+import { resolveAdapter } from '../../mine/adapters.js';
+import { readManifest } from '../../mine/manifest.js';
+import { admitSource, minePolicy, walkAdmits } from '../../mine/roots.js';
+import { mineSource, type MineRequest } from '../../mine/miner.js';
+import { canonicalPalace } from '../../registration.js';
 import { defineTool } from './tool.js';
-import { writerOf } from '../memory/drawers/identity.js';
+import { writerOf } from '../../memory/drawers/identity.js';
 
 export const mineTool = defineTool({
   name: 'palace_mine',

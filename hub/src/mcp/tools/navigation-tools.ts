@@ -4,17 +4,17 @@
 
 import { z } from 'zod';
 
-import { AAAK_SPEC, AAAK_VERSION } from '../memory/curation/aaak.js';
-import { compress } from '../memory/curation/compress.js';
-import { deleteHallway, HALLWAY_DEFAULTS, listHallways } from '../memory/navigation/hallways.js';
-import { wingOverlap } from '../memory/curation/overlap.js';
-import { traverse, walkPalace, WALK_LIMITS } from '../memory/navigation/palace-walk.js';
-import { createTunnel, deleteTunnel, listTunnels } from '../memory/navigation/tunnels.js';
-import { whyDrawer } from '../mine/why.js';
-import { canonicalPalace } from '../registration.js';
-import type { HubServices } from '../services.js';
+import { AAAK_SPEC, AAAK_VERSION } from '../../memory/curation/aaak.js';
+import { compress } from '../../memory/curation/compress.js';
+import { deleteHallway, HALLWAY_DEFAULTS, listHallways } from '../../memory/navigation/hallways.js';
+import { wingOverlap } from '../../memory/curation/overlap.js';
+import { traverse, walkPalace, WALK_LIMITS } from '../../memory/navigation/palace-walk.js';
+import { createTunnel, deleteTunnel, listTunnels } from '../../memory/navigation/tunnels.js';
+import { whyDrawer } from '../../mine/why.js';
+import { canonicalPalace } from '../../registration.js';
+import type { HubServices } from '../../services.js';
 import { defineTool } from './tool.js';
-import { writerOf } from '../memory/drawers/identity.js';
+import { writerOf } from '../../memory/drawers/identity.js';
 
 /** KG entities a hallway or overlap may be about (the most-connected ones). */
 const ENTITY_NAMES = 500;

@@ -3,9 +3,9 @@
 
 import { z } from 'zod';
 
-import { KG_TIMELINE_MAX } from '../kg/knowledge-graph.js';
+import { KG_TIMELINE_MAX } from '../../kg/knowledge-graph.js';
 import { defineTool } from './tool.js';
-import { writerOf } from '../memory/drawers/identity.js';
+import { writerOf } from '../../memory/drawers/identity.js';
 
 const when = (what: string) => z.string().describe(`${what}: a date (YYYY-MM-DD) or an ISO 8601 instant`);
 

@@ -3,8 +3,8 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 
-import type { HubServices } from '../services.js';
-import { TOOLS } from './registry.js';
+import type { HubServices } from '../../services.js';
+import { TOOLS } from '../tools/registry.js';
 import { buildToolServer, type BuildServerOptions } from './tool-server.js';
 
 export type { BuildServerOptions } from './tool-server.js';

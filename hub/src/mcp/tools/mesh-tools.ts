@@ -2,7 +2,7 @@
 
 import { hostname } from 'node:os';
 
-import { localEstate } from '../sync/mesh-estate.js';
+import { localEstate } from '../../sync/mesh-estate.js';
 import { defineTool } from './tool.js';
 
 export const meshPeersTool = defineTool({

@@ -3,12 +3,12 @@
 
 import { z } from 'zod';
 
-import { HubError } from '../errors.js';
-import { bindNested } from '../identity/bind-nested.js';
-import { MEMORY_LIMITS } from '../memory/drawers/drawer-input.js';
+import { HubError } from '../../errors.js';
+import { bindNested } from '../../identity/bind-nested.js';
+import { MEMORY_LIMITS } from '../../memory/drawers/drawer-input.js';
 import { listOf } from './list-input.js';
 import { defineTool } from './tool.js';
-import { checkIdentityArgs, writerOf } from '../memory/drawers/identity.js';
+import { checkIdentityArgs, writerOf } from '../../memory/drawers/identity.js';
 
 const tagsInput = () => listOf(z.string(), MEMORY_LIMITS.tags);
 

@@ -4,9 +4,9 @@
 
 import { z } from 'zod';
 
-import { HubError } from '../errors.js';
-import { DESK_NAME } from '../identity/names.js';
-import { retireAgent } from '../identity/retire.js';
+import { HubError } from '../../errors.js';
+import { DESK_NAME } from '../../identity/names.js';
+import { retireAgent } from '../../identity/retire.js';
 import { defineTool } from './tool.js';
 
 export const agentsTool = defineTool({

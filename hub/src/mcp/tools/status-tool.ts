@@ -2,9 +2,9 @@
 
 import { z } from 'zod';
 
-import { toHubError } from '../errors.js';
-import { readEmbedderRecord } from '../embed/select.js';
-import type { HubServices } from '../services.js';
+import { toHubError } from '../../errors.js';
+import { readEmbedderRecord } from '../../embed/select.js';
+import type { HubServices } from '../../services.js';
 import { defineTool } from './tool.js';
 
 /** Memory counts when memory is loaded (or asked for); otherwise what the palace records, cheaply. */

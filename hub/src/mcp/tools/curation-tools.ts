@@ -4,14 +4,14 @@
 
 import { z } from 'zod';
 
-import { bulkMove, prune, purge, renameWing } from '../memory/curation/bulk-ops.js';
-import { checkpoint } from '../memory/drawers/checkpoint.js';
-import { MEMORY_LIMITS } from '../memory/drawers/drawer-input.js';
-import { exportPage, IMPORT_BATCH_MAX, importBatch } from '../memory/curation/transfer.js';
-import { canonicalPalace } from '../registration.js';
+import { bulkMove, prune, purge, renameWing } from '../../memory/curation/bulk-ops.js';
+import { checkpoint } from '../../memory/drawers/checkpoint.js';
+import { MEMORY_LIMITS } from '../../memory/drawers/drawer-input.js';
+import { exportPage, IMPORT_BATCH_MAX, importBatch } from '../../memory/curation/transfer.js';
+import { canonicalPalace } from '../../registration.js';
 import { listOf } from './list-input.js';
 import { defineTool } from './tool.js';
-import { writerOf } from '../memory/drawers/identity.js';
+import { writerOf } from '../../memory/drawers/identity.js';
 
 const item = z
   .object({

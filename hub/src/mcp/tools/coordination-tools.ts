@@ -3,7 +3,7 @@
 
 import { z } from 'zod';
 
-import { leaseBounds } from '../config.js';
+import { leaseBounds } from '../../config.js';
 import { listOf } from './list-input.js';
 import { defineTool } from './tool.js';
 

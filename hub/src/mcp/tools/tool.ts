@@ -3,8 +3,8 @@
 
 import type { z } from 'zod';
 
-import type { Caller } from '../identity/identity.js';
-import type { HubServices } from '../services.js';
+import type { Caller } from '../../identity/identity.js';
+import type { HubServices } from '../../services.js';
 
 /** Per-call context handed to a tool handler by the server factory. */
 export interface ToolContext {

@@ -6,10 +6,10 @@ import { z } from 'zod';
 
 import type { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 
-import type { HubServices } from '../services.js';
-import { registerPrompts } from './mcp-prompts.js';
-import { registerResources } from './mcp-resources.js';
-import { LEAN_TOOLS } from './profiles.js';
+import type { HubServices } from '../../services.js';
+import { registerPrompts } from '../prompts/prompts.js';
+import { registerResources } from '../resources/resources.js';
+import { LEAN_TOOLS } from '../server/profiles.js';
 import { TOOLS } from './registry.js';
 
 export interface JsonSchema {
@@ -85,7 +85,7 @@ export function toolReference(): string {
   const out = [
     '# MCP tools',
     '',
-    '<!-- Generated from hub/src/tools/registry.ts by `npm run docs:tools`; test/unit/tools-doc.test.ts checks it. Do not edit by hand. -->',
+    '<!-- Generated from hub/src/mcp/tools/registry.ts by `npm run docs:tools`; test/unit/tools-doc.test.ts checks it. Do not edit by hand. -->',
     '',
     `The hub serves ${TOOLS.length} tools at \`/mcp\` (profile \`full\`, the default). The \`lean\` profile`,
     `(\`/mcp?profile=lean\`, \`palace mcp --profile lean\`) lists the ${LEAN_TOOLS.size} marked "lean" plus \`palace_tools\` and`,

@@ -2,7 +2,7 @@
 // `lean` lists the everyday coordination and memory tools plus two that reach every other tool
 // (palace_tools to discover, palace_call to run), so a session's tools/list stays under ~10 KB.
 
-import { invalid } from '../errors.js';
+import { invalid } from '../../errors.js';
 
 export const TOOL_PROFILES = ['full', 'lean'] as const;
 export type ToolProfile = (typeof TOOL_PROFILES)[number];

@@ -3,12 +3,12 @@
 
 import { z } from 'zod';
 
-import { summaryReader } from '../memory/curation/compress.js';
-import { readDiary, writeDiary } from '../memory/drawers/diary.js';
-import { wakeUp } from '../memory/navigation/wakeup.js';
-import { canonicalPalace } from '../registration.js';
+import { summaryReader } from '../../memory/curation/compress.js';
+import { readDiary, writeDiary } from '../../memory/drawers/diary.js';
+import { wakeUp } from '../../memory/navigation/wakeup.js';
+import { canonicalPalace } from '../../registration.js';
 import { defineTool } from './tool.js';
-import { writerOf } from '../memory/drawers/identity.js';
+import { writerOf } from '../../memory/drawers/identity.js';
 
 export const diaryWriteTool = defineTool({
   name: 'palace_diary_write',

@@ -200,7 +200,7 @@ export async function runSync(ctx: CommandContext): Promise<number> {
     const estate =
       live ??
       (await withLogstream(ctx, (ls) =>
-        localEstate(ls.replica, {
+        localEstate(ls.store.replica, {
           palacePath: ctx.config.palacePath,
           name: hostname(),
           intervalSeconds: ctx.config.syncIntervalSeconds,
@@ -215,7 +215,7 @@ export async function runSync(ctx: CommandContext): Promise<number> {
   const via = round ? 'through the live hub' : 'directly on the palace';
   round ??= await withLogstream(ctx, async (ls) => {
     const service = new SyncService({
-      replica: ls.replica,
+      replica: ls.store.replica,
       palacePath: ctx.config.palacePath,
       name: hostname(),
       intervalSeconds: 0,

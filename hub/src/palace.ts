@@ -100,7 +100,7 @@ export function openPalace(config: Readonly<PalaceConfig>, options: OpenPalaceOp
   };
   if (Sync)
     services.sync = new Sync({
-      replica: logstream.replica,
+      replica: logstream.store.replica,
       palacePath,
       name: hostname(),
       intervalSeconds: config.syncIntervalSeconds,

@@ -17,7 +17,7 @@ import { ownOrigins } from './http/middleware/request-guard.js';
 import type { Logger } from './log.js';
 import { startLeaseSweeper } from './logstream/lease-sweeper.js';
 import { INTEGRITY_CHECKING, quickCheckOffThread } from './logstream/integrity-check.js';
-import type { SqliteEventStore } from './logstream/sqlite-event-store.js';
+import type { LogFile } from './logstream/event-store.js';
 import type { Memory } from './memory/drawers/memory.js';
 import { openPalace } from './palace.js';
 import {
@@ -56,7 +56,7 @@ export interface HubOptions {
   /** The names a non-loopback bind answers to (default: machineNames()). */
   machine?: MachineNames;
   /** SQLite's check of the log behind /statusz's `sqlite_integrity` (default: quick_check on a worker thread). */
-  integrityCheck?: (store: SqliteEventStore, signal: AbortSignal) => Promise<string>;
+  integrityCheck?: (store: LogFile, signal: AbortSignal) => Promise<string>;
 }
 
 export interface Hub {

@@ -1,5 +1,5 @@
-// Runs the ReplicaStore contract against both adapters (SqliteEventStore itself, and Logstream.replica
-// which also wakes waiters), plus what only the SQLite file can show: a corrupt identity is refused.
+// Runs the ReplicaStore contract against the SQLite replica, on a bare store and under a Logstream
+// (whose waiters its commits wake), plus what only the SQLite file can show: a corrupt identity is refused.
 
 import { join } from 'node:path';
 
@@ -13,14 +13,14 @@ import { nextHex } from '../helpers/fixtures.js';
 import { makeTmpDir, type TmpDir } from '../helpers/tmp-dir.js';
 import { runReplicaStoreContract } from './replica-store.contract.js';
 
-runReplicaStoreContract('SqliteEventStore', (dir, name, mintReplicaId) => {
+runReplicaStoreContract('SqliteEventStore.replica', (dir, name, mintReplicaId) => {
   const store = new SqliteEventStore(join(dir, `${name}.sqlite3`), { mintReplicaId });
-  return { replica: store, local: store, close: () => store.close() };
+  return { replica: store.replica, local: store, close: () => store.close() };
 });
 
-runReplicaStoreContract('Logstream.replica', (dir, name, mintReplicaId) => {
+runReplicaStoreContract('SqliteEventStore.replica under a Logstream', (dir, name, mintReplicaId) => {
   const log = new Logstream(new SqliteEventStore(join(dir, `${name}.sqlite3`), { mintReplicaId }));
-  return { replica: log.replica, local: log.store, close: () => log.close() };
+  return { replica: log.store.replica, local: log.store, close: () => log.close() };
 });
 
 describe('SqliteEventStore replica identity', () => {

@@ -80,7 +80,7 @@ export function syncCommands<S, X>(spec: fc.Arbitrary<S>, appendWeight: number, 
 
 /** One pull round of `into` from `from` (pinned, in process); it must report no errors. */
 export async function pullRound(into: SqliteEventStore, from: SqliteEventStore, pageLimit: number): Promise<void> {
-  const report = await pullFromPeer(into, inProcessTransport(from), { pageLimit, peer: pinnedPeer(from) });
+  const report = await pullFromPeer(into.replica, inProcessTransport(from.replica), { pageLimit, peer: pinnedPeer(from.replica) });
   expect(report.errors.map((e) => e.message)).toEqual([]);
 }
 

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { quickCheckOffThread } from '../../hub/src/logstream/integrity-check.js';
-import type { SqliteEventStore } from '../../hub/src/logstream/sqlite-event-store.js';
+import type { LogFile } from '../../hub/src/logstream/event-store.js';
 import type { Hub } from '../../hub/src/server.js';
 import { PALACE_VERSION } from '../../hub/src/version.js';
 import { request as httpRequest } from 'node:http';
@@ -66,7 +66,7 @@ async function settledStatusz(hub: Hub, token?: string): Promise<Statusz> {
 }
 
 /** The real quick_check, held back until `open()`; an abort (the hub closing) ends it at once. */
-function gatedCheck(): { check: (store: SqliteEventStore, signal: AbortSignal) => Promise<string>; open: () => void; calls: () => number } {
+function gatedCheck(): { check: (store: LogFile, signal: AbortSignal) => Promise<string>; open: () => void; calls: () => number } {
   let open: () => void = () => undefined;
   const gate = new Promise<void>((resolve) => (open = resolve));
   let calls = 0;

@@ -14,6 +14,7 @@ import type { NewEvent } from '../../hub/src/core/types.js';
 import { Logstream, LOGSTREAM_FILE } from '../../hub/src/logstream/logstream.js';
 import { SCHEMA_VERSION } from '../../hub/src/logstream/schema.js';
 import type { TaskPage } from '../../hub/src/logstream/task-projection.js';
+import type { SqliteEventStore } from '../../hub/src/logstream/sqlite-event-store.js';
 import type { Hub } from '../../hub/src/server.js';
 import { callJson, connectHttpClient, makeHubDirs, resultJson, startTestHub, type HubDirs } from '../helpers/hub.js';
 
@@ -125,7 +126,7 @@ describe('palace_tasks last_event_before (quiet since)', () => {
   });
 
   it('reads the count on the quiet index, not by visiting every claimed task', () => {
-    const db = hub.services.logstream.store.db;
+    const db = (hub.services.logstream.store as SqliteEventStore).db; // the hub opens the SQLite log
     const plan = db
       .prepare(`EXPLAIN QUERY PLAN SELECT count(*) FROM tasks WHERE status IN (?) AND last_event_at < ?`)
       .all('claimed', CUTOFF) as Array<{ detail: string }>;

@@ -82,8 +82,8 @@ describe('kill -9 during a signed pull', () => {
     const ids = store.db.prepare('SELECT id FROM events ORDER BY id').pluck().all() as string[];
     expect(new Set(ids).size).toBe(EVENTS);
     expect(ids).toEqual(eventIds(log));
-    expect(store.verifiedVector()[log.replicaId]).toBe(log.store.versionVector()[log.replicaId]);
-    expect(store.unverifiedCounts()).toEqual({});
+    expect(store.replica.verifiedVector()[log.replicaId]).toBe(log.store.replica.versionVector()[log.replicaId]);
+    expect(store.replica.unverifiedCounts()).toEqual({});
     expect(store.integrityCheck()).toBe('ok');
   }, 180_000);
 });

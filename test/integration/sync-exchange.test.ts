@@ -83,7 +83,7 @@ describe('peer sync between hubs', () => {
     // Each event exactly once, and vectors agree.
     const ids = allEvents(log(a.hub)).map((e) => e.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(log(a.hub).replica.versionVector()).toEqual(log(b.hub).replica.versionVector());
+    expect(log(a.hub).store.replica.versionVector()).toEqual(log(b.hub).store.replica.versionVector());
 
     // The mesh estate names the peer, its replica and vector, and never a token.
     const estate = a.hub.services.sync?.estate();
@@ -219,16 +219,16 @@ describe('peer sync between hubs', () => {
       peer_replica: log(b.hub).replicaId,
     });
     const before = allEvents(log(a.hub));
-    const vector = log(a.hub).replica.versionVector();
+    const vector = log(a.hub).store.replica.versionVector();
 
     const second = await sync.runRound();
     expect(second.results[0]).toMatchObject({ ok: true, pulled_events: 0, pulled_artifacts: 0 });
     expect(allEvents(log(a.hub))).toEqual(before);
-    expect(log(a.hub).replica.versionVector()).toEqual(vector);
+    expect(log(a.hub).store.replica.versionVector()).toEqual(vector);
 
     // Even forcing the same events in again applies none of them.
-    const again = log(a.hub).replica.applyRemoteEvents(
-      log(b.hub).replica.eventsAfter(log(b.hub).replicaId, 0, 500),
+    const again = log(a.hub).store.replica.applyRemoteEvents(
+      log(b.hub).store.replica.eventsAfter(log(b.hub).replicaId, 0, 500),
     );
     expect(again).toMatchObject({ applied: 0, duplicates: 12 });
     expect(allEvents(log(a.hub))).toEqual(before);

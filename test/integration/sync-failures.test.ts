@@ -158,7 +158,7 @@ describe('peer sync failures', () => {
     });
     let tamper = true;
     const peer = await fakePeer((_req, res, url) => {
-      const replica = origin.replica;
+      const replica = origin.store.replica;
       if (url.pathname === '/sync/version_vector')
         return json(res, 200, versionVectorMessage(replica, 'evil'));
       if (url.pathname === '/sync/ops')

@@ -63,45 +63,45 @@ describe('legacy events (written before signed sync)', () => {
     let b = store('b');
     appendTo(a, 3);
     appendTo(b, 2);
-    expect((await pullFromPeer(b, inProcessTransport(a), { peer: pinnedPeer(a) })).pulledEvents).toBe(3);
+    expect((await pullFromPeer(b.replica, inProcessTransport(a.replica), { peer: pinnedPeer(a.replica) })).pulledEvents).toBe(3);
     close(b);
     downgradeToSchema1('b');
 
     b = store('b'); // migration 2 runs: a new key, every event chained
     expect(existsSync(join(dir.path, 'b.key'))).toBe(true);
-    expect(b.unverifiedCounts()).toEqual({ [a.replicaId]: 3 });
-    expect(b.verifiedVector()).toEqual({ [b.replicaId]: b.versionVector()[b.replicaId] });
+    expect(b.replica.unverifiedCounts()).toEqual({ [a.replicaId]: 3 });
+    expect(b.replica.verifiedVector()).toEqual({ [b.replicaId]: b.replica.versionVector()[b.replicaId] });
 
     // C trusts B: it gets B's own (legacy, now signed) events, not A's unverified ones.
     const c = store('c');
-    const first = await pullFromPeer(c, inProcessTransport(b), { peer: pinnedPeer(b) });
+    const first = await pullFromPeer(c.replica, inProcessTransport(b.replica), { peer: pinnedPeer(b.replica) });
     expect(first.errors).toEqual([]);
     expect(first.perOrigin).toEqual({ [b.replicaId]: 2 });
 
     // B meets A again: its held copies chain to A's signed checkpoint and become verified in place.
-    const again = await pullFromPeer(b, inProcessTransport(a), { peer: pinnedPeer(a) });
+    const again = await pullFromPeer(b.replica, inProcessTransport(a.replica), { peer: pinnedPeer(a.replica) });
     expect(again.errors).toEqual([]);
     expect(again).toMatchObject({ pulledEvents: 0, duplicates: 3 });
-    expect(b.unverifiedCounts()).toEqual({});
+    expect(b.replica.unverifiedCounts()).toEqual({});
     // ...and now B relays them to C.
-    expect((await pullFromPeer(c, inProcessTransport(b), { peer: pinnedPeer(b) })).perOrigin).toEqual({ [a.replicaId]: 3 });
+    expect((await pullFromPeer(c.replica, inProcessTransport(b.replica), { peer: pinnedPeer(b.replica) })).perOrigin).toEqual({ [a.replicaId]: 3 });
   });
 
   it('refuses, visibly and for good, a legacy copy the origin never wrote', async () => {
     const a = store('a');
     let b = store('b');
     appendTo(a, 3);
-    await pullFromPeer(b, inProcessTransport(a), { peer: pinnedPeer(a) });
+    await pullFromPeer(b.replica, inProcessTransport(a.replica), { peer: pinnedPeer(a.replica) });
     close(b);
     downgradeToSchema1('b');
     const db = new Database(join(dir.path, 'b.sqlite3'));
     db.prepare(`UPDATE events SET body = 'forged before signed sync' WHERE origin_replica = ? AND origin_seq = 2`).run(a.replicaId);
     db.close();
     b = store('b');
-    const report = await pullFromPeer(b, inProcessTransport(a), { peer: pinnedPeer(a) });
+    const report = await pullFromPeer(b.replica, inProcessTransport(a.replica), { peer: pinnedPeer(a.replica) });
     expect(report.errors[0]?.code).toBe('sync.bad_signature');
     expect(report.errors[0]?.message).toMatch(/this hub's copy of origin_seq 2 differs from the served event/);
-    expect(b.unverifiedCounts()).toEqual({ [a.replicaId]: 3 });
+    expect(b.replica.unverifiedCounts()).toEqual({ [a.replicaId]: 3 });
   });
 });
 
@@ -111,21 +111,21 @@ describe('artifacts that no event references', () => {
     const b = store('b');
     const c = store('c');
     const loose = a.putArtifact(newArtifact('a note nobody references\n'));
-    const report = await pullFromPeer(b, inProcessTransport(a), { peer: pinnedPeer(a) });
+    const report = await pullFromPeer(b.replica, inProcessTransport(a.replica), { peer: pinnedPeer(a.replica) });
     expect(report.errors).toEqual([]);
     expect(report.pulledArtifacts).toBe(1);
     expect(b.getArtifact(loose.id)?.content).toBe('a note nobody references\n');
     // The relay keeps the origin's signature and re-serves it: C (pinning only B) verifies it with A's key.
     appendTo(a, 1); // so C learns A's key through B's vouching while pulling A's events
-    await pullFromPeer(b, inProcessTransport(a), { peer: pinnedPeer(a) });
-    const relayed = await pullFromPeer(c, inProcessTransport(b), { peer: pinnedPeer(b) });
+    await pullFromPeer(b.replica, inProcessTransport(a.replica), { peer: pinnedPeer(a.replica) });
+    const relayed = await pullFromPeer(c.replica, inProcessTransport(b.replica), { peer: pinnedPeer(b.replica) });
     expect(relayed.errors).toEqual([]);
     expect(c.getArtifact(loose.id)?.sha256).toBe(loose.sha256);
 
     // A forged signature on a loose artifact: refused, nothing stored.
     const other = a.putArtifact(newArtifact('second note\n'));
     const d = store('d');
-    const lying = inProcessTransport(a);
+    const lying = inProcessTransport(a.replica);
     const forged = {
       ...lying,
       artifact: async (id: string) => {
@@ -133,8 +133,8 @@ describe('artifacts that no event references', () => {
         return { ...m, signature: 'A'.repeat(86) };
       },
     };
-    const refused = await pullFromPeer(d, forged, { peer: pinnedPeer(a) });
+    const refused = await pullFromPeer(d.replica, forged, { peer: pinnedPeer(a.replica) });
     expect(refused.errors.map((e) => e.code)).toContain('sync.bad_signature');
-    expect(d.hasArtifact(other.id)).toBe(false);
+    expect(d.replica.hasArtifact(other.id)).toBe(false);
   });
 });

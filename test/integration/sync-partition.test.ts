@@ -101,7 +101,7 @@ describe('peer sync through partitions', () => {
     const idsA = eventIds(la);
     expect(idsA).toEqual(eventIds(lb));
     expect(new Set(idsA).size).toBe(total);
-    expect(la.replica.versionVector()).toEqual(lb.replica.versionVector());
+    expect(la.store.replica.versionVector()).toEqual(lb.store.replica.versionVector());
     for (const e of allEvents(lb).filter((x) => x.artifact_ids.length > 0))
       for (const id of e.artifact_ids) expect(la.getArtifact(id).sha256).toBe(lb.getArtifact(id).sha256);
     await waitUntil(

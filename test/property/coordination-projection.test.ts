@@ -185,10 +185,10 @@ describe('coordination reads from stored projections', () => {
           if (c.kind === 'append') append(c.at === 0 ? a : b, c.events, ids);
           else if (c.kind === 'pull') await pullRound(a, b, c.pageLimit);
           else if (c.kind === 'import') {
-            const events = b.eventsAfter(b.replicaId, 0, 500);
-            a.applyRemoteEvents(events);
+            const events = b.replica.eventsAfter(b.replicaId, 0, 500);
+            a.replica.applyRemoteEvents(events);
             const before = a.reservations.held({});
-            expect(a.applyRemoteEvents(events).applied).toBe(0);
+            expect(a.replica.applyRemoteEvents(events).applied).toBe(0);
             expect(a.reservations.held({})).toEqual(before);
           } else {
             // The table lost (as after a reset, or a log from before it): reads scan the log, then a

@@ -77,7 +77,7 @@ function scheduled(s: fc.Scheduler, peer: ReplicaStore, label: string): PeerTran
 
 /** origin_seqs a store holds of `origin`, in origin order. */
 function heldOf(store: SqliteEventStore, origin: string): number[] {
-  return store.eventsAfter(origin, 0, 500).map((e) => e.origin_seq);
+  return store.replica.eventsAfter(origin, 0, 500).map((e) => e.origin_seq);
 }
 
 /** What each store holds of every origin is a prefix of that origin's own log. */
@@ -124,9 +124,9 @@ describe('sync convergence (property)', () => {
               const from = stores[c.from];
               if (!into || !from) throw new Error('no store');
               running.push(
-                pullFromPeer(into, scheduled(s, from, `${c.from}->${c.into}`), {
+                pullFromPeer(into.replica, scheduled(s, from.replica, `${c.from}->${c.into}`), {
                   pageLimit: c.pageLimit,
-                  peer: pinnedPeer(from),
+                  peer: pinnedPeer(from.replica),
                 }).then((report) => {
                   expect(report.errors.map((e) => e.message)).toEqual([]);
                 }),
@@ -146,7 +146,7 @@ describe('sync convergence (property)', () => {
             [c, b],
           ] as const)
             expect(
-              (await pullFromPeer(into, inProcessTransport(from), { pageLimit: 3, peer: pinnedPeer(from) })).errors,
+              (await pullFromPeer(into.replica, inProcessTransport(from.replica), { pageLimit: 3, peer: pinnedPeer(from.replica) })).errors,
             ).toEqual([]);
 
           const ids = idsOf(a);
@@ -154,8 +154,8 @@ describe('sync convergence (property)', () => {
           expect(new Set(ids).size).toBe(appended);
           expect(idsOf(b)).toEqual(ids);
           expect(idsOf(c)).toEqual(ids);
-          expect(b.versionVector()).toEqual(a.versionVector());
-          expect(c.versionVector()).toEqual(a.versionVector());
+          expect(b.replica.versionVector()).toEqual(a.replica.versionVector());
+          expect(c.replica.versionVector()).toEqual(a.replica.versionVector());
           expectPrefixes(stores);
 
           // Converged replicas have nothing left to give each other.
@@ -163,7 +163,7 @@ describe('sync convergence (property)', () => {
             for (const from of stores)
               if (into !== from)
                 expect(
-                  (await pullFromPeer(into, inProcessTransport(from), { peer: pinnedPeer(from) })).pulledEvents,
+                  (await pullFromPeer(into.replica, inProcessTransport(from.replica), { peer: pinnedPeer(from.replica) })).pulledEvents,
                 ).toBe(0);
         },
       ),

@@ -130,7 +130,7 @@ describe('incremental task projection', () => {
             remote.push({ ...rest, metadata: JSON.parse(metadata) as Record<string, unknown>, origin_replica: origin, origin_seq: seq, hlc: formatHlc({ ms: BASE + s.clock, counter: 0 }, origin) });
           }
           if (local.length > 0) expect(store.append(local).every((r) => !(r instanceof Error))).toBe(true);
-          if (remote.length > 0) expect(store.applyRemoteEvents(remote).failed).toBeUndefined();
+          if (remote.length > 0) expect(store.replica.applyRemoteEvents(remote).failed).toBeUndefined();
         }
         for (const corr of CORRS) {
           const events = store.tasks.eventsOf(corr);

@@ -92,11 +92,11 @@ describe('the task projection table', () => {
           else if (c.kind === 'pull') await pullRound(a, b, c.pageLimit);
           else if (c.kind === 'import') {
             // Raw replication (imports): applying the same events twice changes nothing.
-            const events = b.eventsAfter(b.replicaId, 0, 500);
-            a.applyRemoteEvents(events);
+            const events = b.replica.eventsAfter(b.replicaId, 0, 500);
+            a.replica.applyRemoteEvents(events);
             expectConsistent(a);
             const before = a.tasks.page({ order: 'asc', limit: null }).tasks;
-            expect(a.applyRemoteEvents(events).applied).toBe(0);
+            expect(a.replica.applyRemoteEvents(events).applied).toBe(0);
             expect(a.tasks.page({ order: 'asc', limit: null }).tasks).toEqual(before);
           } else {
             // Projection updates lost after seq S (a build cut short, or a store from before the

@@ -127,7 +127,7 @@ async function peakRssGrowth<T>(run: () => Promise<T>): Promise<{ value: T; grow
 
 function snapshot(hub: Hub): { ids: string[]; vector: Record<string, number> } {
   const log = hub.services.logstream;
-  return { ids: eventIds(log), vector: log.store.versionVector() };
+  return { ids: eventIds(log), vector: log.store.replica.versionVector() };
 }
 
 const MiB = 1024 * 1024;
@@ -263,6 +263,6 @@ describe('sync against a peer built to exhaust or mislead the hub', () => {
     expect(result?.error?.message).toMatch(/claims replica .* peers\.json pins it for peer 'a'/);
     expect(peer.hits['/sync/ops']).toBeUndefined();
     expect(snapshot(hub)).toEqual(before);
-    expect(hub.services.logstream.store.originKey(real.replica)).toBeUndefined();
+    expect(hub.services.logstream.store.replica.originKey(real.replica)).toBeUndefined();
   });
 });

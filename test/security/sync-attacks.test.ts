@@ -92,9 +92,9 @@ beforeEach(async () => {
 
   const tamper: World['tamper'] = {};
   const url = await fakePeer((res, u) => {
-    const replica = bLog.replica;
+    const replica = bLog.store.replica;
     if (u.pathname === '/sync/version_vector') {
-      const own = versionVectorMessage(m.hub.services.logstream.replica, 'mallory');
+      const own = versionVectorMessage(m.hub.services.logstream.store.replica, 'mallory');
       const vector = { ...own.version_vector, ...versionVectorMessage(replica, 'b').version_vector };
       return json(res, { ...own, version_vector: tamper.vector ? tamper.vector(vector) : vector });
     }
@@ -120,7 +120,7 @@ beforeEach(async () => {
 /** What must not change when a page is refused. */
 function snapshot(): { ids: string[]; vector: Record<string, number>; verified: Record<string, number> } {
   const log = w.victim.services.logstream;
-  return { ids: eventIds(log), vector: log.store.versionVector(), verified: log.store.verifiedVector() };
+  return { ids: eventIds(log), vector: log.store.replica.versionVector(), verified: log.store.replica.verifiedVector() };
 }
 
 /** Runs one round against mallory and checks the refusal: code, reason, estate, nothing changed, clock sane. */
@@ -178,12 +178,12 @@ describe('sync against a hostile peer', () => {
     const sLog = stranger.hub.services.logstream;
     w.tamper.vector = (v) => ({ ...v, [sLog.replicaId]: 2 });
     // Mallory serves the stranger's (validly self-signed) events but the victim knows no key for it.
-    w.tamper.page = (page) => (page.origin === sLog.replicaId ? (opsMessage(sLog.replica, { origin: sLog.replicaId }) as unknown as Page) : page);
+    w.tamper.page = (page) => (page.origin === sLog.replicaId ? (opsMessage(sLog.store.replica, { origin: sLog.replicaId }) as unknown as Page) : page);
     const round = await w.victim.services.sync?.runRound();
     const refused = round?.results[0];
     expect(refused?.ok).toBe(false);
     expect(JSON.stringify(refused)).toMatch(/unknown origin key/);
-    expect(w.victim.services.logstream.store.versionVector()[sLog.replicaId]).toBeUndefined();
+    expect(w.victim.services.logstream.store.replica.versionVector()[sLog.replicaId]).toBeUndefined();
     // B's own pages still came through: one refused origin does not block the others.
     expect(refused?.per_origin[bOrigin()]).toBe(3);
     const peer = w.victim.services.sync?.estate().peers.find((p) => p.name === 'mallory');
@@ -213,7 +213,7 @@ describe('sync against a hostile peer', () => {
       return page;
     };
     await expectRefused('sync.bad_message', /jumps to origin_seq 9007199254740991, past the signed checkpoint/);
-    expect(w.victim.services.logstream.store.verifiedVector()[bOrigin()]).toBe(3);
+    expect(w.victim.services.logstream.store.replica.verifiedVector()[bOrigin()]).toBe(3);
   });
 
   it('refuses a stamp far in the future, and the victim clock never follows it', async () => {
@@ -244,7 +244,7 @@ describe('sync against a hostile peer', () => {
   });
 
   it('refuses a replayed page (an old page served for a later cursor)', async () => {
-    const old = opsMessage(w.bLog.replica, { origin: bOrigin(), after: 0 }) as unknown as Page;
+    const old = opsMessage(w.bLog.store.replica, { origin: bOrigin(), after: 0 }) as unknown as Page;
     w.tamper.page = () => clone(old);
     await expectRefused('sync.bad_message', /asked for events after 3, the peer served a page after 0/);
     // The same page relabelled with the asked-for cursor still cannot pass.

@@ -4,7 +4,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
-import type { SqliteEventStore } from './sqlite-event-store.js';
+import type { LogFile } from './event-store.js';
 
 // Plain CommonJS run by the worker: open read-only, check, post the verdict.
 const WORKER_SOURCE = `
@@ -29,7 +29,7 @@ export const INTEGRITY_CHECKING = 'checking';
  * 'ok' or the problems SQLite found; the check runs off the main thread (in-line for `:memory:`). An
  * abort (the hub closing) ends the worker and answers that the check was cut short.
  */
-export function quickCheckOffThread(store: SqliteEventStore, signal?: AbortSignal): Promise<string> {
+export function quickCheckOffThread(store: Pick<LogFile, 'path' | 'integrityCheck'>, signal?: AbortSignal): Promise<string> {
   if (store.path === ':memory:') return Promise.resolve(store.integrityCheck());
   if (signal?.aborted) return Promise.resolve('the integrity check was cut short');
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');

@@ -30,7 +30,6 @@ import {
   type RawQuery,
   type RawTaskQuery,
 } from '../core/validate.js';
-import type { ApplyResult, ReplicatedArtifact, ReplicatedEvent, VersionVector } from '../core/replication.js';
 import type { AppendInput } from './append-input.js';
 import { capabilityList } from '../core/capabilities.js';
 import { ChangeFeed } from './change-feed.js';
@@ -60,7 +59,7 @@ import {
   type ReserveInput,
   type TaskView,
 } from './coordination.js';
-import type { ReplicaStore } from './replica-store.js';
+import type { LogFile } from './event-store.js';
 import type { ReservationCheck } from './reservation-projection.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
 import type { TaskCheck, TaskCounts, TaskFilter, TaskPage } from './task-projection.js';
@@ -139,8 +138,9 @@ interface Pending {
   reject: (err: HubError) => void;
 }
 
-export class Logstream {
-  readonly store: SqliteEventStore;
+/** The logstream service, typed against the LogFile interface (`open` builds it on the SQLite one). */
+export class Logstream<S extends LogFile = LogFile> {
+  readonly store: S;
   private readonly feed: ChangeFeed;
   private readonly now: () => Date;
   private readonly randomHex: (bytes: number) => string;
@@ -155,16 +155,18 @@ export class Logstream {
   private buildingReservations: Promise<void> | undefined;
   private closed = false;
 
-  constructor(store: SqliteEventStore, options: LogstreamOptions = {}) {
+  constructor(store: S, options: LogstreamOptions = {}) {
     this.store = store;
     this.sliceRows = options.sliceRows ?? 2_000;
     this.now = options.now ?? (() => new Date());
     this.randomHex = options.randomHex ?? pooledRandomHex();
     this.feed = new ChangeFeed({ changeToken: () => store.changeToken(), pollMs: options.pollMs ?? 50 });
+    // Every commit that stored events (a local append, a pulled page) wakes waiters and stream clients.
+    store.onCommitted(() => this.feed.notify());
   }
 
   /** Opens (creating if needed) the logstream of the palace at `palaceDir`. */
-  static open(palaceDir: string, options: LogstreamOptions = {}): Logstream {
+  static open(palaceDir: string, options: LogstreamOptions = {}): Logstream<SqliteEventStore> {
     const randomHex = options.randomHex ?? pooledRandomHex();
     const store = new SqliteEventStore(join(palaceDir, LOGSTREAM_FILE), {
       durability: options.durability ?? 'normal',
@@ -176,41 +178,6 @@ export class Logstream {
 
   get replicaId(): string {
     return this.store.replicaId;
-  }
-
-  /**
-   * The log as peer sync sees it. Applying remote events wakes waiters and stream clients, exactly
-   * as a local append does (the events get new local seqs, so since_event_id cursors see them).
-   */
-  get replica(): ReplicaStore {
-    const store = this.store;
-    const wake = (result: ApplyResult): ApplyResult => {
-      if (result.applied > 0) this.feed.notify();
-      return result;
-    };
-    return {
-      replicaId: store.replicaId,
-      publicKey: store.publicKey,
-      maxSkewMs: store.maxSkewMs,
-      versionVector: (): VersionVector => store.versionVector(),
-      verifiedVector: (): VersionVector => store.verifiedVector(),
-      unverifiedCounts: () => store.unverifiedCounts(),
-      eventsAfter: (origin: string, after: number, limit: number): ReplicatedEvent[] => store.eventsAfter(origin, after, limit),
-      opsPage: (origin, after, limit, budget) => store.opsPage(origin, after, limit, budget),
-      getArtifact: (id: string): Artifact | undefined => store.getArtifact(id),
-      signedArtifact: (id) => store.signedArtifact(id),
-      artifactsAfter: (after, limit) => store.artifactsAfter(after, limit),
-      artifactCursor: (peer) => store.artifactCursor(peer),
-      setArtifactCursor: (peer, rowid) => store.setArtifactCursor(peer, rowid),
-      hasArtifact: (id: string): boolean => store.hasArtifact(id),
-      applyRemoteArtifact: (artifact: ReplicatedArtifact): boolean => store.applyRemoteArtifact(artifact),
-      applySignedArtifact: (artifact, signature, key) => store.applySignedArtifact(artifact, signature, key),
-      applyRemoteEvents: (events: readonly ReplicatedEvent[]): ApplyResult => wake(store.applyRemoteEvents(events)),
-      applyRemotePage: (page) => wake(store.applyRemotePage(page)),
-      originKey: (origin) => store.originKey(origin),
-      rememberOriginKey: (key, vouch, replace) => store.rememberOriginKey(key, vouch, replace),
-      keyStatements: () => store.keyStatements(),
-    };
   }
 
   /** Validates an append; throws a HubError naming the field, before anything is stored. */
@@ -294,7 +261,6 @@ export class Logstream {
 
   private commit(event: NewEvent): LogEvent {
     const [result] = this.store.append([event]);
-    this.feed.notify();
     if (result instanceof HubError) throw result;
     if (!result) throw new HubError('store.failed', 'the store returned no result for an append');
     return result;
@@ -342,7 +308,6 @@ export class Logstream {
     });
     if (batch.length === 0) return;
     const results = this.store.append(batch.map((p) => p.event));
-    this.feed.notify();
     batch.forEach((pending, i) => {
       const result = results[i];
       if (result instanceof HubError) pending.reject(result);

@@ -1,5 +1,5 @@
 // The ReplicaStore interface: what peer sync needs from a log, in our own terms. Like the log it is
-// append-only. Adapters: SqliteEventStore (and Logstream.replica, which also wakes waiters). Trusted
+// append-only. Adapter: SqliteReplica (replica-serve.ts, replica-apply.ts), a LogFile's `replica`; its commits wake the Logstream's waiters. Trusted
 // sync (docs/sync-trust.md): pages end at signed checkpoints, origin keys are remembered here.
 
 import type { KeyObject } from 'node:crypto';

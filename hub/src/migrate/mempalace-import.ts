@@ -201,7 +201,7 @@ function importLog(path: string, targets: ImportTargets, options: ImportOptions)
     const exists = readLogSchemaVersion(targets.palacePath) !== null;
     const store = exists ? new SqliteEventStore(`${targets.palacePath}/${LOGSTREAM_FILE}`, { readonly: true, mintReplicaId: () => 'rep_000000000000' }) : undefined;
     try {
-      for (const a of artifacts) if (store?.hasArtifact(a.id)) report.artifacts_present++;
+      for (const a of artifacts) if (store?.replica.hasArtifact(a.id)) report.artifacts_present++;
       else report.artifacts_added++;
       for (const e of events) if (store?.getEvent(e.id)) report.events_present++;
       else report.events_applied++;
@@ -210,7 +210,7 @@ function importLog(path: string, targets: ImportTargets, options: ImportOptions)
     }
     return report;
   }
-  const replica = targets.logstream().replica;
+  const replica = targets.logstream().store.replica;
   for (const a of artifacts) {
     try {
       if (replica.applyRemoteArtifact(a)) report.artifacts_added++;

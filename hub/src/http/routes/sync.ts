@@ -70,7 +70,7 @@ export interface SyncRouteOptions {
 }
 
 export function syncRoutes(router: Router, hub: HubServices, options: SyncRouteOptions): void {
-  const replica = () => hub.logstream.replica;
+  const replica = () => hub.logstream.store.replica;
 
   router.get('/sync/version_vector', async (ctx) => {
     checkProtocol(ctx);

@@ -15,7 +15,7 @@ export const meshPeersTool = defineTool({
   lockFree: true,
   handler: (_args, hub) =>
     hub.sync?.estate() ??
-    localEstate(hub.logstream.replica, {
+    localEstate(hub.logstream.store.replica, {
       palacePath: hub.config.palacePath,
       name: hostname(),
       intervalSeconds: hub.config.syncIntervalSeconds,

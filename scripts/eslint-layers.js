@@ -66,6 +66,37 @@ export const CLI_EXCEPTIONS = {
 
 const RANK = new Map(HUB_LAYERS.flatMap((units, rank) => units.map((u) => [u, rank])));
 
+/**
+ * hub/src/logstream, file by file, lowest level first: the SQLite log and its parts, then coordination
+ * and task reads, then the Logstream service, then what runs beside it. A file imports only its own
+ * level or below, type-only imports included (a type import is how an import circle starts).
+ */
+export const LOGSTREAM_LEVELS = [
+  [
+    'append-input', 'build-marker', 'change-feed', 'chain-rows', 'event-store', 'replica-store', 'schema', 'schema-status', 'signatures',
+    'signing-key', 'sqlite-rows', 'integrity-check', 'store-core', 'local-append', 'event-queries', 'artifact-store', 'replica-serve',
+    'replica-apply', 'task-table-reads', 'task-projection', 'reservation-projection', 'projections', 'sqlite-event-store',
+  ],
+  ['coordination', 'claims', 'reservations', 'task-reads', 'coordination-service', 'prepare-event', 'waits'],
+  ['logstream'],
+  ['lease-sweeper', 'resource-watch'],
+];
+
+const LOGSTREAM_RANK = new Map(LOGSTREAM_LEVELS.flatMap((files, rank) => files.map((f) => [f, rank])));
+
+/** Inside logstream/: the store never imports the services built on it. */
+function logstreamVerdict(fromFile, toFile) {
+  const name = (file) => /([^/\\]+?)(?:\.ts|\.js)?$/.exec(file)?.[1] ?? file;
+  const from = name(fromFile);
+  const to = name(toFile);
+  const a = LOGSTREAM_RANK.get(from);
+  const b = LOGSTREAM_RANK.get(to);
+  if (a === undefined) return `hub/src/logstream/${from}.ts has no level: add it to LOGSTREAM_LEVELS in scripts/eslint-layers.js`;
+  if (b === undefined) return `hub/src/logstream/${to}.ts has no level: add it to LOGSTREAM_LEVELS in scripts/eslint-layers.js`;
+  if (b > a) return `hub/src/logstream/${from}.ts (level ${a}) may not import logstream/${to}.ts (level ${b}): the store does not know the services on it`;
+  return undefined;
+}
+
 /** 'hub:<unit>', 'cli', or undefined for anything else (tests, bench, node_modules). */
 export function unitOf(file) {
   const rel = relative(ROOT, file).split(sep).join('/');
@@ -106,7 +137,8 @@ const layersRule = {
     const check = (node, source, typeOnly) => {
       if (!source || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
       const target = resolve(dirname(file), source.value);
-      const message = verdict(file, fromUnit, unitOf(target), typeOnly);
+      const toUnit = unitOf(target);
+      const message = fromUnit === 'hub:logstream' && toUnit === 'hub:logstream' ? logstreamVerdict(file, target) : verdict(file, fromUnit, toUnit, typeOnly);
       if (message) context.report({ node: source, message });
     };
     return {

@@ -6,7 +6,8 @@ import type { Command } from 'commander';
 
 import { stalledFilter } from '../../hub/src/core/task-state.js';
 import type { EventPage, LogEvent, WaitResult } from '../../hub/src/core/types.js';
-import type { ClaimOutcome, TaskView } from '../../hub/src/logstream/coordination.js';
+import type { ClaimOutcome } from '../../hub/src/logstream/claims.js';
+import type { TaskView } from '../../hub/src/logstream/coordination.js';
 import type { TaskPage } from '../../hub/src/logstream/task-projection.js';
 
 import { LIMITS } from '../../hub/src/core/validate.js';

@@ -46,6 +46,14 @@ describe('layer boundaries (palace/layers, no-restricted-imports)', () => {
     expect(await messages('hub/src/logstream/zz-probe.ts', code)).toEqual([]);
   });
 
+  it('keeps the SQLite log below the services built on it, inside logstream/ (type imports included)', async () => {
+    const up = "import type { Logstream } from './logstream.js';\nexport type L = Logstream;\n";
+    expect((await messages('hub/src/logstream/store-core.ts', up)).join()).toMatch(/store-core\.ts \(level 0\) may not import logstream\/logstream\.ts/);
+    expect((await messages('hub/src/logstream/task-projection.ts', "export { Coordination } from './coordination-service.js';\n")).join()).toMatch(/may not import logstream\/coordination-service/);
+    expect(await messages('hub/src/logstream/lease-sweeper.ts', up)).toEqual([]);
+    expect((await messages('hub/src/logstream/zz-probe.ts', up)).join()).toMatch(/zz-probe\.ts has no level/);
+  });
+
   it('finds no violation in the tree as it stands', async () => {
     const results = await eslint.lintFiles(['hub/src', 'cli']);
     const found = results.flatMap((r) => r.messages.filter((m) => m.ruleId === 'palace/layers').map((m) => `${r.filePath}: ${m.message}`));

@@ -1,121 +1,34 @@
 // The logstream service: validates raw inputs, assigns ids and timestamps, group-commits appends,
-// wakes waiters, and implements ack, artifacts and patch submission on top of an EventStore.
-// Coordination (leases, dependencies, reservations) lives in coordination.ts; the methods here delegate.
+// and implements artifacts and patch submission on top of a LogFile. Its parts have files of their
+// own: long-polls (waits.ts), task reads (task-reads.ts), coordination (coordination-service.ts,
+// with its rules in coordination.ts); the methods here that name them delegate.
 
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 
 import type { Durability } from '../config.js';
 import { HubError, invalid } from '../errors.js';
 import { isoSeconds, makeId } from '../core/ids.js';
 import { LOGSTREAM_FILE } from '../core/palace-files.js';
-import { projectTask, type TaskState } from '../core/task-state.js';
 import type { Artifact, ArtifactMeta, EventPage, LogEvent, NewEvent, WaitResult } from '../core/types.js';
-import {
-  ackStatus,
-  artifactContent,
-  artifactIds,
-  artifactKind,
-  eventBody,
-  eventQuery,
-  eventStatus,
-  eventToAgent,
-  eventType,
-  metadataJson,
-  patchWarnings,
-  requiredField,
-  routingField,
-  taskQuery,
-  waitTimeout,
-  type RawQuery,
-  type RawTaskQuery,
-} from '../core/validate.js';
-import type { AppendInput } from './append-input.js';
-import { capabilityList } from '../core/capabilities.js';
-import { ChangeFeed } from './change-feed.js';
-import {
-  DEFAULT_LEASE_BOUNDS,
-  activeReservations,
-  boundedMs,
-  checkAckOrder,
-  checkDependencies,
-  claimOutcome,
-  dependsOnField,
-  enrichTasks,
-  expiryOf,
-  fenceOf,
-  missingCapabilities,
-  readyQueue,
-  readyTasks,
-  releaseOf,
-  renewalOf,
-  reservationOfInput,
-  type ClaimOutcome,
-  type Fence,
-  type LeaseBounds,
-  type ReleaseAuthority,
-  type Reservation,
-  type ReservationFilter,
-  type ReserveInput,
-  type TaskView,
-} from './coordination.js';
+import { artifactContent, artifactKind, eventQuery, metadataJson, patchWarnings, requiredField, routingField, waitTimeout, type RawQuery, type RawTaskQuery } from '../core/validate.js';
+import type { AckInput, AppendInput, ArtifactInput, PatchInput, StoredArtifact } from './append-input.js';
+import { fenceOf, type ClaimOutcome, type Fence, type ReleaseAuthority } from './claims.js';
+import type { readyQueue} from './coordination.js';
+import { DEFAULT_LEASE_BOUNDS, checkAckOrder, checkDependencies, type LeaseBounds, type TaskView } from './coordination.js';
+import type { ReservationFilter, ReserveInput } from './reservations.js';
+import type { Reservation } from '../core/task-state.js';
+import { Coordination } from './coordination-service.js';
 import type { LogFile } from './event-store.js';
+import { pooledRandomHex, prepareEvent } from './prepare-event.js';
 import type { ReservationCheck } from './reservation-projection.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
-import type { TaskCheck, TaskCounts, TaskFilter, TaskPage } from './task-projection.js';
+import type { TaskCheck, TaskCounts, TaskPage } from './task-projection.js';
+import { TaskReads } from './task-reads.js';
+import { Waits, type WaitOptions } from './waits.js';
 
 export { LOGSTREAM_FILE };
-export type { AppendInput };
-
-function shuttingDown(reason: string, cursor: string | null): HubError {
-  return new HubError(
-    'hub.shutting_down',
-    `${reason}; no matching event arrived before it did. Call palace_event_wait again with since_event_id = data.cursor: the next hub (or the local server) answers it`,
-    { data: { cursor } },
-  );
-}
-
-/** Random hex from a pool refilled 4 KiB at a time: one CSPRNG call per ~680 ids instead of one per id. */
-function pooledRandomHex(): (bytes: number) => string {
-  let pool = Buffer.alloc(0);
-  let offset = 0;
-  return (bytes) => {
-    if (offset + bytes > pool.length) {
-      pool = randomBytes(4096);
-      offset = 0;
-    }
-    offset += bytes;
-    return pool.toString('hex', offset - bytes, offset);
-  };
-}
-
-export interface AckInput {
-  event_id?: unknown;
-  from_agent?: unknown;
-  status?: unknown;
-  body?: unknown;
-  metadata?: unknown;
-  /** `claimed` only: the lease (ms or a duration like 30m); default and bound from LeaseBounds. */
-  lease_ms?: unknown;
-}
-
-export interface ArtifactInput {
-  kind?: unknown;
-  created_by?: unknown;
-  content?: unknown;
-  metadata?: unknown;
-}
-
-export type PatchInput = Omit<AppendInput, 'type' | 'status' | 'artifact_ids' | 'requires'> & { content?: unknown };
-
-export type StoredArtifact = ArtifactMeta & { warnings?: string[] };
-
-export interface WaitOptions {
-  signal?: AbortSignal;
-  /** Called about every `progressEveryMs` while waiting, with the ms waited so far. */
-  onProgress?: (elapsedMs: number, timeoutMs: number) => void;
-  progressEveryMs?: number;
-}
+export type { AckInput, AppendInput, ArtifactInput, PatchInput, StoredArtifact, WaitOptions };
 
 export interface LogstreamOptions {
   durability?: Durability;
@@ -129,9 +42,6 @@ export interface LogstreamOptions {
   sliceRows?: number;
 }
 
-/** Lets every pending I/O callback run before the next slice of bulk work. */
-const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 interface Pending {
   event: NewEvent;
   resolve: (event: LogEvent) => void;
@@ -141,28 +51,29 @@ interface Pending {
 /** The logstream service, typed against the LogFile interface (`open` builds it on the SQLite one). */
 export class Logstream<S extends LogFile = LogFile> {
   readonly store: S;
-  private readonly feed: ChangeFeed;
+  /** Task reads over the projection; also the read port coordination is given. */
+  readonly taskReads: TaskReads;
+  /** Claims, the ready queue and reservations. */
+  readonly coordination: Coordination;
+  private readonly waits: Waits;
   private readonly now: () => Date;
   private readonly randomHex: (bytes: number) => string;
   private queue: Pending[] = [];
   private flushScheduled = false;
-  /** Pending waits, each ended by `endWaits` with the error it is handed. */
-  private readonly waiters = new Set<(reason: string) => void>();
-  private ending: string | undefined;
   private readonly closers: Array<() => void> = [];
-  private readonly sliceRows: number;
-  private building: Promise<void> | undefined;
-  private buildingReservations: Promise<void> | undefined;
-  private closed = false;
 
   constructor(store: S, options: LogstreamOptions = {}) {
     this.store = store;
-    this.sliceRows = options.sliceRows ?? 2_000;
     this.now = options.now ?? (() => new Date());
     this.randomHex = options.randomHex ?? pooledRandomHex();
-    this.feed = new ChangeFeed({ changeToken: () => store.changeToken(), pollMs: options.pollMs ?? 50 });
-    // Every commit that stored events (a local append, a pulled page) wakes waiters and stream clients.
-    store.onCommitted(() => this.feed.notify());
+    this.waits = new Waits(store, options.pollMs ?? 50);
+    this.taskReads = new TaskReads(store, options.sliceRows ?? 2_000, this.now);
+    this.coordination = new Coordination({
+      reads: this.taskReads,
+      stateOf: (id) => this.taskReads.stateOf(id),
+      appendNow: (raw) => this.appendNow(raw),
+      now: this.now,
+    });
   }
 
   /** Opens (creating if needed) the logstream of the palace at `palaceDir`. */
@@ -182,41 +93,7 @@ export class Logstream<S extends LogFile = LogFile> {
 
   /** Validates an append; throws a HubError naming the field, before anything is stored. */
   prepareEvent(raw: AppendInput): NewEvent {
-    const now = this.now();
-    const dependsOn = dependsOnField(raw.depends_on);
-    if (dependsOn !== undefined) {
-      if (raw.type !== 'task.request') throw invalid('depends_on', 'depends_on is only for a task.request');
-      const extra = raw.metadata === undefined || raw.metadata === null ? {} : (JSON.parse(metadataJson(raw.metadata)) as object);
-      raw = { ...raw, metadata: { ...extra, depends_on: dependsOn } };
-    }
-    if (raw.requires !== undefined && raw.requires !== null) {
-      if (raw.type !== 'task.request') throw invalid('requires', 'requires is only for a task.request');
-      const requires = capabilityList('requires', raw.requires);
-      const extra = raw.metadata === undefined || raw.metadata === null ? {} : (JSON.parse(metadataJson(raw.metadata)) as object);
-      raw = { ...raw, metadata: { ...extra, ...(requires.length > 0 ? { requires } : {}) } };
-    }
-    const type = eventType(raw.type);
-    const correlationId = routingField('correlation_id', raw.correlation_id);
-    let toAgent = raw.to_agent;
-    // A reply or a patch with no recipient goes to the task's requester (the spec's table addresses them so).
-    if ((toAgent === undefined || toAgent === null || toAgent === '') && correlationId !== null && (type === 'task.reply' || type === 'patch.ready'))
-      toAgent = this.requestOf(correlationId)?.from_agent;
-    return {
-      id: makeId('evt', now, this.randomHex(6)),
-      type,
-      stream: requiredField('stream', raw.stream),
-      room: requiredField('room', raw.room),
-      from_agent: requiredField('from_agent', raw.from_agent),
-      to_agent: eventToAgent(type, toAgent),
-      correlation_id: correlationId,
-      branch: routingField('branch', raw.branch),
-      base_commit: routingField('base_commit', raw.base_commit),
-      status: eventStatus(raw.status),
-      artifact_ids: artifactIds(raw.artifact_ids),
-      body: eventBody(raw.body),
-      metadata_json: metadataJson(raw.metadata),
-      created_at: isoSeconds(now),
-    };
+    return prepareEvent(raw, { now: this.now(), randomHex: this.randomHex, requestOf: (id) => this.requestOf(id) });
   }
 
   /**
@@ -239,7 +116,7 @@ export class Logstream<S extends LogFile = LogFile> {
     const writer = raw.from_agent.trim();
     const request = type === 'task.reply' ? this.requestOf(correlationId) : undefined;
     if (request && request.from_agent === writer) return { raw: { ...raw, attempt: undefined, metadata: extra }, fence: {} }; // the requester's own reply
-    const fence = fenceOf(this, writer, correlationId, given, this.now());
+    const fence = fenceOf(this.taskReads, writer, correlationId, given, this.now());
     delete extra.attempt;
     if (fence.attempt) extra.attempt = fence.attempt;
     if (fence.stale) extra.stale_attempt = fence.stale;
@@ -254,12 +131,8 @@ export class Logstream<S extends LogFile = LogFile> {
   /** appendNow for an input already fenced. */
   private appendChecked(raw: AppendInput): LogEvent {
     const event = this.prepareEvent(raw);
-    checkDependencies(this, event);
-    checkAckOrder(this, event);
-    return this.commit(event);
-  }
-
-  private commit(event: NewEvent): LogEvent {
+    checkDependencies(this.taskReads, event);
+    checkAckOrder(this.taskReads, event);
     const [result] = this.store.append([event]);
     if (result instanceof HubError) throw result;
     if (!result) throw new HubError('store.failed', 'the store returned no result for an append');
@@ -274,8 +147,8 @@ export class Logstream<S extends LogFile = LogFile> {
     let event: NewEvent;
     try {
       event = this.prepareEvent(this.fence(raw).raw);
-      checkDependencies(this, event);
-      checkAckOrder(this, event);
+      checkDependencies(this.taskReads, event);
+      checkAckOrder(this.taskReads, event);
     } catch (err) {
       return Promise.reject(err as Error);
     }
@@ -297,7 +170,7 @@ export class Logstream<S extends LogFile = LogFile> {
     const batch = queued.filter((p) => {
       if (p.event.type !== 'task.request' || !p.event.correlation_id || !p.event.metadata_json.includes('depends_on')) return true;
       try {
-        checkDependencies(this, p.event, pending);
+        checkDependencies(this.taskReads, p.event, pending);
       } catch (err) {
         p.reject(err as HubError);
         return false;
@@ -325,175 +198,102 @@ export class Logstream<S extends LogFile = LogFile> {
    * polling loop in this process) until one does or `timeout_ms` passes. Bad filters reject.
    */
   async wait(raw: RawQuery & { timeout_ms?: unknown }, options: WaitOptions = {}): Promise<WaitResult> {
-    const query = eventQuery(raw);
-    const timeoutMs = waitTimeout(raw.timeout_ms);
-    const first = this.store.query(query);
-    if (first.count > 0 || timeoutMs === 0 || options.signal?.aborted) return { ...first, timed_out: first.count === 0 };
-    if (this.ending !== undefined) throw shuttingDown(this.ending, first.cursor);
-    const started = Date.now();
-    return new Promise((resolve, reject) => {
-      let cursor = first.cursor;
-      let settled = false;
-      const settle = (): void => {
-        settled = true;
-        this.waiters.delete(end);
-        unsubscribe();
-        clearTimeout(timer);
-        if (progress) clearInterval(progress);
-        options.signal?.removeEventListener('abort', onAbort);
-      };
-      const finish = (result: WaitResult): void => {
-        if (settled) return;
-        settle();
-        resolve(result);
-      };
-      const end = (reason: string): void => {
-        check(); // an event appended just now still counts
-        if (settled) return;
-        settle();
-        reject(shuttingDown(reason, cursor));
-      };
-      const timedOut = (): void => finish({ events: [], count: 0, has_more: false, cursor, timed_out: true });
-      const check = (): void => {
-        if (settled) return;
-        let page: EventPage;
-        try {
-          page = this.store.query({ ...query, since_event_id: cursor });
-        } catch {
-          return; // a failing re-check must not kill the waiter; the timeout still ends it
-        }
-        if (page.count > 0) finish({ ...page, timed_out: false });
-        else cursor = page.cursor ?? cursor;
-      };
-      const onAbort = (): void => timedOut();
-      const unsubscribe = this.feed.subscribe(check);
-      const timer = setTimeout(timedOut, timeoutMs);
-      const progress =
-        options.onProgress && options.progressEveryMs
-          ? setInterval(() => options.onProgress?.(Date.now() - started, timeoutMs), options.progressEveryMs)
-          : undefined;
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiters.add(end);
-    });
+    return this.waits.wait(eventQuery(raw), waitTimeout(raw.timeout_ms), options);
   }
 
-  /**
-   * Ends every pending wait now, and every later one at once, with `hub.shutting_down` (carrying
-   * the cursor to resume from): a process about to exit answers its long-polls instead of cutting them.
-   */
+  /** Ends every pending wait now, and every later one at once, with `hub.shutting_down` (and the cursor to resume from). */
   endWaits(reason: string): void {
-    this.ending ??= reason;
-    for (const end of [...this.waiters]) end(this.ending);
+    this.waits.endWaits(reason);
   }
 
   /** Subscribes to "the log changed" (appends here, or by other processes). */
   onChange(listener: () => void): () => void {
-    return this.feed.subscribe(listener);
+    return this.waits.onChange(listener);
   }
 
-  /**
-   * Appends an `event.ack` for an event; the target is never changed. A `claimed` ack carries a
-   * lease (lease_ms, lease_expires_at) and its result says whether it holds the task (`claim`).
-   */
-  ack(
-    raw: AckInput,
-    leases: LeaseBounds = DEFAULT_LEASE_BOUNDS,
-    claimer?: { capabilities: readonly string[] },
-  ): LogEvent & { claim?: ClaimOutcome } {
-    const eventId = requiredField('event_id', raw.event_id);
-    const target = this.store.getEvent(eventId);
-    if (!target) throw new HubError('log.event_not_found', `event '${eventId}' not found`, { field: 'event_id' });
-    const status = ackStatus(raw.status);
-    if (status === 'claimed' && claimer && target.correlation_id) {
-      const missing = missingCapabilities(this.task(target.correlation_id), claimer.capabilities);
-      if (missing.length > 0)
-        throw new HubError(
-          'task.capability_missing',
-          `${target.correlation_id} requires ${missing.join(', ')}; you are registered with ${claimer.capabilities.join(', ') || 'no capabilities'}; nothing was written`,
-          { field: 'event_id', data: { missing } },
-        );
-    }
-    const extra = raw.metadata === undefined || raw.metadata === null ? {} : JSON.parse(metadataJson(raw.metadata));
-    if (status === 'claimed') {
-      const leaseMs = boundedMs('lease_ms', raw.lease_ms, leases);
-      Object.assign(extra, { lease_ms: leaseMs, lease_expires_at: new Date(this.now().getTime() + leaseMs).toISOString() });
-    } else if (raw.lease_ms !== undefined) throw invalid('lease_ms', 'lease_ms is only for a claimed ack');
-    const event = this.appendNow({
-      type: 'event.ack',
-      stream: target.stream,
-      room: target.room,
-      from_agent: raw.from_agent,
-      to_agent: target.from_agent,
-      correlation_id: target.correlation_id ?? target.id,
-      branch: target.branch,
-      base_commit: target.base_commit,
-      status,
-      body: raw.body,
-      metadata: { ...extra, ack_of: target.id },
-    });
-    if (status !== 'claimed' || !event.correlation_id) return event;
-    const task = this.stateOf(event.correlation_id);
-    if (!task) throw new HubError('store.failed', `task ${event.correlation_id} has no state after its claim was stored`);
-    return { ...event, claim: claimOutcome(task, event) };
+  // ---- coordination (coordination-service.ts) ----
+
+  ack(raw: AckInput, leases: LeaseBounds = DEFAULT_LEASE_BOUNDS, claimer?: { capabilities: readonly string[] }): LogEvent & { claim?: ClaimOutcome } {
+    return this.coordination.ack(raw, leases, claimer);
   }
 
-  /** Renews the lease of a claim its author still holds (appends `claim.renewed`). */
   renew(raw: { event_id?: unknown; from_agent?: unknown; lease_ms?: unknown }, leases: LeaseBounds = DEFAULT_LEASE_BOUNDS): LogEvent & { lease_expires_at: string } {
-    const event = this.appendNow(renewalOf(this, raw, leases, this.now()));
-    return { ...event, lease_expires_at: String(event.metadata.lease_expires_at) };
+    return this.coordination.renew(raw, leases);
   }
 
-  /**
-   * Ends the current claim of a task (appends `claim.expired`; the task is open again): by its claimer,
-   * its requester, or the desk (`authority.desk`); anyone else gets claim.not_yours.
-   */
   releaseClaim(raw: { event_id?: unknown; from_agent?: unknown; reason?: unknown }, authority: ReleaseAuthority = { desk: false }): LogEvent {
-    return this.appendNow(expiryOf(this, raw, false, authority));
+    return this.coordination.releaseClaim(raw, authority);
   }
 
-  /** The lease sweeper's expiry (from the hub's own identity, carrying the lease end it saw). */
   expireClaim(correlationId: string, fromAgent: string): LogEvent {
-    return this.appendNow(expiryOf(this, { event_id: correlationId, from_agent: fromAgent }, true));
+    return this.coordination.expireClaim(correlationId, fromAgent);
   }
 
   /** Open tasks for an agent (or `*`) whose dependencies are all applied, oldest first. */
   ready(raw: { agent?: unknown; stream?: unknown; limit?: unknown }): TaskView[] {
-    return readyTasks(this, raw);
+    return this.coordination.readyQueue(raw).tasks;
   }
 
-  /** The ready queue for an agent with these capabilities (null: unknown): own claims first, then what it can do; and what it cannot, with why. */
   readyQueue(raw: { agent?: unknown; stream?: unknown; limit?: unknown }, capabilities: readonly string[] | null): ReturnType<typeof readyQueue> {
-    return readyQueue(this, raw, capabilities);
+    return this.coordination.readyQueue(raw, capabilities);
   }
 
-  /** Reserves paths (advisory); refuses a conflict with another agent's reservation unless `force`. */
   reserve(raw: ReserveInput, leases: LeaseBounds = DEFAULT_LEASE_BOUNDS): { reservation: Reservation; event: LogEvent; overridden: Reservation[] } {
-    const { append, conflicts } = reservationOfInput(this, raw, leases, this.now());
-    const event = this.appendNow(append);
-    const reservation = activeReservations(this, { correlation_id: event.correlation_id ?? undefined, agent: event.from_agent, stream: event.stream }, this.now()).find((r) => r.reservation_id === event.id);
-    if (!reservation) throw new HubError('store.failed', `reservation ${event.id} was stored but is not active`);
-    return { reservation, event, overridden: conflicts };
+    return this.coordination.reserve(raw, leases);
   }
 
-  /** Reservations in force now (filter by stream, agent, path or task). */
   reservations(raw: ReservationFilter = {}): Reservation[] {
-    return activeReservations(this, raw, this.now());
+    return this.coordination.reservations(raw);
   }
 
-  /** Releases a reservation by hand (appends `file.released`). */
   releaseReservation(raw: { reservation_id?: unknown; from_agent?: unknown }): LogEvent {
-    return this.appendNow(releaseOf(this, raw));
+    return this.coordination.releaseReservation(raw);
   }
 
-  /** THE read-time enrichment of projected tasks (blocked_by, lease time left, live reservations). */
-  enrichTasks(tasks: readonly TaskState[]): TaskView[] {
-    return enrichTasks(this, tasks, this.now());
+  // ---- task reads (task-reads.ts) ----
+
+  eventsOf(correlationId: unknown): LogEvent[] {
+    return this.taskReads.eventsOf(correlationId);
+  }
+
+  task(correlationId: unknown): TaskView {
+    return this.taskReads.task(correlationId);
+  }
+
+  tasks(raw: RawQuery = {}): TaskView[] {
+    return this.taskReads.tasks(raw);
+  }
+
+  taskPage(raw: RawTaskQuery): Promise<TaskPage> {
+    return this.taskReads.taskPage(raw);
+  }
+
+  taskCounts(): Promise<TaskCounts> {
+    return this.taskReads.taskCounts();
+  }
+
+  completeTasks(): void {
+    this.taskReads.completeTasks();
+  }
+
+  ensureReservations(): Promise<void> {
+    return this.taskReads.ensureReservations();
+  }
+
+  verifyTasks(): Promise<TaskCheck & { reservations: ReservationCheck }> {
+    return this.taskReads.verifyTasks();
+  }
+
+  rebuildTasks(): Promise<void> {
+    return this.taskReads.rebuildTasks();
   }
 
   /** The service clock (injected in tests). */
   clock(): Date {
     return this.now();
   }
+
+  // ---- artifacts and patches ----
 
   /** Stores exact content; warns (without changing it) when a patch would break `git apply`. */
   putArtifact(raw: ArtifactInput): StoredArtifact {
@@ -557,150 +357,12 @@ export class Logstream<S extends LogFile = LogFile> {
     const artifact = this.putArtifact({ kind: 'patch', created_by: raw.from_agent, content: raw.content });
     const event = this.appendChecked({ ...fenced, artifact_ids: [artifact.id] });
     // A writer without the live claim: kept, flagged stale_attempt, never the task's patch (identity.md).
-    const late = correlationId !== null && this.stateOf(correlationId)?.late_patch === true;
+    const late = correlationId !== null && this.taskReads.stateOf(correlationId)?.late_patch === true;
     return { artifact, event, ...(late ? { late_patch: true as const } : {}), ...(fence.stale ? { stale_attempt: fence.stale } : {}) };
   }
 
   private requestOf(correlationId: string): LogEvent | undefined {
-    return this.store.query(
-      eventQuery({ correlation_id: correlationId, type: 'task.request', limit: 1 }),
-    ).events[0];
-  }
-
-  /** Every event of one correlation id, in append order. */
-  eventsOf(correlationId: unknown): LogEvent[] {
-    const id = requiredField('correlation_id', correlationId);
-    return this.store.tasks.eventsOf(id);
-  }
-
-  /**
-   * Builds the task projection of a log that predates it (or was reset), in slices of `sliceRows`
-   * events with the event loop running between them. Resolves at once when it is complete.
-   */
-  ensureTasks(): Promise<void> {
-    if (this.store.tasks.ready()) return Promise.resolve();
-    this.building ??= (async () => {
-      try {
-        while (!this.store.tasks.buildSlice(this.sliceRows)) await yieldToLoop();
-      } finally {
-        this.building = undefined;
-      }
-    })();
-    return this.building;
-  }
-
-  private projectOne(id: string): TaskState | undefined {
-    const events = this.store.tasks.eventsOf(id);
-    return events.length === 0 ? undefined : projectTask(id, events);
-  }
-
-  /** One task's state: its row (kept with every append), or the reducer over its events while the table is being built. */
-  private stateOf(id: string): TaskState | undefined {
-    return this.store.tasks.ready() ? this.store.tasks.get(id) : this.projectOne(id);
-  }
-
-  /** Completes the projection now, blocking (a CLI process has nobody else to answer). */
-  private tasksNow(): void {
-    while (!this.store.tasks.buildSlice(this.sliceRows));
-  }
-
-  /** Completes the task projection now if it is not (blocking; the ready queue reads it). */
-  completeTasks(): void {
-    this.tasksNow();
-  }
-
-  /**
-   * Builds the reservations table of a log that predates it (or was reset), in slices of `sliceRows`
-   * seqs with the event loop running between them; until then reads scan the log. The hub starts it.
-   */
-  ensureReservations(): Promise<void> {
-    if (this.closed || this.store.reservations.ready()) return Promise.resolve();
-    this.buildingReservations ??= (async () => {
-      try {
-        while (!this.closed && !this.store.reservations.buildSlice(this.sliceRows)) await yieldToLoop();
-      } finally {
-        this.buildingReservations = undefined;
-      }
-    })();
-    return this.buildingReservations;
-  }
-
-  /**
-   * The current state of one task, from the projection table (while a cold table is still being
-   * built, the reducer over that task's own events: the same answer, without waiting for the build).
-   */
-  task(correlationId: unknown): TaskView {
-    const id = requiredField('correlation_id', correlationId);
-    const task = this.stateOf(id);
-    if (!task) throw new HubError('log.event_not_found', `no events with correlation_id '${id}'`, { field: 'correlation_id' });
-    return this.enrichTasks([task])[0] as TaskView;
-  }
-
-  /**
-   * Every task (every correlation id) in order of first appearance, from the projection table.
-   * Filters: stream, since_event_id (tasks with an event after it), order. Blocks while building a
-   * cold projection: the hub reads through taskPage instead.
-   */
-  tasks(raw: RawQuery = {}): TaskView[] {
-    const q = eventQuery(raw);
-    this.tasksNow();
-    const filter: TaskFilter = { stream: q.stream, ...(q.since_event_id ? { after_seq: this.seqOf('since_event_id', q.since_event_id) } : {}) };
-    return this.enrichTasks(this.store.tasks.page({ ...filter, order: q.order, limit: null }).tasks);
-  }
-
-  /**
-   * One page of tasks with true totals and counts by status (palace_tasks, the dashboard). Waits for
-   * a cold projection to be built in slices; never blocks the loop for long.
-   */
-  async taskPage(raw: RawTaskQuery): Promise<TaskPage> {
-    const q = taskQuery(raw);
-    const filter: TaskFilter = {
-      status: q.status,
-      stream: q.stream,
-      requester: q.requester,
-      worker: q.worker,
-      to_agent: q.to_agent,
-      correlation_id: q.correlation_id,
-      ...(q.open === null ? {} : { open: q.open }),
-      ...(q.since_event_id ? { after_seq: this.seqOf('since_event_id', q.since_event_id) } : {}),
-      ...(q.last_event_before === null ? {} : { last_event_before: q.last_event_before }),
-    };
-    await this.ensureTasks();
-    const page = this.store.tasks.page({ ...filter, order: q.order, limit: q.limit, ...(q.cursor === null ? {} : { cursor: q.cursor }) });
-    return { ...page, tasks: this.enrichTasks(page.tasks) };
-  }
-
-  /** Task counts by status over the whole log (palace_status), once the projection is complete. */
-  async taskCounts(): Promise<TaskCounts> {
-    await this.ensureTasks();
-    return this.store.tasks.counts();
-  }
-
-  /**
-   * Checks the task projection and the reservations table against a full scan of the log (in slices);
-   * lists every difference.
-   */
-  async verifyTasks(): Promise<TaskCheck & { reservations: ReservationCheck }> {
-    await this.ensureTasks();
-    await this.ensureReservations();
-    const tasks = await this.store.tasks.verify(this.sliceRows, yieldToLoop);
-    return { ...tasks, reservations: await this.store.reservations.verify(this.sliceRows, yieldToLoop) };
-  }
-
-  /** Drops the task projection and the reservations table and builds them again from the log, in slices. */
-  async rebuildTasks(): Promise<void> {
-    await this.building;
-    await this.buildingReservations;
-    this.store.tasks.reset();
-    this.store.reservations.reset();
-    await this.ensureTasks();
-    await this.ensureReservations();
-  }
-
-  private seqOf(field: string, id: string): number {
-    const event = this.store.getEvent(id);
-    if (!event) throw new HubError('log.unknown_cursor', `${field} '${id}' is not an event in this log`, { field });
-    return event.seq;
+    return this.store.query(eventQuery({ correlation_id: correlationId, type: 'task.request', limit: 1 })).events[0];
   }
 
   tipId(): string | null {
@@ -713,11 +375,11 @@ export class Logstream<S extends LogFile = LogFile> {
   }
 
   close(): void {
-    this.closed = true;
+    this.taskReads.close();
     for (const fn of this.closers.splice(0)) fn();
     this.endWaits('the palace log was closed');
     this.flush();
-    this.feed.close();
+    this.waits.close();
     this.store.close();
   }
 }

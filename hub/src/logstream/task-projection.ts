@@ -1,14 +1,16 @@
 // The `tasks` table of logstream.sqlite3: one row per correlation_id holding projectTask's output (as
-// JSON) plus the columns reads filter and count on. Refreshed inside the append's own transaction by
-// re-running the reducer over that correlation's events; built in slices for a log that predates it.
+// JSON) plus the columns reads filter and count on. Kept inside the append's own transaction (the
+// commit hook) by stepping each task's stored fold; built in slices for a log that predates it; checked
+// against the reducer over the whole log. Its reads are task-table-reads.ts.
 
 import type Database from 'better-sqlite3';
 
 import { finishTask, foldTask, foldTaskEvent, newTaskFold, projectTask, type TaskFold, type TaskState } from '../core/task-state.js';
-import { EVENT_STATUSES, type EventStatus, type LogEvent } from '../core/types.js';
-import { statementCache, type StatementCache } from '../sqlite-statements.js';
+import type { LogEvent } from '../core/types.js';
 import { BuildMarker } from './build-marker.js';
-import { EVENT_COLUMNS, toEvent, type EventRow } from './sqlite-rows.js';
+import { TaskTableReads } from './task-table-reads.js';
+
+export type { TaskCounts, TaskFilter, TaskPage, TaskPageQuery } from './task-table-reads.js';
 
 /** meta key present while the table is being built: events with seq above it are not projected yet. */
 export const BUILT_SEQ_KEY = 'tasks_built_seq';
@@ -49,54 +51,6 @@ export const TASKS_STREAM_INDEX = 'tasks_stream_idx ON tasks(stream, first_seq)'
 /** The ready queue's index (schema migration 6; 4 had it on every task, status first): open tasks only. */
 export const TASKS_READY_INDEX = "tasks_ready_idx ON tasks(to_agent, created_at, first_seq) WHERE status = 'open'";
 
-/** Filters of a task read; every list means "any of". */
-export interface TaskFilter {
-  status?: readonly EventStatus[];
-  /** true: only tasks not done; false: only done ones. */
-  open?: boolean;
-  stream?: readonly string[];
-  requester?: readonly string[];
-  worker?: readonly string[];
-  to_agent?: readonly string[];
-  /** Only these tasks (correlation ids). */
-  correlation_id?: readonly string[];
-  /** Only tasks with an event after this local seq. */
-  after_seq?: number;
-  /**
-   * Only tasks whose last event is older than this (`created_at` form, YYYY-MM-DDTHH:MM:SSZ): quiet
-   * since. A state filter like status: counts ignore it. With one status, read through tasks_quiet_idx.
-   */
-  last_event_before?: string;
-}
-
-export interface TaskPageQuery extends TaskFilter {
-  order: 'asc' | 'desc';
-  /** null: every matching task. */
-  limit: number | null;
-  /** The first_seq to continue after (a page's cursor). */
-  cursor?: number;
-}
-
-/** Task counts: every task matching the filters (status filter aside), by status. */
-export interface TaskCounts {
-  all: number;
-  /** Not done: open, claimed or ready (or no status yet). */
-  active: number;
-  done: number;
-  by_status: Record<EventStatus | 'none', number>;
-}
-
-export interface TaskPage {
-  tasks: TaskState[];
-  count: number;
-  /** How many tasks match every filter (across all pages). */
-  total: number;
-  counts: TaskCounts;
-  has_more: boolean;
-  /** Pass as `cursor` for the next page; null on the last. */
-  cursor: string | null;
-}
-
 /** One difference between the table and a full scan of the log. */
 export interface TaskDiff {
   correlation_id: string;
@@ -110,8 +64,6 @@ export interface TaskCheck {
   /** Buckets of the kept counts that differ from a count of the table. */
   count_drift: string[];
 }
-
-type Row = { correlation_id: string; first_seq: number; state_json: string };
 
 /** The indexed columns of a stored row, as they were before a write. */
 type Before = { status: string | null; done: number; to_agent: string | null; created_at: string | null; last_event_at: string | null; stream: string };
@@ -149,24 +101,12 @@ function foldFromRow(stateJson: string, foldJson: string): TaskFold {
   return { state, claimHlc: x.h, claimStep: x.s, expired: x.x, expiredWorkers: x.w };
 }
 
-function emptyCounts(): TaskCounts {
-  const by = Object.fromEntries([...EVENT_STATUSES, 'none'].map((s) => [s, 0])) as Record<EventStatus | 'none', number>;
-  return { all: 0, active: 0, done: 0, by_status: by };
-}
-
-export class TaskProjection {
-  private readonly stmt: StatementCache;
+export class TaskProjection extends TaskTableReads {
   private readonly built: BuildMarker;
 
-  constructor(private readonly db: Database.Database) {
-    this.stmt = statementCache(db);
+  constructor(db: Database.Database) {
+    super(db);
     this.built = new BuildMarker(db, BUILT_SEQ_KEY);
-  }
-
-  /** The events of one correlation id, in append order (through events_correlation_idx). */
-  eventsOf(correlationId: string): LogEvent[] {
-    const rows = this.stmt(`SELECT ${EVENT_COLUMNS} FROM events WHERE correlation_id = ? ORDER BY seq`).all(correlationId) as EventRow[];
-    return rows.map(toEvent);
   }
 
   /**
@@ -280,22 +220,6 @@ export class TaskProjection {
     ).run(status ?? '', done, by);
   }
 
-  /**
-   * The claimed tasks in first_seq order after `after`, at most `limit` (a page costs `limit` rows
-   * however few hold a lease): each one's lease end and the replica its claim came from, null when it
-   * has none. What the lease sweeper tracks, read at its start instead of the whole log.
-   */
-  claimedLeases(after: number, limit: number): Array<{ correlation_id: string; first_seq: number; lease_expires_at: string | null; origin_replica: string | null }> {
-    return this.stmt(
-      `SELECT t.correlation_id, t.first_seq, t.lease_expires_at, e.origin_replica
-       FROM (SELECT correlation_id, first_seq, json_extract(state_json, '$.lease_expires_at') AS lease_expires_at,
-               json_extract(state_json, '$.claim_event_id') AS claim_event_id
-             FROM tasks WHERE status = 'claimed' AND first_seq > ? ORDER BY first_seq LIMIT ?) t
-       LEFT JOIN events e ON t.lease_expires_at IS NOT NULL AND e.id = t.claim_event_id
-       ORDER BY t.first_seq`,
-    ).all(after, limit) as Array<{ correlation_id: string; first_seq: number; lease_expires_at: string | null; origin_replica: string | null }>;
-  }
-
   /** The table is complete (not being built in slices). */
   ready(): boolean {
     return this.built.seq() === null;
@@ -325,178 +249,6 @@ export class TaskProjection {
         this.built.restart();
       })
       .immediate();
-  }
-
-  /** One task as stored, or undefined. */
-  get(correlationId: string): TaskState | undefined {
-    const json = this.stmt('SELECT state_json FROM tasks WHERE correlation_id = ?').pluck().get(correlationId) as string | undefined;
-    return json === undefined ? undefined : (JSON.parse(json) as TaskState);
-  }
-
-  /** The stored status (and whether done) of each of these tasks that has a row (none for an id with no events). */
-  statuses(ids: readonly string[]): Map<string, { status: EventStatus | null; done: boolean }> {
-    const out = new Map<string, { status: EventStatus | null; done: boolean }>();
-    for (let i = 0; i < ids.length; i += 500) {
-      const chunk = ids.slice(i, i + 500);
-      const rows = this.stmt(
-        `SELECT correlation_id, status, done FROM tasks WHERE correlation_id IN (${chunk.map(() => '?').join(',')})`,
-      ).all(...chunk) as Array<{ correlation_id: string; status: EventStatus | null; done: number }>;
-      for (const r of rows) out.set(r.correlation_id, { status: r.status, done: r.done === 1 });
-    }
-    return out;
-  }
-
-  /** Whether any event carries this correlation id (one index probe). */
-  hasEvents(correlationId: string): boolean {
-    return this.stmt('SELECT 1 FROM events WHERE correlation_id = ? LIMIT 1').get(correlationId) !== undefined;
-  }
-
-  /**
-   * Open tasks addressed to `agent` or to '*' (optionally of one stream), oldest first (created_at,
-   * then first appearance), `limit` at a time after `after` (the previous page's last row): the ready
-   * queue's candidates, read through tasks_ready_idx (open tasks only). (A row always has created_at: its first event's.)
-   */
-  openFor(
-    agent: string,
-    stream: string | null,
-    limit: number,
-    after?: { created_at: string; first_seq: number },
-  ): { tasks: TaskState[]; last: { created_at: string; first_seq: number } | undefined } {
-    const rows = this.stmt(
-      `SELECT first_seq, created_at, state_json FROM tasks INDEXED BY tasks_ready_idx
-        WHERE status = 'open' AND to_agent IN (?, '*')${stream === null ? '' : ' AND stream = ?'}
-          ${after ? 'AND (created_at, first_seq) > (?, ?)' : ''}
-        ORDER BY created_at, first_seq LIMIT ?`,
-    ).all(agent, ...(stream === null ? [] : [stream]), ...(after ? [after.created_at, after.first_seq] : []), limit) as Array<{
-      first_seq: number;
-      created_at: string;
-      state_json: string;
-    }>;
-    const lastRow = rows.at(-1);
-    return {
-      tasks: rows.map((r) => JSON.parse(r.state_json) as TaskState),
-      last: lastRow ? { created_at: lastRow.created_at, first_seq: lastRow.first_seq } : undefined,
-    };
-  }
-
-  /**
-   * `quietByScan`: the last_event_before term is written so that SQLite cannot read it on
-   * tasks_quiet_idx (a unary +), and filters rows met in first_seq order instead.
-   */
-  private where(f: TaskFilter, withStatus: boolean, quietByScan = false): { sql: string; params: unknown[] } {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const inList = (column: string, values: readonly string[] | undefined): void => {
-      if (!values || values.length === 0) return;
-      where.push(`${column} IN (${values.map(() => '?').join(',')})`);
-      params.push(...values);
-    };
-    if (withStatus) {
-      inList('status', f.status);
-      if (f.open !== undefined) where.push(f.open ? 'done = 0' : 'done = 1');
-      if (f.last_event_before !== undefined) {
-        where.push(quietByScan ? '+last_event_at < ?' : 'last_event_at < ?');
-        params.push(f.last_event_before);
-      }
-    }
-    inList('stream', f.stream);
-    inList('requester', f.requester);
-    inList('worker', f.worker);
-    inList('to_agent', f.to_agent);
-    inList('correlation_id', f.correlation_id);
-    if (f.after_seq !== undefined) {
-      where.push('last_seq > ?');
-      params.push(f.after_seq);
-    }
-    return { sql: where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '', params };
-  }
-
-  /** Counts by status of the tasks matching the filters (the status, open and last_event_before filters aside). */
-  counts(f: TaskFilter = {}): TaskCounts {
-    const { sql, params } = this.where(f, false);
-    // Unfiltered: the kept counts; filtered: counted in the table.
-    const rows = (
-      sql === ''
-        ? this.stmt(`SELECT nullif(status, '') AS status, done, n FROM task_counts WHERE n != 0`).all()
-        : this.stmt(`SELECT status, done, count(*) AS n FROM tasks${sql} GROUP BY status, done`).all(...params)
-    ) as Array<{ status: EventStatus | null; done: number; n: number }>;
-    const counts = emptyCounts();
-    for (const r of rows) {
-      counts.all += r.n;
-      if (r.done) counts.done += r.n;
-      else counts.active += r.n;
-      counts.by_status[r.status ?? 'none'] += r.n;
-    }
-    return counts;
-  }
-
-  /** The kept counts against a count of the table: a description of each bucket that differs. */
-  countDrift(): string[] {
-    const kept = new Map(
-      (this.stmt(`SELECT status, done, n FROM task_counts WHERE n != 0`).all() as Array<{ status: string; done: number; n: number }>).map((r) => [`${r.status}/${r.done}`, r.n]),
-    );
-    const real = new Map(
-      (this.stmt(`SELECT coalesce(status, '') AS status, done, count(*) AS n FROM tasks GROUP BY 1, 2`).all() as Array<{ status: string; done: number; n: number }>).map((r) => [`${r.status}/${r.done}`, r.n]),
-    );
-    const drift: string[] = [];
-    for (const key of new Set([...kept.keys(), ...real.keys()]))
-      if ((kept.get(key) ?? 0) !== (real.get(key) ?? 0)) drift.push(`${key || 'none'}: kept ${kept.get(key) ?? 0}, counted ${real.get(key) ?? 0}`);
-    return drift;
-  }
-
-  /** A page of tasks in order of first appearance (or newest first), with true totals. */
-  page(q: TaskPageQuery): TaskPage {
-    return this.db.transaction((): TaskPage => {
-      const { sql, params } = this.where(q, true);
-      const total = this.keptTotal(q) ?? ((this.stmt(`SELECT count(*) FROM tasks${sql}`).pluck().get(...params) as number) ?? 0);
-      const counts = this.counts(q);
-      const rowsWhere = this.quietByScan(q, total) ? this.where(q, true, true).sql : sql;
-      const keyset = q.cursor === undefined ? '' : `${rowsWhere ? ' AND' : ' WHERE'} first_seq ${q.order === 'desc' ? '<' : '>'} ?`;
-      const limit = q.limit === null ? '' : ' LIMIT ?';
-      const rows = this.stmt(
-        `SELECT correlation_id, first_seq, state_json FROM tasks${rowsWhere}${keyset} ORDER BY first_seq ${q.order === 'desc' ? 'DESC' : 'ASC'}${limit}`,
-      ).all(...params, ...(q.cursor === undefined ? [] : [q.cursor]), ...(q.limit === null ? [] : [q.limit + 1])) as Row[];
-      const hasMore = q.limit !== null && rows.length > q.limit;
-      const kept = hasMore ? rows.slice(0, q.limit ?? undefined) : rows;
-      return {
-        tasks: kept.map((r) => JSON.parse(r.state_json) as TaskState),
-        count: kept.length,
-        total,
-        counts,
-        has_more: hasMore,
-        cursor: hasMore ? String(kept.at(-1)?.first_seq) : null,
-      };
-    })();
-  }
-
-  /**
-   * The total of a page filtered by status and open alone (the dashboard's In flight and All lists),
-   * summed from the kept counts instead of counting the table (245k in-flight tasks: ~40 ms); undefined
-   * when another filter applies.
-   */
-  private keptTotal(q: TaskFilter): number | undefined {
-    if (q.last_event_before !== undefined || this.where(q, false).sql !== '') return undefined;
-    const where = ['n != 0'];
-    const params: string[] = [];
-    if (q.status && q.status.length > 0) {
-      where.push(`status IN (${q.status.map(() => '?').join(',')})`);
-      params.push(...q.status);
-    }
-    if (q.open !== undefined) where.push(q.open ? 'done = 0' : 'done = 1');
-    return this.stmt(`SELECT coalesce(sum(n), 0) FROM task_counts WHERE ${where.join(' AND ')}`).pluck().get(...params) as number;
-  }
-
-  /**
-   * How a page with last_event_before and a status reads its rows in first_seq order. Through
-   * tasks_quiet_idx it visits every match (`total`) and sorts them; along tasks_status_idx (first_seq
-   * order) it stops after `limit` matches, having visited about limit x (tasks of the status / total)
-   * rows. The cheaper one: on a year-old log where nearly every claim is stalled (105k), the scan
-   * reads ~100 rows instead of sorting 105k (~200 ms); with few stalled, the index reads just them.
-   */
-  private quietByScan(q: TaskPageQuery, total: number): boolean {
-    if (q.last_event_before === undefined || !q.status || q.status.length === 0 || q.limit === null) return false;
-    const inStatus = this.keptTotal({ status: q.status }) ?? 0;
-    return total > 0 && ((q.limit + 1) * inStatus) / total < total;
   }
 
   /**

@@ -14,6 +14,7 @@ import type { ServerResponse } from 'node:http';
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 
 import type { HubServices } from '../../services.js';
+import { ListenRegistry } from '../../mcp/server/modern.js';
 import type { McpSession } from '../../mcp/server/session.js';
 
 const MAX_SESSIONS = 1_024;
@@ -73,6 +74,8 @@ export class HttpSession implements McpSession {
 
 export class McpSessions {
   private readonly sessions = new Map<string, HttpSession>();
+  /** The 2026 era's subscriptions/listen streams (no session: each is one long POST). */
+  readonly listens = new ListenRegistry();
 
   constructor(private readonly hub: HubServices) {}
 
@@ -112,10 +115,11 @@ export class McpSessions {
   get listening(): number {
     let n = 0;
     for (const s of this.sessions.values()) if (s.streaming && s.subscriptions.size > 0) n++;
-    return n;
+    return n + this.listens.listening;
   }
 
   closeAll(): void {
+    this.listens.closeAll();
     for (const session of [...this.sessions.values()]) this.drop(session);
   }
 

@@ -4,12 +4,14 @@
 // selects the lean tool profile.
 
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Context } from 'koa';
 
 import { HubError } from '../../errors.js';
 import { McpSessions } from './mcp-sessions.js';
 import type { HubServices } from '../../services.js';
 import { buildServer, type BuildServerOptions } from '../../mcp/server/build-server.js';
+import { encodeModernResult, eraOf, serveModern, type RpcMessage } from '../../mcp/server/modern.js';
 import { parseProfile } from '../../mcp/server/profiles.js';
 import { MUTATING_TOOLS } from '../../mcp/tools/registry.js';
 import { BODY_ENCODING_MESSAGE, MAX_BODY_BYTES, readJsonBody } from '../read-body.js';
@@ -84,6 +86,9 @@ export function mcpHandler(hub: HubServices, options: BuildServerOptions, sessio
     if (messages.length === 0) return rpcError(ctx, 400, null, -32600, 'Invalid Request: expected a JSON-RPC message');
     if (messages.some((m) => !m || typeof m !== 'object' || Array.isArray(m)))
       return rpcError(ctx, 400, null, -32600, 'Invalid Request: every batch entry must be a JSON-RPC object');
+    // 2026-07-28 (a version in _meta or the header, or server/discover): no session, no initialize.
+    const headerVersion = ctx.get('MCP-Protocol-Version') || undefined;
+    const modern = messages.some((m) => eraOf(m as RpcMessage, headerVersion) === 'modern');
     for (const m of messages) {
       const method = typeof m.method === 'string' ? m.method : null;
       hub.stats.seeMcp(
@@ -92,8 +97,12 @@ export function mcpHandler(hub: HubServices, options: BuildServerOptions, sessio
         method === 'initialize' ? m.params?.clientInfo : undefined,
       );
       // A refused write is a tool failure like any other: the isError result, not a JSON-RPC error.
-      if (hub.readOnly && method === 'tools/call' && typeof m.params?.name === 'string' && MUTATING_TOOLS.has(m.params.name) && messages.length === 1)
+      if (!modern && hub.readOnly && method === 'tools/call' && typeof m.params?.name === 'string' && MUTATING_TOOLS.has(m.params.name) && messages.length === 1)
         return toolError(ctx, m.id, new HubError('hub.read_only', `${m.params.name} is refused: this hub is read-only (--read-only)`));
+    }
+    if (modern) {
+      if (messages.length > 1) return rpcError(ctx, 400, null, -32600, 'Invalid Request: a 2026-07-28 POST carries one JSON-RPC message (no batches)');
+      return serveModernHttp(ctx, hub, { ...options, profile, listens: sessions.listens }, messages[0] as RpcMessage, headerVersion);
     }
     // A wait past the cap is refused here, before an MCP server is built for it: a flood of refused
     // long-polls costs a JSON parse each. The tool result has the shape the tool itself would give.
@@ -116,4 +125,87 @@ export function mcpHandler(hub: HubServices, options: BuildServerOptions, sessio
     await server.connect(transport);
     await transport.handleRequest(ctx.req, ctx.res, body);
   };
+}
+
+const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+};
+const LISTEN_HEARTBEAT_MS = 15_000;
+
+/**
+ * One 2026-07-28 request over HTTP: answered as JSON, or as an SSE stream when it may send
+ * notifications first (a progress token or a log level, with text/event-stream accepted) and always
+ * for subscriptions/listen (its stream stays open until the client closes it or the hub stops).
+ * A notification POST is 202.
+ */
+async function serveModernHttp(
+  ctx: Context,
+  hub: HubServices,
+  options: Parameters<typeof serveModern>[1],
+  message: RpcMessage,
+  headerVersion: string | undefined,
+): Promise<void> {
+  if (message.id === undefined || message.id === null) {
+    ctx.status = 202;
+    return;
+  }
+  const wantsSse = ctx.accepts('text/event-stream') !== false && (ctx.get('Accept') || '').includes('text/event-stream');
+  const listen = message.method === 'subscriptions/listen';
+  if (listen && !wantsSse) return rpcError(ctx, 406, message.id, -32600, 'subscriptions/listen answers text/event-stream: send Accept: text/event-stream', { code: 'input.invalid', field: 'Accept' });
+  // A wait past the cap is refused before anything runs, as for 2025 (the tool's own result shape).
+  if (message.method === 'tools/call' && message.params?.name === 'palace_event_wait') {
+    const refused = hub.stats.waits.refusal(hub.config.waitMaxConcurrent);
+    if (refused) {
+      ctx.status = 200;
+      ctx.body = {
+        jsonrpc: '2.0',
+        id: message.id,
+        result: encodeModernResult(hub, 'tools/call', { content: [{ type: 'text', text: JSON.stringify({ error: refused.toJSON() }) }], isError: true }),
+      };
+      return;
+    }
+  }
+  const meta = (message.params?._meta ?? {}) as Record<string, unknown>;
+  const streaming = listen || (wantsSse && (meta.progressToken !== undefined || meta['io.modelcontextprotocol/logLevel'] !== undefined));
+  const res = ctx.res;
+  ctx.respond = false;
+  const controller = new AbortController();
+  res.on('close', () => controller.abort());
+  let heartbeat: NodeJS.Timeout | undefined;
+  let answered = false;
+  const send = (m: Record<string, unknown>): void => {
+    if (res.writableEnded || res.destroyed) return;
+    const response = m.method === undefined;
+    if (streaming) {
+      if (!res.headersSent) res.writeHead(200, SSE_HEADERS);
+      res.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
+      if (response) {
+        answered = true;
+        res.end();
+      }
+    } else if (response) {
+      answered = true;
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(m));
+    }
+  };
+  if (listen) {
+    res.socket?.setTimeout(0);
+    res.socket?.setNoDelay(true);
+    res.writeHead(200, SSE_HEADERS);
+    heartbeat = setInterval(() => res.write(': ping\n\n'), LISTEN_HEARTBEAT_MS);
+    heartbeat.unref();
+  }
+  try {
+    await serveModern(hub, options, message, { send, signal: controller.signal, authInfo: (ctx.req as { auth?: AuthInfo }).auth, headerVersion });
+  } finally {
+    clearInterval(heartbeat);
+    if (!answered && !res.writableEnded) {
+      if (!res.headersSent) res.writeHead(204);
+      res.end();
+    }
+  }
 }

@@ -140,12 +140,19 @@ export function schemaViolation(tool: string, error: z.ZodError): HubError {
   return new HubError('input.invalid', `invalid arguments for ${tool}: ${issues.join('; ')}`, { field });
 }
 
+/** The instructions a server gives (initialize in 2025, server/discover in 2026): the agent guide and the profile line. */
+export function serverInstructions(hub: HubServices, tools: readonly ToolDef[], profile: ToolProfile): string {
+  const available = tools.filter((tool) => !(hub.readOnly && tool.mutating));
+  const listed = profile === 'lean' ? available.filter((tool) => LEAN_TOOLS.has(tool.name)).length + 2 : available.length;
+  return `${AGENT_INSTRUCTIONS}\n${profileInstructions(profile, listed, available.length)}`;
+}
+
 /** An MCP server for `tools` (the registry's, or the few a one-call process needs). */
 export function buildToolServer(hub: HubServices, tools: readonly ToolDef[], options: BuildServerOptions = {}): McpServer {
   const profile = options.profile ?? 'full';
   const available = tools.filter((tool) => !(hub.readOnly && tool.mutating));
   const listed = profile === 'lean' ? available.filter((tool) => LEAN_TOOLS.has(tool.name)) : available;
-  const instructions = `${AGENT_INSTRUCTIONS}\n${profileInstructions(profile, listed.length + (profile === 'lean' ? 2 : 0), available.length)}`;
+  const instructions = serverInstructions(hub, tools, profile);
   const server = new McpServer(
     { name: 'palace', version: hub.version },
     { instructions, jsonSchemaValidator: sharedValidator },

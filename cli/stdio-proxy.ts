@@ -22,6 +22,9 @@ import type { Caller } from '../hub/src/identity/identity.js';
 import type { ToolProfile } from '../hub/src/mcp/server/profiles.js';
 import type { ToolDef } from '../hub/src/mcp/tools/tool.js';
 import type { McpSession } from '../hub/src/mcp/server/session.js';
+import { eraOf, META_SUBSCRIPTION_ID } from '../hub/src/mcp/server/era.js';
+import type { HubServices } from '../hub/src/services.js';
+import type { ModernOptions, RpcMessage } from '../hub/src/mcp/server/modern.js';
 
 const FORWARD_TIMEOUT_MS = 600_000;
 
@@ -224,14 +227,25 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   const cancelled = new Set<Id>();
   let announced: string | undefined;
 
-  let local: Promise<{ transport: LocalTransport; close: () => Promise<void> }> | undefined;
+  interface Local {
+    transport: LocalTransport;
+    /** Answers one 2026-07-28 request here (modern.ts), its messages to stdout. */
+    modern: (message: RpcMessage, signal: AbortSignal) => Promise<void>;
+    close: () => Promise<void>;
+  }
+  let local: Promise<Local> | undefined;
+  /** 2026 requests answered here and not yet done (notifications/cancelled aborts one; a listen stays until then). */
+  const localModern = new Map<Id, AbortController>();
+  /** Forwarded subscriptions/listen requests (their streams stay open until stdin ends or the client cancels). */
+  const forwardedListens = new Set<AbortController>();
   /** The in-process server, opened (and its modules loaded) the first time a frame is answered here. */
-  const localServer = async (): Promise<LocalTransport> => {
+  const localServer = async (): Promise<Local> => {
     local ??= (async () => {
-      const [{ openPalace }, { buildServer }, { ANONYMOUS, localCaller }] = await Promise.all([
+      const [{ openPalace }, { buildServer }, { ANONYMOUS, localCaller }, { ListenRegistry, serveModern }] = await Promise.all([
         import('../hub/src/palace.js'),
         import('../hub/src/mcp/server/build-server.js'),
         import('../hub/src/identity/identity.js'),
+        import('../hub/src/mcp/server/modern.js'),
       ]);
       const { services, close } = openPalace(config, { role: 'local', log });
       const transport = new LocalTransport(write);
@@ -258,9 +272,14 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
         refuseBesideHub(tool, palacePath, config.hubForward);
       };
       await buildServer(services, { profile, session, caller, guardWrite }).connect(transport);
+      const listens = new ListenRegistry();
+      const modernOptions: ModernOptions = { profile, caller, guardWrite, listens };
+      const hub: HubServices = services;
       return {
         transport,
+        modern: (message, signal) => serveModern(hub, modernOptions, message, { send: write, signal }),
         close: async () => {
+          listens.closeAll();
           services.resourceWatch.detach(session);
           await close();
         },
@@ -268,7 +287,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     })();
     // A palace that failed to open is tried again by the next frame, as before this was lazy.
     local.catch(() => (local = undefined));
-    return (await local).transport;
+    return local;
   };
 
   // The hub's MCP session for this client (its Mcp-Session-Id, from the answer to initialize): sent
@@ -357,10 +376,16 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     const controller = new AbortController();
     for (const id of ids) inflight.set(id, controller);
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, FORWARD_TIMEOUT_MS);
+    // A 2026 subscriptions/listen is answered by a stream that stays open: no timeout.
+    const listen = frame.method === 'subscriptions/listen';
+    if (listen) forwardedListens.add(controller);
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        controller.abort();
+      },
+      listen ? 2 ** 31 - 1 : FORWARD_TIMEOUT_MS,
+    );
     const answered = new Set<Id>();
     let failure: string | undefined;
     try {
@@ -448,10 +473,14 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
       }
     } finally {
       clearTimeout(timer);
+      forwardedListens.delete(controller);
       for (const id of ids) inflight.delete(id);
       const missing = ids.filter((id) => !answered.has(id) && !cancelled.has(id));
       for (const id of ids) cancelled.delete(id);
-      if (failure !== undefined) await wentAway(missing, frame, base, failure);
+      // A listen whose stream ended (the hub stopped or went away) ends gracefully: the client listens again.
+      if (listen && failure !== undefined)
+        for (const id of missing) write({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [META_SUBSCRIPTION_ID]: id } } });
+      else if (failure !== undefined) await wentAway(missing, frame, base, failure);
     }
   };
 
@@ -479,6 +508,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
         cancelled.add(target);
         inflight.get(target)?.abort();
       }
+      if (typeof target === 'string' || typeof target === 'number') localModern.get(target)?.abort();
     }
     const uri = (frame.params as { uri?: unknown } | undefined)?.uri;
     if (typeof uri === 'string' && frame.method === 'resources/subscribe') hubSession.subscribed.add(uri);
@@ -502,7 +532,19 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
         log.warn(`hub at ${base} unreachable (${describe(err)}); answering locally`);
       }
     }
-    (await localServer()).deliver(parsed as JSONRPCMessage);
+    const server = await localServer();
+    if (!Array.isArray(parsed) && eraOf(frame) === 'modern') {
+      const id = typeof frame.id === 'string' || typeof frame.id === 'number' ? frame.id : undefined;
+      const controller = new AbortController();
+      if (id !== undefined) localModern.set(id, controller);
+      try {
+        await server.modern(parsed as RpcMessage, controller.signal);
+      } finally {
+        if (id !== undefined && localModern.get(id) === controller) localModern.delete(id);
+      }
+      return;
+    }
+    server.transport.deliver(parsed as JSONRPCMessage);
   };
 
   const input = options.input ?? process.stdin;
@@ -514,6 +556,9 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     pending.add(p);
     void p.finally(() => pending.delete(p));
   }
+  // stdin ended: open listens end with it (their stream is this process's stdout).
+  for (const controller of localModern.values()) controller.abort();
+  for (const controller of forwardedListens) controller.abort();
   await Promise.allSettled([...pending]);
   hubSession.ended = true;
   hubSession.stream?.abort();

@@ -12,7 +12,7 @@ import type { HubServices } from '../../services.js';
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 /** How often a client should poll tasks/get (subscriptions/listen with taskIds pushes instead). */
-const POLL_INTERVAL_MS = 5_000;
+const POLL_INTERVAL_MS = 1_000;
 /** The one input request of a task waiting for its requester: review the patch and report the outcome. */
 const REVIEW = 'review';
 /** Marks the superseding event tasks/cancel appends (a task superseded otherwise is `failed`). */

@@ -16,19 +16,18 @@ import { callerOfAuth, type Caller } from '../../identity/identity.js';
 import { TASK_URI, subscribable, taskUri, type Subscriber } from '../../logstream/resource-watch.js';
 import type { HubServices } from '../../services.js';
 import { buildServer } from './build-server.js';
+import { isModernVersion, META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID, MODERN_VERSION } from './era.js';
 import { declaresTasks, delegationTask, tasksCancel, tasksGet, tasksUpdate, TASKS_EXTENSION, mcpTaskOf } from './mcp-tasks.js';
 import { TOOLS } from '../tools/registry.js';
 import type { McpSession } from './session.js';
 import { serverInstructions, type BuildServerOptions } from './tool-server.js';
 
-export const MODERN_VERSION = '2026-07-28';
+export { eraOf, isModernVersion, MODERN_VERSION } from './era.js';
 /** Every version palace speaks, newest first: 2026-07-28 and the 2025-era versions the 1.x SDK accepts. */
 export const SUPPORTED_VERSIONS: readonly string[] = [MODERN_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
 
-export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
-export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
 
 /** The 2026 spec's codes: the requested version is not served; an HTTP header disagrees with the body. */
@@ -86,24 +85,6 @@ export interface RpcMessage {
 function metaOf(message: RpcMessage): Record<string, unknown> {
   const meta = message.params && typeof message.params === 'object' ? message.params._meta : undefined;
   return meta && typeof meta === 'object' && !Array.isArray(meta) ? (meta as Record<string, unknown>) : {};
-}
-
-/** Whether `version` names the 2026 revision or a later one (dated versions compare as strings). */
-export function isModernVersion(version: unknown): version is string {
-  return typeof version === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(version) && version >= MODERN_VERSION;
-}
-
-/**
- * The era of one JSON-RPC message: `modern` when it is server/discover, carries a 2026 (or later)
- * version in `_meta`, or came with a 2026 `MCP-Protocol-Version` header (HTTP); `legacy` otherwise,
- * initialize always (a 2025 client offering 2026-07-28 there gets the 2025-11-25 counter-offer).
- */
-export function eraOf(message: RpcMessage, headerVersion?: string): 'modern' | 'legacy' {
-  if (message.method === 'initialize') return 'legacy';
-  if (message.method === 'server/discover') return 'modern';
-  const declared = metaOf(message)[META_PROTOCOL_VERSION];
-  if (declared !== undefined) return isModernVersion(declared) ? 'modern' : 'legacy';
-  return isModernVersion(headerVersion) ? 'modern' : 'legacy';
 }
 
 /** Where a 2026 request's messages go, and what the road knows about it. */

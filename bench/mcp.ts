@@ -4,7 +4,8 @@
 // listener in this process, as the hub suite does) to `notifications/resources/updated` for a
 // subscribed inbox handed to the session's GET stream (ResourceWatch.onPush), p50/p99; and, for
 // context, to the SDK client having it. The reference for the push is the wake of a pending
-// palace_event_wait measured the same way in the same run.
+// palace_event_wait measured the same way in the same run. The 2026-07-28 era: server/discover (its
+// initialize) and tools/list bytes, and the push to a v2 SDK client on subscriptions/listen.
 
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 
 import { loadConfig } from '../hub/src/config.js';
 import { silentLogger } from '../hub/src/log.js';
@@ -63,6 +65,21 @@ async function sizeFigures(hubUrl: string): Promise<Figure[]> {
         ...(profile === 'lean' ? { target: { op: '<=', value: 10 * 1024, note: 'issue 18: lean tools/list under 10 KB' } } : {}),
       });
     }
+  // 2026-07-28: no initialize; server/discover is the first exchange, every request carries _meta.
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+  for (const profile of PROFILES) {
+    const url = `${hubUrl}/mcp${profile === 'lean' ? '?profile=lean' : ''}`;
+    const headers = { 'MCP-Protocol-Version': '2026-07-28' };
+    const discover = await messageBytes(url, { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } }, headers);
+    const list = await messageBytes(url, { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: meta } }, headers);
+    figures.push({ name: `server/discover result, 2026-07-28, ${profile} profile`, value: discover.bytes, unit: 'bytes' });
+    figures.push({
+      name: `tools/list result, 2026-07-28, ${profile} profile`,
+      value: list.bytes,
+      unit: 'bytes',
+      ...(profile === 'lean' ? { target: { op: '<=', value: 10 * 1024, note: 'issue 18: lean tools/list under 10 KB' } } : {}),
+    });
+  }
   return figures;
 }
 
@@ -122,6 +139,33 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
       await pending;
       if (i >= WARMUP) toWaiter.push(performance.now() - clock.read());
     }
+    // 2026-07-28: a v2 SDK client on subscriptions/listen, the same appends to its inbox.
+    ctx.progress(`push latency (2026-07-28 subscriptions/listen): ${PUSHES} appends`);
+    const modern = new ClientV2({ name: 'bench-listen', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await modern.connect(new HttpV2(new URL(`${hub.url}/mcp`)));
+    let heard: (() => void) | undefined;
+    modern.setNotificationHandler('notifications/resources/updated', () => heard?.());
+    const listening = await modern.listen({ resourceSubscriptions: ['palace://inbox/bench-agent-26'] });
+    let sent26 = 0;
+    watch.onPush = (t) => {
+      if (t.uri === 'palace://inbox/bench-agent-26') sent26 = t.sentAt;
+    };
+    const toSent26: number[] = [];
+    const toClient26: number[] = [];
+    for (let i = 0; i < WARMUP + PUSHES; i++) {
+      clock.arm();
+      sent26 = 0;
+      const got = new Promise<void>((resolve) => (heard = resolve));
+      await log.append({ type: 'task.request', status: 'open', stream: 'bench', room: 'mcp', from_agent: 'bench-requester', to_agent: 'bench-agent-26', correlation_id: `task_listen_${i}`, body: 'x' });
+      await got;
+      const clientAt = performance.now();
+      if (i >= WARMUP) {
+        toSent26.push(sent26 - clock.read());
+        toClient26.push(clientAt - clock.read());
+      }
+    }
+    await listening.close();
+    await modern.close();
     clock.close();
     watch.onPush = undefined;
     const waitP50 = percentile(toWaiter, 50);
@@ -140,12 +184,21 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
         reference: { value: waitP50, label: 'commit -> a pending palace_event_wait answered to its SDK client, p50, same run', measured: true },
       },
       { name: 'push: commit -> SDK client has the notification, p99', value: percentile(toClient, 99), unit: 'ms' },
+      { name: 'push (2026 listen): commit -> resources/updated sent, p50', value: percentile(toSent26, 50), unit: 'ms' },
+      {
+        name: 'push (2026 listen): commit -> resources/updated sent, p99',
+        value: percentile(toSent26, 99),
+        unit: 'ms',
+        target: { op: '<=', value: 10, note: 'push-wake budget (issue 33)' },
+      },
+      { name: 'push (2026 listen): commit -> v2 SDK client has the notification, p50', value: percentile(toClient26, 50), unit: 'ms' },
+      { name: 'push (2026 listen): commit -> v2 SDK client has the notification, p99', value: percentile(toClient26, 99), unit: 'ms' },
     );
     return {
       figures,
       notes: [
         `Hub: startHub in this process on 127.0.0.1 port 0, no token; one SDK client subscribed to palace://inbox/bench-agent over the session's GET stream; ${PUSHES} appends after ${WARMUP} warm-up.`,
-        'Bytes: the JSON-RPC message of the answer (SSE framing excluded). The 2026-07-28 era is not served yet (docs/decisions.md).',
+        'Bytes: the JSON-RPC message of the answer (SSE framing excluded); for 2026-07-28 server/discover stands in for initialize (no handshake). The 2026 push: a v2 SDK client (@modelcontextprotocol/client) on subscriptions/listen, no session.',
       ],
     };
   } finally {

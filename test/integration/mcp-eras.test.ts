@@ -33,6 +33,7 @@ interface ToolResult {
 interface EraClient {
   callTool(name: string, args: Record<string, unknown>): Promise<ToolResult>;
   prompts(): Promise<string[]>;
+  tools(): Promise<unknown[]>;
   prompt(name: string, args: Record<string, string>): Promise<string>;
   completeAgent(prefix: string): Promise<string[]>;
   /** Subscribes to `uri` (2025: resources/subscribe; 2026: subscriptions/listen) and collects updates. */
@@ -49,6 +50,7 @@ function v1(client: ClientV1): EraClient {
   return {
     callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolResult,
     prompts: async () => (await client.listPrompts()).prompts.map((p) => p.name),
+    tools: async () => (await client.listTools()).tools,
     prompt: async (name, args) => {
       const m = (await client.getPrompt({ name, arguments: args })).messages[0];
       return m?.content.type === 'text' ? m.content.text : '';
@@ -74,6 +76,7 @@ function v2(client: ClientV2): EraClient {
   return {
     callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolResult,
     prompts: async () => (await client.listPrompts()).prompts.map((p) => p.name),
+    tools: async () => (await client.listTools()).tools,
     prompt: async (name, args) => {
       const m = (await client.getPrompt({ name, arguments: args })).messages[0];
       return m?.content.type === 'text' ? m.content.text : '';
@@ -204,6 +207,8 @@ describe.each(ERAS)('MCP %s', (era) => {
       const lean = await connect(era, road, true);
       const error = errorOf(await lean.callTool('palace_call', { name: 'palace_event_append', arguments: BAD_APPEND }));
       expect(error).toMatchObject({ code: 'input.invalid', field: 'type' });
+      // The lean list stays under 10 KB in both eras (2026 adds only resultType, cache hints and serverInfo around it).
+      expect(Buffer.byteLength(JSON.stringify({ tools: await lean.tools() }))).toBeLessThanOrEqual(10 * 1024);
     }
   }, 60_000);
 });

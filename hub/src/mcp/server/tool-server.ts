@@ -303,7 +303,7 @@ function moreTools(
       listing: describeTool(
         'palace_tools',
         'List palace tools',
-        "Lists every palace tool (event list, artifacts, patches, knowledge graph, diary, rooms, mining, curation, status): name, title, whether it writes. With name: that tool's description and input schema. Run one with palace_call.",
+        "Lists every palace tool: name, title, whether it writes. With name: that tool's description and input schema. Run one with palace_call.",
         toolsInput,
         true,
       ),

@@ -495,11 +495,13 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     }
     const frame = (parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {}) as Frame;
     const ids = requestIds(parsed);
-    if (frame.method === 'initialize') {
+    const discoverInfo = frame.method === 'server/discover' ? (frame.params as { _meta?: Record<string, unknown> } | undefined)?._meta?.['io.modelcontextprotocol/clientInfo'] : undefined;
+    if (frame.method === 'initialize' || discoverInfo) {
       // The MCP client this proxy serves: named in every request's User-Agent, so /statusz keys it apart
-      // from other clients on this machine (a stateless hub sees clientInfo on initialize only).
-      const name = headerText(frame.params?.clientInfo?.name, 80);
-      const version = headerText(frame.params?.clientInfo?.version, 40);
+      // from other clients on this machine (a stateless hub sees clientInfo on initialize, or 2026's discover, only).
+      const info = (frame.method === 'initialize' ? frame.params?.clientInfo : discoverInfo) as { name?: unknown; version?: unknown } | undefined;
+      const name = headerText(info?.name, 80);
+      const version = headerText(info?.version, 40);
       userAgent = `palace-mcp/${PALACE_VERSION}${name ? ` (${name}${version ? `/${version}` : ''})` : ''}`;
     }
     if (frame.method === 'notifications/cancelled') {

@@ -285,6 +285,15 @@ describe('MCP 2026-07-28 on the wire', () => {
     expect(text).toContain('"protocolVersion":"2025-11-25"');
   });
 
+  it('refuses a listen filter too large to check on every commit, before acknowledging it', async () => {
+    const many = Array.from({ length: 257 }, (_, i) => `palace://inbox/agent-${i}`);
+    const res = await post({ jsonrpc: '2.0', id: 'listen:big', method: 'subscriptions/listen', params: { notifications: { resourceSubscriptions: many }, _meta: envelope() } });
+    const text = await res.text();
+    expect(text).not.toContain('subscriptions/acknowledged');
+    const frame = JSON.parse(text.split('\n').find((l) => l.startsWith('data: '))?.slice(6) ?? text) as { id: string; error: { code: number; data: { field: string } } };
+    expect(frame).toMatchObject({ id: 'listen:big', error: { code: -32602, data: { field: 'notifications.resourceSubscriptions' } } });
+  });
+
   it('a missing resource is -32602 with its uri (2026), not -32002', async () => {
     const body = (await (await post({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'palace://task/task_nope', _meta: envelope() } })).json()) as {
       error: { code: number; data: { uri: string } };

@@ -28,6 +28,12 @@ function messagesOf(body: unknown): JsonRpcMessage[] {
   return body && typeof body === 'object' ? [body as JsonRpcMessage] : [];
 }
 
+function clientInfoOf(m: JsonRpcMessage): { name?: unknown; version?: unknown } | undefined {
+  const meta = (m.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  const info = meta?.['io.modelcontextprotocol/clientInfo'];
+  return info && typeof info === 'object' ? (info as { name?: unknown; version?: unknown }) : undefined;
+}
+
 function rpcError(ctx: Context, status: number, id: unknown, code: number, message: string, data?: unknown): void {
   ctx.status = status;
   ctx.body = { jsonrpc: '2.0', id: id ?? null, error: { code, message, ...(data === undefined ? {} : { data }) } };
@@ -94,7 +100,8 @@ export function mcpHandler(hub: HubServices, options: BuildServerOptions, sessio
       hub.stats.seeMcp(
         { userAgent: ctx.get('User-Agent') || null, remote: ctx.ip || null },
         method === 'tools/call' && typeof m.params?.name === 'string' ? `tools/call ${m.params.name}` : method,
-        method === 'initialize' ? m.params?.clientInfo : undefined,
+        // Who the client says it is, for /statusz only (never identity): initialize's clientInfo, or 2026 discover's _meta one.
+        method === 'initialize' ? m.params?.clientInfo : method === 'server/discover' ? clientInfoOf(m) : undefined,
       );
       // A refused write is a tool failure like any other: the isError result, not a JSON-RPC error.
       if (!modern && hub.readOnly && method === 'tools/call' && typeof m.params?.name === 'string' && MUTATING_TOOLS.has(m.params.name) && messages.length === 1)

@@ -72,6 +72,8 @@ const CACHE: Readonly<Record<string, { ttlMs: number; cacheScope: 'public' | 'pr
   'resources/list': NO_CACHE,
 };
 const IMMUTABLE_URI = /^palace:\/\/(event|artifact)\//;
+/** The most resource URIs (and, apart, task ids) one subscriptions/listen may name. */
+const MAX_LISTEN_ITEMS = 256;
 
 export interface RpcMessage {
   jsonrpc?: unknown;
@@ -102,6 +104,13 @@ export interface ModernChannel {
 /** Open subscriptions/listen streams of one hub (or one stdio server): ended gracefully on shutdown. */
 export class ListenRegistry {
   private readonly open = new Set<{ end: () => void; subscribed: boolean }>();
+
+  /** At most `max` open at once (as many as the 2025 era's sessions): each holds a socket and a watcher entry. */
+  constructor(readonly max = 1_024) {}
+
+  get full(): boolean {
+    return this.open.size >= this.max;
+  }
 
   add(entry: { end: () => void; subscribed: boolean }): () => void {
     this.open.add(entry);
@@ -308,6 +317,14 @@ async function listen(hub: HubServices, options: ModernOptions, message: RpcMess
   if (!filter || typeof filter !== 'object' || Array.isArray(filter))
     throw new HubError('input.invalid', 'subscriptions/listen needs params.notifications (the filter: resourceSubscriptions, taskIds)', { field: 'notifications' });
   const asked = filter as Record<string, unknown>;
+  // Every commit checks every subscribed URI: a filter is bounded, and so is the number of open listens.
+  for (const key of ['resourceSubscriptions', 'taskIds'])
+    if (Array.isArray(asked[key]) && (asked[key] as unknown[]).length > MAX_LISTEN_ITEMS)
+      throw new HubError('input.invalid', `notifications.${key} lists at most ${MAX_LISTEN_ITEMS} entries; open another subscriptions/listen for more`, {
+        field: `notifications.${key}`,
+      });
+  if (options.listens?.full)
+    throw new HubError('http.busy', `too many open subscriptions/listen streams (${options.listens.max}): close one, or retry later`, { data: { retry_after_ms: 1_000 } });
   const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
   const resources = [...new Set(strings(asked.resourceSubscriptions).filter(subscribable))];
   const taskIds = [...new Set(strings(asked.taskIds))].filter((t) => {

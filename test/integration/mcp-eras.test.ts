@@ -416,6 +416,36 @@ describe('the MCP Tasks extension (2026-07-28, ext-tasks client)', () => {
   }, 30_000);
 });
 
+describe('subscriptions/listen and the hub lifecycle', () => {
+  it('ends an open listen with an empty result (its subscription id) when the hub stops', async () => {
+    const d = makeHubDirs('palace-eras-listen-');
+    const h = await startTestHub(d);
+    try {
+      const res = await fetch(`${h.url}/mcp`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'listen:stop', method: 'subscriptions/listen', params: { notifications: { resourceSubscriptions: ['palace://inbox/zed'] }, _meta: envelope() } }),
+      });
+      const reader = res.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      while (!text.includes('subscriptions/acknowledged')) text += decoder.decode((await reader.read()).value, { stream: true });
+      const closing = h.close();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+      await closing;
+      const last = text.split('\n').filter((l) => l.startsWith('data: ')).at(-1) ?? '';
+      expect(JSON.parse(last.slice(6))).toMatchObject({ id: 'listen:stop', result: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen:stop' } } });
+    } finally {
+      await h.close().catch(() => undefined);
+      d.cleanup();
+    }
+  });
+});
+
 describe('identity in the 2026 era', () => {
   it('tasks/cancel writes as the agent the token proves, never as clientInfo says', async () => {
     const d = makeHubDirs('palace-eras-identity-');

@@ -17,7 +17,7 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Hub } from '../../hub/src/server.js';
-import { childEnv, makeHubDirs, PALACE_BIN, REPO_ROOT, startTestHub, waitUntil, type HubDirs } from '../helpers/hub.js';
+import { childEnv, killChildren, makeHubDirs, PALACE_BIN, REPO_ROOT, startChildHub, startTestHub, waitUntil, type HubDirs } from '../helpers/hub.js';
 import { registerAgent } from '../helpers/identity-hubs.js';
 
 const MODERN = '2026-07-28';
@@ -444,6 +444,26 @@ describe('subscriptions/listen and the hub lifecycle', () => {
       d.cleanup();
     }
   });
+});
+
+describe('subscriptions/listen through palace mcp when the hub dies', () => {
+  it('ends the forwarded listen with an empty result, so the v2 client sees a graceful end and can listen again', async () => {
+    const d = makeHubDirs('palace-eras-kill-');
+    const child = await startChildHub(d);
+    const c = new ClientV2({ name: 'eras-kill', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    try {
+      await c.connect(new StdioV2({ command: process.execPath, args: [PALACE_BIN, '--palace', d.palace, 'mcp'], env: childEnv(d), cwd: REPO_ROOT, stderr: 'pipe' }));
+      expect(c.getNegotiatedProtocolVersion()).toBe(MODERN);
+      const subscription = await c.listen({ resourceSubscriptions: ['palace://inbox/kim'] });
+      child.child.kill('SIGKILL');
+      expect(await subscription.closed).toBe('graceful');
+    } finally {
+      await c.close().catch(() => undefined);
+      await child.stop(1_000).catch(() => undefined);
+      await killChildren();
+      d.cleanup();
+    }
+  }, 60_000);
 });
 
 describe('identity in the 2026 era', () => {

@@ -487,6 +487,24 @@ describe('identity in the 2026 era', () => {
       d.cleanup();
     }
   });
+
+  it('a read-only hub answers tasks/get but refuses tasks/cancel with hub.read_only, writing nothing', async () => {
+    const d = makeHubDirs('palace-eras-ro-');
+    const writer = await startTestHub(d);
+    await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'palace_event_append', arguments: { ...delegate_('task_ro'), from_agent: 'alice-cli' }, _meta: envelope() } }, {}, `${writer.url}/mcp`);
+    await writer.close();
+    const h = await startTestHub(d, { readOnly: true });
+    try {
+      const call = (body: Record<string, unknown>) => post(body, {}, `${h.url}/mcp`).then((r) => r.json() as Promise<{ result?: Record<string, unknown>; error?: { code: number; data?: { code?: string } } }>);
+      expect((await call({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { taskId: 'task_ro', _meta: envelope() } })).result).toMatchObject({ status: 'working' });
+      const refused = await call({ jsonrpc: '2.0', id: 3, method: 'tasks/cancel', params: { taskId: 'task_ro', _meta: envelope() } });
+      expect(refused.error).toMatchObject({ code: -32010, data: { code: 'hub.read_only' } });
+      expect((await call({ jsonrpc: '2.0', id: 4, method: 'tasks/get', params: { taskId: 'task_ro', _meta: envelope() } })).result).toMatchObject({ status: 'working' });
+    } finally {
+      await h.close();
+      d.cleanup();
+    }
+  });
 });
 
 function delegate_(cid: string): Record<string, unknown> {

@@ -2,7 +2,7 @@
 // appends that renew or end a claim. Rules: docs/coordination.md and docs/identity.md.
 
 import { HubError, invalid } from '../errors.js';
-import { projectTask, type TaskState } from '../core/task-state.js';
+import type { TaskState } from '../core/task-state.js';
 import type { LogEvent } from '../core/types.js';
 import { requiredField } from '../core/validate.js';
 import type { AppendInput } from './append-input.js';
@@ -41,12 +41,12 @@ export interface Fence {
 export function fenceOf(ls: CoordinationReads, writer: string, correlationId: string | null, given: unknown, now: Date): Fence {
   if (!correlationId) return {};
   const attempt = given === undefined || given === null || given === '' ? undefined : requiredField('attempt', given);
-  const events = ls.store.tasks.eventsOf(correlationId);
-  if (events.length === 0) {
+  // The stored state, not a re-run of the reducer over the task's history: a long task stays cheap to write to.
+  const task = ls.stateOf(correlationId);
+  if (!task) {
     if (attempt !== undefined) throw new HubError('task.stale_attempt', `attempt ${attempt} names no claim: ${correlationId} has no events`, { field: 'attempt' });
     return {};
   }
-  const task = projectTask(correlationId, events);
   const leaseLive = task.lease_expires_at === null || Date.parse(task.lease_expires_at) > now.getTime();
   const holds = task.claim_event_id !== null && task.worker === writer && ((task.status === 'claimed' && leaseLive) || task.status === 'ready');
   if (attempt !== undefined) {

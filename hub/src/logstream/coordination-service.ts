@@ -3,7 +3,6 @@
 // through one append function; the rules themselves are the functions of coordination.ts.
 
 import { HubError, invalid } from '../errors.js';
-import type { TaskState } from '../core/task-state.js';
 import type { LogEvent } from '../core/types.js';
 import { ackStatus, metadataJson, requiredField } from '../core/validate.js';
 import type { AckInput, AppendInput } from './append-input.js';
@@ -12,10 +11,9 @@ import { DEFAULT_LEASE_BOUNDS, boundedMs, missingCapabilities, readyQueue, type 
 import { activeReservations, releaseOf, reservationOfInput, type ReservationFilter, type ReserveInput } from './reservations.js';
 import type { Reservation } from '../core/task-state.js';
 
-/** What coordination needs besides its reads: one task's state, an append, and the clock. */
+/** What coordination needs besides its reads: an append, and the clock. */
 export interface CoordinationPort {
   reads: CoordinationReads;
-  stateOf(correlationId: string): TaskState | undefined;
   /** Appends one event in its own transaction, with every check of a plain append. */
   appendNow(raw: AppendInput): LogEvent;
   now(): Date;
@@ -62,7 +60,7 @@ export class Coordination {
       metadata: { ...extra, ack_of: target.id },
     });
     if (status !== 'claimed' || !event.correlation_id) return event;
-    const task = this.port.stateOf(event.correlation_id);
+    const task = this.port.reads.stateOf(event.correlation_id);
     if (!task) throw new HubError('store.failed', `task ${event.correlation_id} has no state after its claim was stored`);
     return { ...event, claim: claimOutcome(task, event) };
   }

@@ -17,10 +17,14 @@ import type { TaskProjection } from './task-projection.js';
 export interface CoordinationReads {
   readonly store: {
     getEvent(id: string): LogEvent | undefined;
-    readonly tasks: Pick<TaskProjection, 'eventsOf' | 'hasEvents' | 'openFor' | 'page' | 'ready' | 'statuses'>;
+    readonly tasks: Pick<TaskProjection, 'eventsOf' | 'hasEvents' | 'openFor' | 'page' | 'ready' | 'requestId' | 'statuses'>;
     readonly reservations: Pick<ReservationProjection, 'held' | 'ready'>;
   };
   list(raw: RawQuery): EventPage;
+  /** One task's state as the reducer makes it (the stored row; the reducer over its events while a cold table is built). */
+  stateOf(correlationId: string): TaskState | undefined;
+  /** A task's first task.request, or undefined. */
+  requestOf(correlationId: string): LogEvent | undefined;
   task(correlationId: unknown): TaskView;
   completeTasks(): void;
   enrichTasks(tasks: readonly TaskState[]): TaskView[];
@@ -78,7 +82,7 @@ export function dependsOnField(value: unknown): string[] | undefined {
 }
 
 function firstRequest(ls: CoordinationReads, correlationId: string): LogEvent | undefined {
-  return ls.list({ correlation_id: correlationId, type: 'task.request', limit: 1 }).events[0];
+  return ls.requestOf(correlationId);
 }
 
 /**

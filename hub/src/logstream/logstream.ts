@@ -70,7 +70,6 @@ export class Logstream<S extends LogFile = LogFile> {
     this.taskReads = new TaskReads(store, options.sliceRows ?? 2_000, this.now);
     this.coordination = new Coordination({
       reads: this.taskReads,
-      stateOf: (id) => this.taskReads.stateOf(id),
       appendNow: (raw) => this.appendNow(raw),
       now: this.now,
     });
@@ -362,7 +361,7 @@ export class Logstream<S extends LogFile = LogFile> {
   }
 
   private requestOf(correlationId: string): LogEvent | undefined {
-    return this.store.query(eventQuery({ correlation_id: correlationId, type: 'task.request', limit: 1 })).events[0];
+    return this.taskReads.requestOf(correlationId);
   }
 
   tipId(): string | null {

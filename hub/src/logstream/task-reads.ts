@@ -66,6 +66,18 @@ export class TaskReads implements CoordinationReads {
     return events.length === 0 ? undefined : projectTask(id, events);
   }
 
+  /**
+   * A task's first task.request: through its stored request id (one row, however long the task),
+   * or a search of its events while a cold table is still being built.
+   */
+  requestOf(correlationId: string): LogEvent | undefined {
+    if (this.store.tasks.ready()) {
+      const id = this.store.tasks.requestId(correlationId);
+      return id ? this.store.getEvent(id) : undefined;
+    }
+    return this.list({ correlation_id: correlationId, type: 'task.request', limit: 1 }).events[0];
+  }
+
   /** Completes the task projection now if it is not (blocking: a CLI process has nobody else to answer; the ready queue reads it). */
   completeTasks(): void {
     while (!this.store.tasks.buildSlice(this.sliceRows));

@@ -99,6 +99,14 @@ export class TaskTableReads {
     return json === undefined ? undefined : (JSON.parse(json) as TaskState);
   }
 
+  /** The id of a task's first task.request as stored, null without one, undefined when the task has no row. */
+  requestId(correlationId: string): string | null | undefined {
+    const row = this.stmt(`SELECT json_extract(state_json, '$.request_event_id') AS id FROM tasks WHERE correlation_id = ?`).get(correlationId) as
+      | { id: string | null }
+      | undefined;
+    return row?.id;
+  }
+
   /** The stored status (and whether done) of each of these tasks that has a row (none for an id with no events). */
   statuses(ids: readonly string[]): Map<string, { status: EventStatus | null; done: boolean }> {
     const out = new Map<string, { status: EventStatus | null; done: boolean }>();

@@ -165,6 +165,40 @@ function longTask(tempDir: (name: string) => string): { long: number; fresh: num
   }
 }
 
+/**
+ * Fenced writes on a long task: a task.reply with a status from a writer without the claim (fenced
+ * stale, addressed to the request's author) on the 10,000-event task and on a 2-event task (request,
+ * claim), alternating. Both tasks collect the same stale attempts, so only the history differs.
+ */
+function fencedLongTask(tempDir: (name: string) => string): { long: number; short: number } {
+  const random = seededRandom(6);
+  const log = Logstream.open(tempDir('fenced-long-task'));
+  const opening = (correlation: string): AppendInput[] => [
+    { type: 'task.request', stream: 'palace', room: 'coordination', from_agent: 'planner', to_agent: 'codex-1', correlation_id: correlation, status: 'open', body: 'a thread' },
+    { type: 'event.ack', stream: 'palace', room: 'coordination', from_agent: 'codex-1', to_agent: 'planner', correlation_id: correlation, status: 'claimed', body: 'mine' },
+  ];
+  const reply = (correlation: string): AppendInput => ({ type: 'task.reply', stream: 'palace', room: 'coordination', from_agent: 'reviewer', correlation_id: correlation, status: 'failed', body: bodyText(random) });
+  try {
+    const history = opening('task-long');
+    while (history.length < LONG_TASK_EVENTS) history.push(note('task-long', random));
+    prefill(log, [...history, ...opening('task-short')]);
+    let ms = { long: 0, short: 0 };
+    for (let round = 0; round < LONG_TASK_ROUNDS + 1; round++) {
+      const t0 = performance.now();
+      for (let i = 0; i < LONG_TASK_PER_ROUND; i++) log.appendNow(reply('task-long'));
+      const t1 = performance.now();
+      for (let i = 0; i < LONG_TASK_PER_ROUND; i++) log.appendNow(reply('task-short'));
+      const t2 = performance.now();
+      if (round === 0) continue; // warm-up
+      ms = { long: ms.long + (t1 - t0), short: ms.short + (t2 - t1) };
+    }
+    const events = LONG_TASK_ROUNDS * LONG_TASK_PER_ROUND;
+    return { long: perSecond(events, ms.long), short: perSecond(events, ms.short) };
+  } finally {
+    log.close();
+  }
+}
+
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(2)} KB`;
 
 export async function writeFigures(ctx: SuiteContext, tempDir: (name: string) => string): Promise<{ figures: Figure[]; notes: string[] }> {
@@ -175,6 +209,7 @@ export async function writeFigures(ctx: SuiteContext, tempDir: (name: string) =>
   const full = latency(tempDir, 'lat-full', 'full');
   ctx.progress(`write: appending to a task with ${LONG_TASK_EVENTS} events against new tasks`);
   const long = longTask(tempDir);
+  const fenced = fencedLongTask(tempDir);
   const walRef = (value: number, label: string): Figure['reference'] => ({ value, label, measured: true });
   return {
     figures: [
@@ -208,12 +243,20 @@ export async function writeFigures(ctx: SuiteContext, tempDir: (name: string) =>
         reference: { value: long.fresh, label: 'the same notes on new tasks, same palace', measured: true },
         target: { op: '>=', value: long.fresh / 1.2, note: 'issue 30: a task with 10,000 events appends within 1.2x of a new task' },
       },
+      {
+        name: `fenced reply to a task with ${LONG_TASK_EVENTS.toLocaleString('en-US')} events`,
+        value: fenced.long,
+        unit: 'events/s',
+        reference: { value: fenced.short, label: 'the same replies to a 2-event task, same palace', measured: true },
+        target: { op: '>=', value: fenced.short / 1.2, note: 'issue 30: fencing and addressing read the stored task, not its history' },
+      },
     ],
     notes: [
       `WAL per event: ${PREFILL.toLocaleString('en-US')} events prefilled, then ${WAL_EVENTS.toLocaleString('en-US')} appended with wal_autocheckpoint=0 after a TRUNCATE checkpoint; the WAL file's growth / events.` +
         ` Bare INSERT into the palace schema (its indexes, no chain, no projections): ${kb(wal.schemaOwn)} own txn, ${kb(wal.schemaGroup)} at ${APPENDERS} rows/txn.`,
       `Default durability: ${Math.round(normal.rate).toLocaleString('en-US')} events/s by appendNow (bare ${Math.round(normal.bareRate).toLocaleString('en-US')}), p99 with automatic checkpoints on; ${LATENCY_EVENTS.toLocaleString('en-US')} events, alternating with bare in slices of 100.`,
       `Long task: ${LONG_TASK_EVENTS.toLocaleString('en-US')} events (request, claim, notes) and ${PREFILL.toLocaleString('en-US')} traffic events prefilled; ${LONG_TASK_ROUNDS} rounds of ${LONG_TASK_PER_ROUND} notes on it, then ${LONG_TASK_PER_ROUND} notes each on a new task (first round warm-up). Ratio target 1/1.2 of the new-task rate.`,
+      `Fenced reply: a task.reply with a status from a writer without the claim (stored flagged stale_attempt, addressed to the request's author), ${LONG_TASK_ROUNDS} rounds of ${LONG_TASK_PER_ROUND} on the ${LONG_TASK_EVENTS.toLocaleString('en-US')}-event task, then as many on a 2-event task (request, claim).`,
     ],
   };
 }

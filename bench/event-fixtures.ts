@@ -111,3 +111,20 @@ export function trafficBatch(count: number, seed = 42): AppendInput[] {
   const next = makeTraffic(seed);
   return Array.from({ length: count }, () => next());
 }
+
+/** `inputs` on tasks of their own: every correlation id gets `-<tag>`, so batches from different generators never share a task. */
+export function ownTasks(inputs: readonly AppendInput[], tag: string): AppendInput[] {
+  return inputs.map((x) => (typeof x.correlation_id === 'string' ? { ...x, correlation_id: `${x.correlation_id}-${tag}` } : x));
+}
+
+/**
+ * Traffic for `loops` concurrent appenders, interleaved as they stride it (loop L takes items L,
+ * L + loops, ...): each loop gets its own generator and its own tasks, so its share is valid in its
+ * own order (a claim only on an open or claimed task) whatever the other loops commit beside it. One
+ * shared generator is not: an ack and its task's request a few events apart land in one commit, and
+ * the ack is checked first (task.out_of_order).
+ */
+export function concurrentTraffic(loops: number, perLoop: number, seed: number): AppendInput[] {
+  const shares = Array.from({ length: loops }, (_, loop) => ownTasks(trafficBatch(perLoop, seed * 100 + loop), `l${loop}`));
+  return Array.from({ length: perLoop * loops }, (_, i) => shares[i % loops]?.[Math.floor(i / loops)] ?? {});
+}

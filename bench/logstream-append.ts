@@ -4,7 +4,7 @@
 
 import { Logstream, type AppendInput } from '../hub/src/logstream/logstream.js';
 import { BareDb, bareRows } from './bare-sqlite.js';
-import { trafficBatch } from './event-fixtures.js';
+import { concurrentTraffic, ownTasks, trafficBatch } from './event-fixtures.js';
 import type { Figure, SuiteContext } from './figure.js';
 import { perSecond } from './stats.js';
 
@@ -61,7 +61,7 @@ async function measure(
       : appendConcurrently(log, batch);
   try {
     // The warm-up appends tasks of its own: replaying the first events' acks later would skip the task order.
-    const warm = inputs.slice(0, WARM).map((x) => (typeof x.correlation_id === 'string' ? { ...x, correlation_id: `${x.correlation_id}-warm` } : x));
+    const warm = ownTasks(inputs.slice(0, WARM), 'warm');
     await appendAll(warm);
     plain.insertRows(bareRows(warm, 1e9), perTransaction);
     schema.insertRows(bareRows(warm, 1e9), perTransaction);
@@ -94,19 +94,6 @@ function note(what: string, t: Throughput): string {
   );
 }
 
-/**
- * Traffic for `APPENDERS` loops, interleaved as appendConcurrently strides it: loop L gets its own
- * generator and its own tasks, so its share is valid in its own order (a claim only on an open or
- * claimed task) whatever the other loops' events commit beside it. One shared generator is not: an
- * ack and its task's request 16 events apart land in the same commit, the ack checked first.
- */
-function concurrentTraffic(perLoop: number, seed: number): AppendInput[] {
-  const loops = Array.from({ length: APPENDERS }, (_, loop) =>
-    trafficBatch(perLoop, seed * 100 + loop).map((x) => (typeof x.correlation_id === 'string' ? { ...x, correlation_id: `${x.correlation_id}-l${loop}` } : x)),
-  );
-  return Array.from({ length: perLoop * APPENDERS }, (_, i) => loops[i % APPENDERS]?.[Math.floor(i / APPENDERS)] ?? {});
-}
-
 export async function appendFigures(
   ctx: SuiteContext,
   tempDir: (name: string) => string,
@@ -116,7 +103,7 @@ export async function appendFigures(
   ctx.progress(
     `append: ${APPENDERS} concurrent appenders x ${PER_APPENDER} events (group commit), ${ROUNDS} rounds`,
   );
-  const group = await measure(tempDir, 'group', concurrentTraffic(PER_APPENDER, 2), APPENDERS);
+  const group = await measure(tempDir, 'group', concurrentTraffic(APPENDERS, PER_APPENDER, 2), APPENDERS);
   return {
     figures: [
       {

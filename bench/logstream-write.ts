@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import { LOGSTREAM_FILE, Logstream, type AppendInput } from '../hub/src/logstream/logstream.js';
 import { BareDb, bareRows } from './bare-sqlite.js';
-import { bodyText, trafficBatch } from './event-fixtures.js';
+import { bodyText, concurrentTraffic, ownTasks, trafficBatch } from './event-fixtures.js';
 import type { Figure, SuiteContext } from './figure.js';
 import { percentile, perSecond, seededRandom } from './stats.js';
 
@@ -60,8 +60,9 @@ interface WalFigures {
 
 async function walFigures(tempDir: (name: string) => string): Promise<WalFigures> {
   const fill = trafficBatch(PREFILL, 7);
-  const own = trafficBatch(WAL_EVENTS, 8);
-  const group = trafficBatch(WAL_EVENTS, 9);
+  // Each batch on tasks of its own (the prefill's tasks have moved on; a claim on them would be refused).
+  const own = ownTasks(trafficBatch(WAL_EVENTS, 8), 'own');
+  const group = concurrentTraffic(APPENDERS, WAL_EVENTS / APPENDERS, 9);
   const dir = tempDir('wal-palace');
   const log = Logstream.open(dir);
   const plain = new BareDb(tempDir('wal-plain'), 'plain');

@@ -6,7 +6,7 @@
 
 import type Database from 'better-sqlite3';
 
-import type { HubError } from '../errors.js';
+import { HubError } from '../errors.js';
 import type { Artifact, ArtifactMeta, EventPage, EventQuery, LogEvent, NewArtifact, NewEvent } from '../core/types.js';
 import type { LogFile } from './event-store.js';
 import { EventQueries } from './event-queries.js';
@@ -38,10 +38,15 @@ export class SqliteEventStore implements LogFile {
     this.db = this.core.db;
     this.replicaId = this.core.replicaId;
     this.publicKey = this.core.publicKey;
-    ({ tasks: this.tasks, reservations: this.reservations } = attachProjections(this.core));
-    this.local = new LocalAppender(this.core);
-    this.replica = new SqliteReplica(this.core);
-    this.reads = new EventQueries(this.core);
+    try {
+      ({ tasks: this.tasks, reservations: this.reservations } = attachProjections(this.core));
+      this.local = new LocalAppender(this.core);
+      this.replica = new SqliteReplica(this.core);
+      this.reads = new EventQueries(this.core);
+    } catch (err) {
+      this.core.close();
+      throw new HubError('store.failed', `cannot open the logstream at ${path}: ${(err as Error).message}`, { cause: err });
+    }
   }
 
   append(batch: readonly NewEvent[]): Array<LogEvent | HubError> {

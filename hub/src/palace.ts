@@ -21,6 +21,7 @@ import { minedProjectFiles } from './search/path-scan.js';
 import type { HubServices } from './services.js';
 import { createIdentityService } from './identity/identity.js';
 import type { SyncService } from './sync/sync-service.js';
+import { MemorySync } from './sync/memory-sync.js';
 import { PALACE_VERSION } from './version.js';
 
 export interface OpenPalaceOptions {
@@ -69,7 +70,14 @@ export function openPalace(config: Readonly<PalaceConfig>, options: OpenPalaceOp
   // Search's path scan (and stale hits) read the mined files from the manifest, parsed once per change.
   const minedFiles = (): ReturnType<typeof minedProjectFiles> => minedProjectFiles(readManifest(palacePath));
   const minedEntry = (file: string): MinedFileEntry | undefined => readManifest(palacePath)[file];
-  const memory = createMemoryHandle(config, palacePath, role === 'hub' ? log.child('memory') : log, { ...(role === 'hub' ? { longRunning: true } : {}), minedFiles, minedEntry });
+  // Memory replication: local writes to shared wings feed this hub's memory feeds (docs/memory-replication.md).
+  const memorySync: MemorySync = new MemorySync({
+    palacePath,
+    replica: logstream.replica,
+    memory: () => memory.get(),
+    verify: config.syncVerify,
+  });
+  const memory = createMemoryHandle(config, palacePath, role === 'hub' ? log.child('memory') : log, { ...(role === 'hub' ? { longRunning: true } : {}), minedFiles, minedEntry, replication: memorySync });
   const kg = createKgHandle(palacePath);
   let cypher: CypherService | undefined;
   let listen: string | null = null;
@@ -77,6 +85,7 @@ export function openPalace(config: Readonly<PalaceConfig>, options: OpenPalaceOp
     config,
     logstream,
     memory,
+    memorySync,
     kg,
     log,
     version: PALACE_VERSION,
@@ -106,6 +115,7 @@ export function openPalace(config: Readonly<PalaceConfig>, options: OpenPalaceOp
       intervalSeconds: config.syncIntervalSeconds,
       log: log.child('sync'),
       verify: config.syncVerify,
+      memory: memorySync,
     });
 
   let closing: Promise<void> | undefined;
@@ -122,6 +132,7 @@ export function openPalace(config: Readonly<PalaceConfig>, options: OpenPalaceOp
         await services.sync?.stop();
         await cypher?.close();
         await memory.close();
+        memorySync.close();
         kg.close();
         logstream.close();
         lease?.release();

@@ -12,6 +12,7 @@ import type { MemoryHandle } from './memory/drawers/open-memory.js';
 import type { MineJobs } from './mine/jobs.js';
 import type { RequestStats } from './request-stats.js';
 import type { SyncService } from './sync/sync-service.js';
+import type { MemorySync } from './sync/memory-sync.js';
 
 export interface HubServices {
   config: Readonly<PalaceConfig>;
@@ -37,6 +38,8 @@ export interface HubServices {
   cypher(): CypherService;
   /** Peer sync and the mesh estate (the HTTP hub only; absent in a local stdio server). */
   sync?: SyncService;
+  /** Memory replication of shared wings (peers.json "wings"; docs/memory-replication.md). */
+  memorySync?: MemorySync;
   /** Subscribed MCP resources (tasks, inboxes): turns commits into resources/updated (issue 33). */
   resourceWatch: ResourceWatch;
   /** Extra status blocks: the writer lease and listen address of a hub, or the local mode. */

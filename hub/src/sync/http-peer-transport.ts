@@ -177,5 +177,8 @@ export function createHttpPeerTransport(options: HttpPeerTransportOptions): Peer
     artifact: (id, signal) => get('artifact', '/sync/artifact', { id }, signal, Math.min(cap, MAX_ARTIFACT_RESPONSE_BYTES)),
     artifacts: (after, limit, signal) =>
       get('artifacts', '/sync/artifacts', { after: String(after), limit: String(limit) }, signal),
+    memoryHeads: (forReplica, signal) => get('memory_heads', '/sync/memory/heads', { for: forReplica }, signal),
+    memoryPage: (origin, wing, after, limit, signal) =>
+      get('memory_page', '/sync/memory/page', { origin, wing, after: String(after), limit: String(limit) }, signal),
   };
 }

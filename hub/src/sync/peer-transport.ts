@@ -1,7 +1,7 @@
 // The PeerTransport interface: how a pull round reaches one peer, in our own terms. Adapters:
 // http-peer-transport.ts (fetch, injected) and, in tests, an in-process transport over a store.
 
-import type { ArtifactMessage, ArtifactsMessage, OpsMessage, VersionVectorMessage } from './protocol.js';
+import type { ArtifactMessage, ArtifactsMessage, MemoryHeadsMessage, MemoryPageMessage, OpsMessage, VersionVectorMessage } from './protocol.js';
 
 export interface PeerTransport {
   /** The peer's replica id, name and version vector; the first message of a round (protocol check). */
@@ -12,4 +12,8 @@ export interface PeerTransport {
   artifact(id: string, signal?: AbortSignal): Promise<ArtifactMessage>;
   /** Ids of the artifacts the peer can serve, after its local cursor `after`. */
   artifacts(after: number, limit: number, signal?: AbortSignal): Promise<ArtifactsMessage>;
+  /** The memory feeds the peer serves to replica `forReplica` (docs/memory-replication.md). */
+  memoryHeads?(forReplica: string, signal?: AbortSignal): Promise<MemoryHeadsMessage>;
+  /** One page of the memory feed of `origin` for `wing` after record `after`. */
+  memoryPage?(origin: string, wing: string, after: number, limit: number, signal?: AbortSignal): Promise<MemoryPageMessage>;
 }

@@ -24,6 +24,8 @@ export interface PeerEntry {
   publicKey?: string | undefined;
   /** The replica id the pinned peer must present, when given. */
   replicaId?: string | undefined;
+  /** Wings whose memory replicates with this peer, both ways (docs/memory-replication.md); none by default. */
+  wings?: string[] | undefined;
 }
 
 export function peersFilePath(palacePath: string): string {
@@ -38,7 +40,7 @@ function malformed(path: string, message: string): HubError {
 export function parsePeerEntry(raw: unknown): PeerEntry {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw))
     throw new Error('a peer must be an object {"name", "url", "token"}');
-  const entry = raw as { name?: unknown; url?: unknown; token?: unknown; public_key?: unknown; replica_id?: unknown };
+  const entry = raw as { name?: unknown; url?: unknown; token?: unknown; public_key?: unknown; replica_id?: unknown; wings?: unknown };
   if (typeof entry.url !== 'string' || entry.url.trim() === '')
     throw new Error('a peer needs a "url" (the peer hub\'s base address)');
   if (entry.name !== undefined && (typeof entry.name !== 'string' || entry.name.trim() === ''))
@@ -53,12 +55,19 @@ export function parsePeerEntry(raw: unknown): PeerEntry {
     throw new Error('"public_key" must be a raw Ed25519 public key, 43 base64url characters (as `palace sync trust <url>` prints it)');
   if (entry.replica_id !== undefined && entry.replica_id !== null && (typeof entry.replica_id !== 'string' || !REPLICA_ID_PATTERN.test(entry.replica_id)))
     throw new Error('"replica_id" must be a replica id rep_<12 hex>');
+  if (
+    entry.wings !== undefined &&
+    entry.wings !== null &&
+    (!Array.isArray(entry.wings) || entry.wings.some((w) => typeof w !== 'string' || w.trim() === '' || w.length > 128))
+  )
+    throw new Error('"wings" must be a list of wing names (each 1-128 characters) whose memory replicates with this peer');
+  const wings = Array.isArray(entry.wings) ? [...new Set((entry.wings as string[]).map((w) => w.trim()))] : undefined;
   const url = peerBaseUrl(entry.url.trim());
   const name = typeof entry.name === 'string' ? entry.name.trim() : url;
   const token = typeof entry.token === 'string' && entry.token.trim() !== '' ? entry.token.trim() : undefined;
   const publicKey = typeof entry.public_key === 'string' ? entry.public_key.trim() : undefined;
   const replicaId = typeof entry.replica_id === 'string' ? entry.replica_id : undefined;
-  return { name, url, token, ...(publicKey ? { publicKey } : {}), ...(replicaId ? { replicaId } : {}) };
+  return { name, url, token, ...(publicKey ? { publicKey } : {}), ...(replicaId ? { replicaId } : {}), ...(wings && wings.length > 0 ? { wings } : {}) };
 }
 
 /** Parses the text of a peers file; throws `sync.peers_file` naming the file and the problem. */

@@ -115,6 +115,8 @@ const peerRoundSchema = z.object({
   remote_version_vector: versionVectorSchema.nullable(),
   error: errorSchema.nullable(),
   notes: z.array(z.string()),
+  /** Memory replication this round: records applied, and feed pages refused (absent when nothing replicates with the peer). */
+  memory: z.object({ applied: z.number().int().nonnegative(), records: z.number().int().nonnegative(), refused: z.number().int().nonnegative() }).optional(),
 });
 
 const protocol = z.number().int().positive();
@@ -159,6 +161,36 @@ const artifactsMessage = z.object({
   next: z.number().int().nonnegative(),
   items: z.array(z.object({ id: text, origin_replica: replicaId })).max(1000),
   has_more: z.boolean(),
+});
+
+const wingName = z.string().min(1).max(128);
+
+/** Memory replication (docs/memory-replication.md): the feeds a hub serves to one puller. */
+const memoryHeadsMessage = z.object({
+  type: z.literal('memory_heads'),
+  protocol,
+  replica_id: replicaId,
+  feeds: z.array(z.object({ origin: replicaId, wing: wingName, seq: z.number().int().nonnegative() })).max(10_000),
+});
+
+const feedCheckpointSchema = z.object({
+  origin: replicaId,
+  wing: wingName,
+  seq: z.number().int().positive(),
+  chain: z.string().regex(/^[0-9a-f]{64}$/),
+  sig: signature,
+});
+
+/** One page of one (origin, wing) memory feed, ending at a checkpoint signed by the origin. */
+const memoryPageMessage = z.object({
+  type: z.literal('memory_page'),
+  protocol,
+  origin: replicaId,
+  wing: wingName,
+  after: z.number().int().nonnegative(),
+  records: z.array(z.object({ seq: z.number().int().positive(), hlc: text, body: z.string() })).max(500),
+  has_more: z.boolean(),
+  checkpoint: feedCheckpointSchema.nullable(),
 });
 
 const meshMessage = z.object({
@@ -211,6 +243,8 @@ const SCHEMAS = {
   ops: opsMessage,
   artifact: artifactMessage,
   artifacts: artifactsMessage,
+  memory_heads: memoryHeadsMessage,
+  memory_page: memoryPageMessage,
   mesh: meshMessage,
   round: roundMessage,
 } as const;
@@ -221,6 +255,8 @@ export type ArtifactMessage = z.infer<typeof artifactMessage>;
 export type ArtifactsMessage = z.infer<typeof artifactsMessage>;
 export type RejectedPage = z.infer<typeof rejectedPageSchema>;
 export type MeshMessage = z.infer<typeof meshMessage>;
+export type MemoryHeadsMessage = z.infer<typeof memoryHeadsMessage>;
+export type MemoryPageMessage = z.infer<typeof memoryPageMessage>;
 export type RoundMessage = z.infer<typeof roundMessage>;
 export type PeerEstate = z.infer<typeof peerEstateSchema>;
 export type PeerRoundResult = z.infer<typeof peerRoundSchema>;
@@ -229,6 +265,8 @@ export type SyncMessage =
   | OpsMessage
   | ArtifactMessage
   | ArtifactsMessage
+  | MemoryHeadsMessage
+  | MemoryPageMessage
   | MeshMessage
   | RoundMessage;
 export type SyncMessageType = SyncMessage['type'];

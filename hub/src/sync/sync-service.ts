@@ -22,6 +22,7 @@ import {
 } from './peers-file.js';
 import { PROTOCOL_VERSION, type MeshMessage, type PeerRoundResult, type RoundMessage } from './protocol.js';
 import { emptyReport, pullFromPeer, type PullReport } from './pull-round.js';
+import type { MemoryPullReport, MemorySync } from './memory-sync.js';
 
 export interface SyncServiceOptions {
   replica: ReplicaStore;
@@ -43,6 +44,8 @@ export interface SyncServiceOptions {
   pageLimit?: number;
   /** Check origin signatures (default true; PALACE_SYNC_VERIFY=0 turns it off for benchmarks only). */
   verify?: boolean;
+  /** Memory replication of shared wings, pulled after the log in each round (docs/memory-replication.md). */
+  memory?: MemorySync;
 }
 
 const STOP_GRACE_MS = 5_000;
@@ -58,6 +61,7 @@ export class SyncService {
   private readonly watchFile: boolean;
   private readonly pageLimit: number | undefined;
   private readonly verify: boolean;
+  private readonly memory: MemorySync | undefined;
   private peers: PeerEntry[] = [];
   private fileText: string | null | undefined = undefined;
   private fileError: string | null = null;
@@ -80,6 +84,7 @@ export class SyncService {
     this.watchFile = options.watchFile ?? true;
     this.pageLimit = options.pageLimit;
     this.verify = options.verify ?? true;
+    this.memory = options.memory;
     if (!this.verify)
       this.log.warn('PALACE_SYNC_VERIFY=0: origin signatures are NOT checked; for benchmarking only, never in use');
     const doFetch = options.fetch ?? fetch;
@@ -262,8 +267,10 @@ export class SyncService {
   private async pullOnce(peer: PeerEntry, record: boolean): Promise<PeerRoundResult> {
     const startedAt = this.now().toISOString();
     let report;
+    let memory: MemoryPullReport | undefined;
+    const transport = this.transportFor(peer);
     try {
-      report = await pullFromPeer(this.replica, this.transportFor(peer), {
+      report = await pullFromPeer(this.replica, transport, {
         signal: this.abort.signal,
         skipOrigins: this.directOrigins(peer),
         pinnedElsewhere: this.pinnedReplicas(peer),
@@ -271,6 +278,19 @@ export class SyncService {
         verify: this.verify,
         ...(this.pageLimit ? { pageLimit: this.pageLimit } : {}),
       });
+      // The peer was admitted (its key pinned or trusted on first use): its memory feeds come next.
+      if (this.memory && report.trust && (peer.wings ?? []).length > 0 && !this.abort.signal.aborted) {
+        try {
+          memory = await this.memory.pull(peer, transport, this.abort.signal);
+        } catch (err) {
+          memory = { records: 0, applied: 0, refused: [{ origin: null, error: toHubError(err) }], notes: [] };
+        }
+        for (const r of memory?.refused ?? []) {
+          report.errors.push(r.error);
+          if (r.error.code !== 'sync.peer_failed' && r.error.code !== 'store.failed') report.rejected.push(r);
+        }
+        report.notes.push(...(memory?.notes ?? []));
+      }
     } catch (err) {
       report = { ...emptyReport(), errors: [toHubError(err)] };
     }
@@ -288,6 +308,7 @@ export class SyncService {
       remote_version_vector: report.remoteVector,
       error: error ? { code: error.code, message: error.message } : null,
       notes: [...report.notes, ...report.errors.slice(1).map((e) => e.message)],
+      ...(memory ? { memory: { applied: memory.applied, records: memory.records, refused: memory.refused.length } } : {}),
     };
   }
 

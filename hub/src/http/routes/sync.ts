@@ -36,6 +36,8 @@ export const SYNC_ALLOW: Record<string, string[]> = {
   '/sync/ops': ['GET', 'HEAD'],
   '/sync/artifact': ['GET', 'HEAD'],
   '/sync/artifacts': ['GET', 'HEAD'],
+  '/sync/memory/heads': ['GET', 'HEAD'],
+  '/sync/memory/page': ['GET', 'HEAD'],
   '/sync/peers': ['GET', 'HEAD'],
   '/sync/round': ['POST'],
 };
@@ -97,6 +99,21 @@ export function syncRoutes(router: Router, hub: HubServices, options: SyncRouteO
   router.get('/sync/artifacts', async (ctx) => {
     checkProtocol(ctx);
     await send(ctx, artifactsMessage(replica(), { after: one(ctx.query.after), limit: one(ctx.query.limit) }));
+  });
+
+  router.get('/sync/memory/heads', async (ctx) => {
+    checkProtocol(ctx);
+    if (!hub.memorySync) throw new HubError('sync.not_shared', 'this hub replicates no memory');
+    await send(ctx, await hub.memorySync.heads(one(ctx.query.for)));
+  });
+
+  router.get('/sync/memory/page', async (ctx) => {
+    checkProtocol(ctx);
+    if (!hub.memorySync) throw new HubError('sync.not_shared', 'this hub replicates no memory');
+    await send(
+      ctx,
+      hub.memorySync.page({ origin: one(ctx.query.origin), wing: one(ctx.query.wing), after: one(ctx.query.after), limit: one(ctx.query.limit) }),
+    );
   });
 
   router.get('/sync/peers', async (ctx) => {

@@ -19,6 +19,7 @@ import { embeddingInput } from './embedding-input.js';
 import { rankedSearch, SEARCH_DEFAULTS, type SearchPlan } from '../../search/candidates.js';
 import type { MinedFile } from '../../search/path-scan.js';
 import { provenanceChecker, type MinedEntry } from '../../search/stale.js';
+import type { Replicator } from '../replication/replicator.js';
 
 export const DUPLICATE_THRESHOLD = 0.9;
 const EMBED_BATCH = 64;
@@ -261,6 +262,8 @@ export class Memory {
   private readonly minedEntry: ((sourceFile: string) => MinedEntry | undefined) | undefined;
   /** Which candidate sources and ranking rules search runs. */
   searchPlan: Readonly<SearchPlan>;
+  /** Memory replication of shared wings (set by openMemory when the palace replicates; docs/memory-replication.md). */
+  replicator: Replicator | undefined;
   /** Drawers embedded and waiting for the running group commit to finish (see addDrawer). */
   private pending: PendingDrawer[] = [];
   private committing = false;

@@ -11,6 +11,9 @@ import { openVectorStore } from '../../vector/open-vector-store.js';
 import { JournaledVectorStore, replayJournal, type ReplayReport } from './journaled-vector-store.js';
 import { Memory } from './memory.js';
 import { MemoryJournal } from './memory-journal.js';
+import { CensusVectorStore } from './placement-census.js';
+import { DECISIONS_ROOM, DIARY_ROOM } from './room-names.js';
+import { CaptureStore, Replicator, type ReplicationContext } from '../replication/replicator.js';
 import type { MinedFile } from '../../search/path-scan.js';
 import type { MinedEntry } from '../../search/stale.js';
 
@@ -33,6 +36,8 @@ export interface OpenMemoryOptions {
   minedFiles?: () => readonly MinedFile[];
   /** A mined file's manifest entry: search marks hits of files changed since as stale. */
   minedEntry?: (sourceFile: string) => MinedEntry | undefined;
+  /** Memory replication (docs/memory-replication.md): local writes to shared wings feed it, remote records are applied. */
+  replication?: ReplicationContext;
 }
 
 export async function openMemory(config: Readonly<PalaceConfig>, palacePath: string, log: Logger, options: OpenMemoryOptions = {}): Promise<Memory> {
@@ -46,7 +51,9 @@ export async function openMemory(config: Readonly<PalaceConfig>, palacePath: str
   try {
     const info = embedder.info();
     checkAgainstRecord(palacePath, info);
-    const inner = await openVectorStore(config, palacePath, info.dimensions, log, { longRunning: options.longRunning === true });
+    const opened = await openVectorStore(config, palacePath, info.dimensions, log, { longRunning: options.longRunning === true });
+    // Under the journal, so a write replayed after a crash is captured into the feeds too.
+    const inner = options.replication ? new CaptureStore(opened, options.replication) : opened;
     let journal: MemoryJournal;
     try {
       journal = MemoryJournal.open(palacePath);
@@ -72,10 +79,10 @@ export async function openMemory(config: Readonly<PalaceConfig>, palacePath: str
         throw err;
       }
     }
-    const store = new JournaledVectorStore(inner, journal, { faultPoint: config.faultInject });
+    const store = new CensusVectorStore(new JournaledVectorStore(inner, journal, { faultPoint: config.faultInject }), new Set([DECISIONS_ROOM, DIARY_ROOM]));
     const hasRecord = readEmbedderRecord(palacePath) !== undefined;
     if (!hasRecord && (await store.count()) > 0) writeEmbedderRecord(palacePath, info);
-    return new Memory({
+    const memory = new Memory({
       store,
       embedder,
       ...(options.minedFiles ? { minedFiles: options.minedFiles } : {}),
@@ -83,6 +90,15 @@ export async function openMemory(config: Readonly<PalaceConfig>, palacePath: str
       // The palace is bound to its embedder by its first drawer, not by merely being opened.
       onFirstWrite: hasRecord ? undefined : () => void writeEmbedderRecord(palacePath, info),
     });
+    if (options.replication)
+      memory.replicator = new Replicator({
+        store,
+        ctx: options.replication,
+        embedderKey: embedderKey(info),
+        dimensions: info.dimensions,
+        embed: (texts) => memory.embedDocuments(texts),
+      });
+    return memory;
   } catch (err) {
     await embedder.close();
     throw err;

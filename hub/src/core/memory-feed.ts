@@ -1,0 +1,77 @@
+// Memory replication (issue 34, docs/memory-replication.md): the canonical bytes of a memory feed.
+// Each origin hub keeps one feed per shared wing: records (a drawer row put, deleted, or moved out of
+// the wing) numbered 1, 2, 3 … and hash-chained like the event log; checkpoints over the chain are
+// signed by the origin's key. A record's body is a JSON string carried verbatim, so every hub hashes
+// the same bytes. Pure: hashing and signatures live in logstream/signatures.ts.
+
+/** What a record does to one drawer row. `leave`: the row moved to another wing (delete here unless a put wins). */
+export type FeedRecordKind = 'put' | 'del' | 'leave';
+
+/** A drawer row as a feed carries it (the vector as base64 of little-endian float32, or null). */
+export interface FeedRow {
+  wing: string;
+  room: string;
+  tags: string[];
+  content: string;
+  source_file: string | null;
+  chunk_index: number;
+  parent_id: string | null;
+  filed_at: string;
+  added_by: string;
+  useful: boolean | null;
+  metadata: Record<string, unknown>;
+  embedder: string;
+  vector: string | null;
+}
+
+export interface FeedRecordBody {
+  k: FeedRecordKind;
+  id: string;
+  row?: FeedRow;
+}
+
+/** A record as it travels: its position in the (origin, wing) feed, its clock stamp and its body text. */
+export interface FeedRecord {
+  seq: number;
+  hlc: string;
+  body: string;
+}
+
+/** A signed point of one (origin, wing) feed: after record `seq`, the chain is `chain`. */
+export interface FeedCheckpoint {
+  origin: string;
+  wing: string;
+  seq: number;
+  chain: string;
+  sig: string;
+}
+
+export function feedRecordBytes(origin: string, wing: string, r: FeedRecord): Buffer {
+  return Buffer.from(JSON.stringify(['palace-memfeed-record-v1', origin, wing, r.seq, r.hlc, r.body]), 'utf8');
+}
+
+export function feedCheckpointBytes(c: Omit<FeedCheckpoint, 'sig'>): Buffer {
+  return Buffer.from(JSON.stringify(['palace-memfeed-checkpoint-v1', c.origin, c.wing, c.seq, c.chain]), 'utf8');
+}
+
+/** Rank of a kind when two records carry the same stamp (a move writes `leave` and `put` together). */
+export function kindRank(kind: FeedRecordKind): number {
+  return kind === 'put' ? 2 : kind === 'del' ? 1 : 0;
+}
+
+/** Orders two (stamp, kind) versions of a row: last writer wins by hybrid clock, then by kind. */
+export function compareVersions(a: { hlc: string; kind: FeedRecordKind }, b: { hlc: string; kind: FeedRecordKind }): number {
+  if (a.hlc !== b.hlc) return a.hlc < b.hlc ? -1 : 1;
+  return kindRank(a.kind) - kindRank(b.kind);
+}
+
+export function encodeVector(v: Float32Array): string {
+  return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
+}
+
+export function decodeVector(text: string): Float32Array {
+  const bytes = Buffer.from(text, 'base64');
+  const copy = new Uint8Array(bytes.length - (bytes.length % 4));
+  copy.set(bytes.subarray(0, copy.length));
+  return new Float32Array(copy.buffer);
+}

@@ -1,0 +1,338 @@
+// Memory replication's two ends inside the memory (docs/memory-replication.md):
+// - CaptureStore, a VectorStore wrapper under the write journal: every local write touching a shared
+//   wing appends records to this hub's feed of that wing (a put per row written, a del per row
+//   deleted, a leave when a row moves out of the wing). Writes made while applying remote records run
+//   in `asRemote` and are not captured (they already belong to their origin's feed).
+// - Replicator: seeds the feed of a newly shared wing with its drawers, and applies verified remote
+//   records to the memory by last-writer-wins on each row (hybrid clock, then kind), tombstones kept
+//   in the version register so a re-delivered put never resurrects a deleted row.
+
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+import { decodeVector, encodeVector, compareVersions, type FeedRecordBody, type FeedRecordKind, type FeedRow } from '../../core/memory-feed.js';
+import type { DrawerFilter, DrawerPatch, FullTextOptions, PlacementSummary, ScanOptions, StoredDrawer, VectorStore } from '../../vector/vector-store.js';
+import { embeddingInput } from '../drawers/embedding-input.js';
+import { PLACEMENT_HISTORY_KEY, PLACEMENT_HISTORY_MAX, type PlacementRecord } from '../drawers/memory.js';
+import type { FeedStore, PendingRecord } from './feed-store.js';
+
+/** Metadata key naming the hub whose version of a replicated row this hub holds. */
+export const REPLICATED_FROM_KEY = 'replicated_from';
+
+const remoteContext = new AsyncLocalStorage<boolean>();
+
+/** Runs `fn` as the application of remote records: its writes are not captured into this hub's feeds. */
+export function asRemote<T>(fn: () => Promise<T>): Promise<T> {
+  return remoteContext.run(true, fn);
+}
+
+export interface ReplicationContext {
+  /** The feed store (opened on first use). */
+  feed(): FeedStore;
+  /** The wings this hub shares with at least one peer (peers.json "wings"). */
+  sharedWings(): ReadonlySet<string>;
+}
+
+export function feedRow(d: StoredDrawer): FeedRow {
+  const { [REPLICATED_FROM_KEY]: _from, ...metadata } = d.metadata;
+  void _from;
+  return {
+    wing: d.wing,
+    room: d.room,
+    tags: d.tags,
+    content: d.content,
+    source_file: d.source_file,
+    chunk_index: d.chunk_index,
+    parent_id: d.parent_id,
+    filed_at: d.filed_at,
+    added_by: d.added_by,
+    useful: d.useful,
+    metadata,
+    embedder: d.embedder,
+    vector: d.vector && d.vector.length > 0 ? encodeVector(d.vector) : null,
+  };
+}
+
+const ID_BATCH = 500;
+
+export class CaptureStore implements VectorStore {
+  constructor(
+    private readonly inner: VectorStore,
+    private readonly ctx: ReplicationContext,
+  ) {}
+
+  private active(): ReadonlySet<string> | undefined {
+    if (remoteContext.getStore() === true) return undefined;
+    const wings = this.ctx.sharedWings();
+    return wings.size > 0 ? wings : undefined;
+  }
+
+  private async wingsOf(ids: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (let i = 0; i < ids.length; i += ID_BATCH)
+      for (const r of await this.inner.scan({ ids: ids.slice(i, i + ID_BATCH) }, { columns: ['id', 'wing'] })) out.set(r.id, r.wing);
+    return out;
+  }
+
+  async upsert(drawers: readonly StoredDrawer[]): Promise<void> {
+    const shared = this.active();
+    if (!shared) return this.inner.upsert(drawers);
+    const before = await this.wingsOf(drawers.map((d) => d.id));
+    await this.inner.upsert(drawers);
+    const items: Array<{ wing: string; body: FeedRecordBody }> = [];
+    for (const d of drawers) {
+      const was = before.get(d.id);
+      if (was !== undefined && was !== d.wing && shared.has(was)) items.push({ wing: was, body: { k: 'leave', id: d.id } });
+      if (shared.has(d.wing)) items.push({ wing: d.wing, body: { k: 'put', id: d.id, row: feedRow(d) } });
+    }
+    this.ctx.feed().appendLocal(items);
+  }
+
+  async patch(filter: DrawerFilter, patch: DrawerPatch): Promise<number> {
+    const shared = this.active();
+    if (!shared) return this.inner.patch(filter, patch);
+    const before = new Map((await this.inner.scan(filter, { columns: ['id', 'wing'] })).map((r) => [r.id, r.wing]));
+    const n = await this.inner.patch(filter, patch);
+    const ids = [...before.keys()];
+    const items: Array<{ wing: string; body: FeedRecordBody }> = [];
+    for (let i = 0; i < ids.length; i += ID_BATCH)
+      for (const d of await this.inner.scan({ ids: ids.slice(i, i + ID_BATCH) }, { withVectors: true })) {
+        const was = before.get(d.id);
+        if (was !== undefined && was !== d.wing && shared.has(was)) items.push({ wing: was, body: { k: 'leave', id: d.id } });
+        if (shared.has(d.wing)) items.push({ wing: d.wing, body: { k: 'put', id: d.id, row: feedRow(d) } });
+      }
+    this.ctx.feed().appendLocal(items);
+    return n;
+  }
+
+  async delete(filter: DrawerFilter): Promise<number> {
+    const shared = this.active();
+    if (!shared) return this.inner.delete(filter);
+    const gone = (await this.inner.scan(filter, { columns: ['id', 'wing'] })).filter((r) => shared.has(r.wing));
+    const n = await this.inner.delete(filter);
+    this.ctx.feed().appendLocal(gone.map((r) => ({ wing: r.wing, body: { k: 'del', id: r.id } })));
+    return n;
+  }
+
+  scan(filter: DrawerFilter, options?: ScanOptions): Promise<StoredDrawer[]> {
+    return this.inner.scan(filter, options);
+  }
+
+  placementSummary(rooms: readonly string[]): Promise<PlacementSummary | undefined> {
+    return this.inner.placementSummary?.(rooms) ?? Promise.resolve(undefined);
+  }
+
+  search(vector: Float32Array, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; distance: number }>> {
+    return this.inner.search(vector, filter, limit);
+  }
+
+  fullText(query: string, filter: DrawerFilter, limit: number, options?: FullTextOptions): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
+    return this.inner.fullText(query, filter, limit, options);
+  }
+
+  count(filter?: DrawerFilter): Promise<number> {
+    return this.inner.count(filter);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+/** What applying a batch of remote records did. */
+export interface ApplyReport {
+  applied: number;
+  /** Records that lost to the version held here (re-deliveries, older moves, puts after a delete). */
+  superseded: number;
+  /** Rows stored whose vector came with them. */
+  vectorsShipped: number;
+  /** Rows re-embedded here (another embedder). */
+  reembedded: number;
+  /** Records skipped because the row lives here in a wing that is not shared (never overwritten). */
+  skipped: string[];
+}
+
+export interface ReplicatorOptions {
+  /** The memory's store (the census above the capture): remote writes go through it uncaptured. */
+  store: VectorStore;
+  ctx: ReplicationContext;
+  /** The key (`model/dimensions`) this memory embeds with, and its vector size. */
+  embedderKey: string;
+  dimensions: number;
+  embed: (texts: string[]) => Promise<Float32Array[]>;
+  now?: () => Date;
+}
+
+interface Parsed extends PendingRecord {
+  parsed: FeedRecordBody;
+}
+
+export class Replicator {
+  /** Rows re-embedded since the hub started, and those waiting (status). */
+  readonly progress = { reembedded: 0, waiting: 0 };
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: ReplicatorOptions) {}
+
+  get ctx(): ReplicationContext {
+    return this.options.ctx;
+  }
+
+  /** Writes this hub's drawers of newly shared wings into their feeds (once per wing; rows already in a feed are skipped). */
+  async seed(): Promise<void> {
+    const feed = this.ctx.feed();
+    for (const wing of this.ctx.sharedWings()) {
+      if (feed.isSeeded(wing)) continue;
+      for (let offset = 0; ; offset += ID_BATCH) {
+        const rows = await this.options.store.scan({ wing }, { withVectors: true, offset, limit: ID_BATCH });
+        feed.appendLocal(rows.filter((r) => r.metadata[REPLICATED_FROM_KEY] === undefined).map((r) => ({ wing, body: { k: 'put', id: r.id, row: feedRow(r) } })), true);
+        if (rows.length < ID_BATCH) break;
+      }
+      feed.markSeeded(wing);
+    }
+  }
+
+  /** Applies the verified records stored but not yet applied (one batch at a time; serialized). */
+  applyPending(): Promise<ApplyReport> {
+    const run = async (): Promise<ApplyReport> => {
+      const total: ApplyReport = { applied: 0, superseded: 0, vectorsShipped: 0, reembedded: 0, skipped: [] };
+      for (;;) {
+        const batch = this.ctx.feed().pending(ID_BATCH);
+        if (batch.length === 0) return total;
+        const r = await this.applyBatch(batch);
+        total.applied += r.applied;
+        total.superseded += r.superseded;
+        total.vectorsShipped += r.vectorsShipped;
+        total.reembedded += r.reembedded;
+        total.skipped.push(...r.skipped.slice(0, 20 - total.skipped.length));
+      }
+    };
+    const next = this.chain.then(run, run);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  private async applyBatch(batch: readonly PendingRecord[]): Promise<ApplyReport> {
+    const feed = this.ctx.feed();
+    const shared = this.ctx.sharedWings();
+    const report: ApplyReport = { applied: 0, superseded: 0, vectorsShipped: 0, reembedded: 0, skipped: [] };
+    // Last writer wins per row, so a batch reduces to each row's best version (order does not matter).
+    const best = new Map<string, Parsed>();
+    const losers: Parsed[] = [];
+    for (const r of batch) {
+      const parsed = JSON.parse(r.body) as FeedRecordBody;
+      const p: Parsed = { ...r, parsed };
+      const current = best.get(parsed.id);
+      if (!current || compareVersions(version(current), version(p)) < 0) {
+        if (current) losers.push(current);
+        best.set(parsed.id, p);
+      } else losers.push(p);
+    }
+    const ids = [...best.keys()];
+    const local = new Map<string, StoredDrawer>();
+    for (let i = 0; i < ids.length; i += ID_BATCH)
+      for (const d of await this.options.store.scan({ ids: ids.slice(i, i + ID_BATCH) }, { columns: ['id', 'wing', 'room', 'metadata'] })) local.set(d.id, d);
+    const puts: Array<{ p: Parsed; row: FeedRow }> = [];
+    const deletes: string[] = [];
+    const won: Parsed[] = [];
+    for (const p of best.values()) {
+      const held = feed.version(p.parsed.id);
+      if (held && compareVersions(held, version(p)) >= 0) {
+        losers.push(p);
+        continue;
+      }
+      const here = local.get(p.parsed.id);
+      if (here && here.wing !== p.wing && !shared.has(here.wing)) {
+        report.skipped.push(`drawer row ${p.parsed.id} lives here in wing '${here.wing}', which is not shared: record of ${p.origin}/${p.wing} not applied`);
+        losers.push(p);
+        continue;
+      }
+      won.push(p);
+      if (p.parsed.k === 'put' && p.parsed.row) puts.push({ p, row: p.parsed.row });
+      else if (here && here.wing === p.wing) deletes.push(p.parsed.id);
+    }
+    const rows: StoredDrawer[] = [];
+    const toEmbed: StoredDrawer[] = [];
+    const at = (this.options.now?.() ?? new Date()).toISOString().slice(0, 19) + 'Z';
+    for (const { p, row } of puts) {
+      const here = local.get(p.parsed.id);
+      const metadata: Record<string, unknown> = { ...row.metadata, [REPLICATED_FROM_KEY]: p.origin };
+      if (here && (here.wing !== row.wing || here.room !== row.room)) {
+        const record: PlacementRecord = { from: { wing: here.wing, room: here.room }, to: { wing: row.wing, room: row.room }, at, via: `sync:${p.origin}` };
+        metadata[PLACEMENT_HISTORY_KEY] = [...historyOf(row.metadata), record].slice(-PLACEMENT_HISTORY_MAX);
+      }
+      const vector = row.vector && row.embedder === this.options.embedderKey ? decodeVector(row.vector) : undefined;
+      const d: StoredDrawer = {
+        id: p.parsed.id,
+        wing: row.wing,
+        room: row.room,
+        tags: row.tags,
+        content: row.content,
+        source_file: row.source_file,
+        chunk_index: row.chunk_index,
+        parent_id: row.parent_id,
+        filed_at: row.filed_at,
+        added_by: row.added_by,
+        useful: row.useful,
+        metadata,
+        embedder: this.options.embedderKey,
+        vector: vector && vector.length === this.options.dimensions ? vector : new Float32Array(0),
+      };
+      if (d.vector.length > 0) report.vectorsShipped++;
+      else toEmbed.push(d);
+      rows.push(d);
+    }
+    if (toEmbed.length > 0) {
+      this.progress.waiting += toEmbed.length;
+      try {
+        const vectors = await this.options.embed(toEmbed.map((d) => embeddingInput(d.content, d.metadata)));
+        toEmbed.forEach((d, i) => (d.vector = vectors[i] ?? new Float32Array(0)));
+      } finally {
+        this.progress.waiting -= toEmbed.length;
+      }
+      this.progress.reembedded += toEmbed.length;
+      report.reembedded += toEmbed.length;
+    }
+    // Losing moves stay visible in the winner's placement history.
+    const lostMoves = losers.filter((l) => l.parsed.k === 'put' && l.parsed.row);
+    await asRemote(async () => {
+      if (rows.length > 0) await this.options.store.upsert(rows);
+      if (deletes.length > 0) await this.options.store.delete({ ids: deletes });
+      await this.recordLostMoves(lostMoves, rows, at);
+    });
+    feed.commitApplied(
+      won.map((p) => ({ id: p.parsed.id, version: { ...version(p), wing: p.wing, origin: p.origin } })),
+      batch,
+    );
+    report.applied = won.length;
+    report.superseded = losers.length;
+    return report;
+  }
+
+  /** A put that lost (an older or concurrent move) is appended to the held row's placement history. */
+  private async recordLostMoves(lost: readonly Parsed[], written: readonly StoredDrawer[], at: string): Promise<void> {
+    if (lost.length === 0) return;
+    const byId = new Map(written.map((d) => [d.id, d]));
+    const need = [...new Set(lost.map((l) => l.parsed.id))].filter((id) => !byId.has(id));
+    if (need.length > 0) for (const d of await this.options.store.scan({ ids: need }, { withVectors: true })) byId.set(d.id, d);
+    const changed = new Map<string, StoredDrawer>();
+    for (const l of lost) {
+      const row = l.parsed.row;
+      const d = changed.get(l.parsed.id) ?? byId.get(l.parsed.id);
+      if (!row || !d || d.vector.length === 0 || (row.wing === d.wing && row.room === d.room)) continue;
+      const history = historyOf(d.metadata);
+      if (history.some((h) => h.via === `sync-lost:${l.origin}` && h.to.wing === row.wing && h.to.room === row.room)) continue;
+      const record: PlacementRecord = { from: { wing: d.wing, room: d.room }, to: { wing: row.wing, room: row.room }, at, via: `sync-lost:${l.origin}` };
+      changed.set(d.id, { ...d, metadata: { ...d.metadata, [PLACEMENT_HISTORY_KEY]: [...history, record].slice(-PLACEMENT_HISTORY_MAX) } });
+    }
+    if (changed.size > 0) await this.options.store.upsert([...changed.values()]);
+  }
+}
+
+function version(p: Parsed): { hlc: string; kind: FeedRecordKind } {
+  return { hlc: p.hlc, kind: p.parsed.k };
+}
+
+function historyOf(metadata: Record<string, unknown>): PlacementRecord[] {
+  const h = metadata[PLACEMENT_HISTORY_KEY];
+  return Array.isArray(h) ? (h as PlacementRecord[]) : [];
+}

@@ -1,0 +1,202 @@
+// Memory replication inside the sync round (docs/memory-replication.md). Opt-in per wing and per
+// peer: a peers.json entry's "wings" lists the wings whose memory replicates with that peer, both
+// ways. A hub serves, to a puller it can name (replica_id pinned, or the key it holds for that
+// replica equals the entry's pinned key), the feeds of the wings shared with it: its own, and other
+// origins' it holds verified (gossip). A puller refuses a feed of a wing it does not share with the
+// serving peer (`sync.not_shared`), verifies every page against the origin's signed checkpoint with
+// the key the log's trust rules gave it, stores it and applies it by last-writer-wins.
+
+import { join } from 'node:path';
+
+import { LOGSTREAM_FILE } from '../core/palace-files.js';
+import { isReplicaId } from '../core/replication.js';
+import { routingField } from '../core/validate.js';
+import { HubError, invalid, toHubError } from '../errors.js';
+import { publicKeyFromRaw } from '../logstream/signatures.js';
+import { keyPathFor, loadSigningKey, type SigningKey } from '../logstream/signing-key.js';
+import type { ReplicaStore } from '../logstream/replica-store.js';
+import { checkFeedRecord } from '../memory/replication/check-record.js';
+import { FeedStore, MAX_FEED_PAGE } from '../memory/replication/feed-store.js';
+import type { ReplicationContext } from '../memory/replication/replicator.js';
+import type { Memory } from '../memory/drawers/memory.js';
+import type { PeerTransport } from './peer-transport.js';
+import { loadPeers, peersFilePath, type PeerEntry } from './peers-file.js';
+import { PROTOCOL_VERSION, type MemoryHeadsMessage, type MemoryPageMessage } from './protocol.js';
+
+/** How long the shared-wing set read from peers.json is reused before peers.json is read again. */
+const SHARES_TTL_MS = 1_000;
+
+/** What one memory pull from one peer did. */
+export interface MemoryPullReport {
+  records: number;
+  applied: number;
+  refused: Array<{ origin: string | null; error: HubError }>;
+  notes: string[];
+}
+
+export interface MemorySyncOptions {
+  palacePath: string;
+  replica: ReplicaStore;
+  /** The palace memory (opened on first use). */
+  memory: () => Promise<Memory>;
+  /** Check signatures (default true). */
+  verify?: boolean;
+}
+
+/**
+ * The palace's memory replication: the feed store, the wings shared per peer (from peers.json), the
+ * /sync/memory/* answers and the pull of one peer's feeds.
+ */
+export class MemorySync implements ReplicationContext {
+  private store: FeedStore | undefined;
+  private key: SigningKey | undefined;
+  private cache: { at: number; peers: PeerEntry[] } | undefined;
+
+  constructor(private readonly options: MemorySyncOptions) {}
+
+  feed(): FeedStore {
+    this.store ??= new FeedStore(this.options.palacePath, this.options.replica.replicaId, () => {
+      this.key ??= loadSigningKey(keyPathFor(join(this.options.palacePath, LOGSTREAM_FILE)), false);
+      return this.key.privateKey;
+    });
+    return this.store;
+  }
+
+  /** peers.json's peers (re-read at most once a second; a malformed file shares nothing). */
+  peers(): PeerEntry[] {
+    const now = Date.now();
+    if (!this.cache || now - this.cache.at > SHARES_TTL_MS) {
+      let peers: PeerEntry[];
+      try {
+        peers = loadPeers(peersFilePath(this.options.palacePath));
+      } catch {
+        peers = [];
+      }
+      this.cache = { at: now, peers };
+    }
+    return this.cache.peers;
+  }
+
+  sharedWings(): ReadonlySet<string> {
+    return new Set(this.peers().flatMap((p) => p.wings ?? []));
+  }
+
+  /** The peers.json entry a puller presenting `replica` is: its pinned replica_id, or its pinned key held for that replica. */
+  peerFor(replica: string): PeerEntry | undefined {
+    const held = this.options.replica.originKey(replica)?.publicKey;
+    return this.peers().find((p) => p.replicaId === replica || (p.publicKey !== undefined && p.publicKey === held));
+  }
+
+  /** What replicates where: per peer its wings; per wing the feeds held (status, dashboard). */
+  status(): { peers: Array<{ name: string; wings: string[] }>; feeds: Array<{ origin: string; wing: string; records: number; pending: number }> } {
+    const peers = this.peers()
+      .filter((p) => (p.wings ?? []).length > 0)
+      .map((p) => ({ name: p.name, wings: p.wings ?? [] }));
+    return { peers, feeds: peers.length > 0 || this.store ? this.feed().summary() : [] };
+  }
+
+  private async replicator() {
+    const memory = await this.options.memory();
+    const r = memory.replicator;
+    if (!r) throw new HubError('internal', 'the memory was opened without replication');
+    return r;
+  }
+
+  /** GET /sync/memory/heads?for=<replica>: the feeds of the wings shared with that puller. */
+  async heads(rawFor: unknown): Promise<MemoryHeadsMessage> {
+    const forReplica = routingField('for', rawFor, true) as string;
+    if (!isReplicaId(forReplica)) throw invalid('for', `for must be a replica id rep_<12 hex>; got '${forReplica}'`);
+    const peer = this.peerFor(forReplica);
+    const wings = new Set(peer?.wings ?? []);
+    if (wings.size > 0) await (await this.replicator()).seed();
+    const feeds = wings.size > 0 ? this.feed().heads(wings).filter((f) => f.origin !== forReplica) : [];
+    return { type: 'memory_heads', protocol: PROTOCOL_VERSION, replica_id: this.options.replica.replicaId, feeds };
+  }
+
+  /** GET /sync/memory/page?origin=&wing=&after=&limit=: one page of a feed of a shared wing. */
+  page(query: { origin?: unknown; wing?: unknown; after?: unknown; limit?: unknown }): MemoryPageMessage {
+    const origin = routingField('origin', query.origin, true) as string;
+    if (!isReplicaId(origin)) throw invalid('origin', `origin must be a replica id rep_<12 hex>; got '${origin}'`);
+    const wing = routingField('wing', query.wing, true) as string;
+    if (!this.sharedWings().has(wing))
+      throw new HubError('sync.not_shared', `wing '${wing}' is not shared by this hub (peers.json "wings")`, { field: 'wing' });
+    const after = wholeNumber('after', query.after, 0);
+    const limit = Math.max(1, Math.min(wholeNumber('limit', query.limit, MAX_FEED_PAGE), MAX_FEED_PAGE));
+    const page = this.feed().page(origin, wing, after, limit);
+    return { type: 'memory_page', protocol: PROTOCOL_VERSION, origin, wing, after, records: page.records, has_more: page.hasMore, checkpoint: page.checkpoint };
+  }
+
+  /**
+   * Pulls the feeds `peer` serves this hub, for the wings shared with it; the peer was admitted by the
+   * round (its key pinned or trusted on first use). Each page is checked, verified and stored, then applied.
+   */
+  async pull(peer: PeerEntry, transport: PeerTransport, signal?: AbortSignal): Promise<MemoryPullReport | undefined> {
+    const wings = new Set(peer.wings ?? []);
+    if (wings.size === 0 || !transport.memoryHeads || !transport.memoryPage) return undefined;
+    const report: MemoryPullReport = { records: 0, applied: 0, refused: [], notes: [] };
+    const replicator = await this.replicator();
+    await replicator.seed();
+    report.applied += (await replicator.applyPending()).applied; // what a crash left stored but not applied
+    const replica = this.options.replica;
+    let heads: MemoryHeadsMessage;
+    try {
+      heads = await transport.memoryHeads(replica.replicaId, signal);
+    } catch (err) {
+      report.refused.push({ origin: null, error: toHubError(err) });
+      return report;
+    }
+    const feed = this.feed();
+    for (const head of heads.feeds) {
+      if (head.origin === replica.replicaId) continue;
+      try {
+        if (!wings.has(head.wing))
+          throw new HubError(
+            'sync.not_shared',
+            `peer '${peer.name}' offers memory of wing '${head.wing}' (origin ${head.origin}), which this hub does not share with it (peers.json "wings" for '${peer.name}': ${[...wings].join(', ')}): refused`,
+            { data: { origin: head.origin, wing: head.wing } },
+          );
+        const known = replica.originKey(head.origin);
+        const key = this.options.verify === false ? null : known ? (publicKeyFromRaw(known.publicKey) ?? null) : null;
+        if (this.options.verify !== false && !key)
+          throw new HubError('sync.untrusted', `unknown origin key: memory feed ${head.origin}/${head.wing} offered by peer '${peer.name}', but no key is known for origin ${head.origin}`, {
+            data: { origin: head.origin },
+          });
+        let after = feed.head(head.origin, head.wing);
+        while (after < head.seq) {
+          signal?.throwIfAborted();
+          const page = await transport.memoryPage(head.origin, head.wing, after, MAX_FEED_PAGE, signal);
+          if (page.origin !== head.origin || page.wing !== head.wing || page.after !== after)
+            throw new HubError('sync.bad_message', `asked for memory feed ${head.origin}/${head.wing} after ${after}, the peer served ${page.origin}/${page.wing} after ${page.after}`);
+          if (page.records.length === 0 || !page.checkpoint) {
+            report.notes.push(`peer '${peer.name}' promised memory feed ${head.origin}/${head.wing} up to ${head.seq} but served nothing after ${after}`);
+            break;
+          }
+          const now = Date.now();
+          for (const r of page.records) checkFeedRecord(head.origin, head.wing, r, now, replica.maxSkewMs);
+          const fresh = feed.ingest(head.origin, head.wing, after, page.records, page.checkpoint, key);
+          report.records += fresh.length;
+          report.applied += (await replicator.applyPending()).applied;
+          after = page.checkpoint.seq;
+          if (!page.has_more) break;
+        }
+      } catch (err) {
+        const e = toHubError(err);
+        if (signal?.aborted) break;
+        report.refused.push({ origin: head.origin, error: e });
+      }
+    }
+    return report;
+  }
+
+  close(): void {
+    this.store?.close();
+    this.store = undefined;
+  }
+}
+
+function wholeNumber(field: string, value: unknown, fallback: number): number {
+  if (value === undefined || value === null || value === '') return fallback;
+  const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw invalid(field, `${field} must be a whole number ≥ 0; got ${JSON.stringify(value)}`);
+  return n;
+}

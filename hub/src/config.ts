@@ -103,7 +103,7 @@ export interface PalaceConfig {
 }
 
 /** The crash points PALACE_FAULT_INJECT can name (a test hook). */
-export const FAULT_POINTS = ['memory.after-journal'] as const;
+export const FAULT_POINTS = ['memory.after-journal', 'memfeed.after-ingest'] as const;
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 
 export type Env = Readonly<Record<string, string | undefined>>;

@@ -76,6 +76,7 @@ export function openPalace(config: Readonly<PalaceConfig>, options: OpenPalaceOp
     replica: logstream.replica,
     memory: () => memory.get(),
     verify: config.syncVerify,
+    faultPoint: config.faultInject,
   });
   const memory = createMemoryHandle(config, palacePath, role === 'hub' ? log.child('memory') : log, { ...(role === 'hub' ? { longRunning: true } : {}), minedFiles, minedEntry, replication: memorySync });
   const kg = createKgHandle(palacePath);

@@ -5,58 +5,18 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { Memory } from '../../hub/src/memory/drawers/memory.js';
-import type { Hub } from '../../hub/src/server.js';
-import { makeHubDirs, startTestHub, type HubDirs } from '../helpers/hub.js';
-import { writePeers } from '../helpers/sync.js';
+import { placements, round, share, startReplNode, stopReplNodes, type ReplNode } from '../helpers/memory-replication.js';
 
-interface Node {
-  name: string;
-  dirs: HubDirs;
-  hub: Hub;
-  memory: Memory;
-}
-
+type Node = ReplNode;
 const nodes: Node[] = [];
 
 async function startNode(name: string): Promise<Node> {
-  const dirs = makeHubDirs(`palace-memrep-${name}-`);
-  const hub = await startTestHub(dirs, { env: { PALACE_SYNC_INTERVAL: '0' } });
-  const node = { name, dirs, hub, memory: await hub.services.memory.get() };
+  const node = await startReplNode(name);
   nodes.push(node);
   return node;
 }
 
-/** peers.json of `node`: each peer pinned (key and replica id) with the wings shared with it. */
-function share(node: Node, peers: Array<{ peer: Node; wings: string[] }>): void {
-  writePeers(
-    node.dirs.palace,
-    peers.map(({ peer, wings }) => ({
-      name: peer.name,
-      url: peer.hub.url,
-      public_key: peer.hub.services.logstream.replica.publicKey,
-      replica_id: peer.hub.services.logstream.replicaId,
-      wings,
-    })) as never,
-  );
-}
-
-async function round(node: Node) {
-  const sync = node.hub.services.sync;
-  if (!sync) throw new Error('no sync service');
-  return sync.runRound();
-}
-
-async function placements(node: Node, wing: string): Promise<Array<{ id: string; room: string; useful: boolean | null }>> {
-  return (await node.memory.scanDrawers({ wing })).map((d) => ({ id: d.drawer_id, room: d.room, useful: d.useful })).sort((a, b) => a.id.localeCompare(b.id));
-}
-
-afterAll(async () => {
-  for (const n of nodes.splice(0)) {
-    await n.hub.close();
-    n.dirs.cleanup();
-  }
-});
+afterAll(() => stopReplNodes(nodes));
 
 describe('memory replication between two hubs', () => {
   let a: Node;

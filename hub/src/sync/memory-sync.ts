@@ -6,12 +6,15 @@
 // serving peer (`sync.not_shared`), verifies every page against the origin's signed checkpoint with
 // the key the log's trust rules gave it, stores it and applies it by last-writer-wins.
 
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { LOGSTREAM_FILE } from '../core/palace-files.js';
 import { isReplicaId } from '../core/replication.js';
 import { routingField } from '../core/validate.js';
 import { HubError, invalid, toHubError } from '../errors.js';
+import type { KeyObject } from 'node:crypto';
+
 import { publicKeyFromRaw } from '../logstream/signatures.js';
 import { keyPathFor, loadSigningKey, type SigningKey } from '../logstream/signing-key.js';
 import type { ReplicaStore } from '../logstream/replica-store.js';
@@ -22,9 +25,7 @@ import type { Memory } from '../memory/drawers/memory.js';
 import type { PeerTransport } from './peer-transport.js';
 import { loadPeers, peersFilePath, type PeerEntry } from './peers-file.js';
 import { PROTOCOL_VERSION, type MemoryHeadsMessage, type MemoryPageMessage } from './protocol.js';
-
-/** How long the shared-wing set read from peers.json is reused before peers.json is read again. */
-const SHARES_TTL_MS = 1_000;
+import { originKeyFor } from './trust.js';
 
 /** What one memory pull from one peer did. */
 export interface MemoryPullReport {
@@ -41,6 +42,15 @@ export interface MemorySyncOptions {
   memory: () => Promise<Memory>;
   /** Check signatures (default true). */
   verify?: boolean;
+  /** Test hook (PALACE_FAULT_INJECT=memfeed.after-ingest): SIGKILL once a pulled page is stored, before it is applied. */
+  faultPoint?: string | undefined;
+}
+
+/** How the round admitted the peer (pull-round.ts): its trust and the replica it presented. */
+export interface AdmittedPeer {
+  replicaId: string;
+  trust: 'pinned' | 'tofu';
+  fingerprint: string;
 }
 
 /**
@@ -50,7 +60,7 @@ export interface MemorySyncOptions {
 export class MemorySync implements ReplicationContext {
   private store: FeedStore | undefined;
   private key: SigningKey | undefined;
-  private cache: { at: number; peers: PeerEntry[] } | undefined;
+  private cache: { stamp: string; peers: PeerEntry[] } | undefined;
 
   constructor(private readonly options: MemorySyncOptions) {}
 
@@ -62,17 +72,24 @@ export class MemorySync implements ReplicationContext {
     return this.store;
   }
 
-  /** peers.json's peers (re-read at most once a second; a malformed file shares nothing). */
+  /** peers.json's peers (read again when the file changes; a malformed file shares nothing). */
   peers(): PeerEntry[] {
-    const now = Date.now();
-    if (!this.cache || now - this.cache.at > SHARES_TTL_MS) {
+    const path = peersFilePath(this.options.palacePath);
+    let stamp = 'none';
+    try {
+      const st = statSync(path);
+      stamp = `${st.ino}:${st.size}:${st.mtimeMs}`;
+    } catch {
+      // no file: no peers
+    }
+    if (this.cache?.stamp !== stamp) {
       let peers: PeerEntry[];
       try {
-        peers = loadPeers(peersFilePath(this.options.palacePath));
+        peers = loadPeers(path);
       } catch {
         peers = [];
       }
-      this.cache = { at: now, peers };
+      this.cache = { stamp, peers };
     }
     return this.cache.peers;
   }
@@ -130,7 +147,7 @@ export class MemorySync implements ReplicationContext {
    * Pulls the feeds `peer` serves this hub, for the wings shared with it; the peer was admitted by the
    * round (its key pinned or trusted on first use). Each page is checked, verified and stored, then applied.
    */
-  async pull(peer: PeerEntry, transport: PeerTransport, signal?: AbortSignal): Promise<MemoryPullReport | undefined> {
+  async pull(peer: PeerEntry, transport: PeerTransport, admitted: AdmittedPeer, signal?: AbortSignal): Promise<MemoryPullReport | undefined> {
     const wings = new Set(peer.wings ?? []);
     if (wings.size === 0 || !transport.memoryHeads || !transport.memoryPage) return undefined;
     const report: MemoryPullReport = { records: 0, applied: 0, refused: [], notes: [] };
@@ -155,12 +172,7 @@ export class MemorySync implements ReplicationContext {
             `peer '${peer.name}' offers memory of wing '${head.wing}' (origin ${head.origin}), which this hub does not share with it (peers.json "wings" for '${peer.name}': ${[...wings].join(', ')}): refused`,
             { data: { origin: head.origin, wing: head.wing } },
           );
-        const known = replica.originKey(head.origin);
-        const key = this.options.verify === false ? null : known ? (publicKeyFromRaw(known.publicKey) ?? null) : null;
-        if (this.options.verify !== false && !key)
-          throw new HubError('sync.untrusted', `unknown origin key: memory feed ${head.origin}/${head.wing} offered by peer '${peer.name}', but no key is known for origin ${head.origin}`, {
-            data: { origin: head.origin },
-          });
+        const key = this.options.verify === false ? null : await this.originKey(head.origin, peer, transport, admitted, signal);
         let after = feed.head(head.origin, head.wing);
         while (after < head.seq) {
           signal?.throwIfAborted();
@@ -175,6 +187,7 @@ export class MemorySync implements ReplicationContext {
           for (const r of page.records) checkFeedRecord(head.origin, head.wing, r, now, replica.maxSkewMs);
           const fresh = feed.ingest(head.origin, head.wing, after, page.records, page.checkpoint, key);
           report.records += fresh.length;
+          if (this.options.faultPoint === 'memfeed.after-ingest' && fresh.length > 0) process.kill(process.pid, 'SIGKILL');
           report.applied += (await replicator.applyPending()).applied;
           after = page.checkpoint.seq;
           if (!page.has_more) break;
@@ -186,6 +199,25 @@ export class MemorySync implements ReplicationContext {
       }
     }
     return report;
+  }
+
+  /**
+   * The key an origin's feed must be signed with: the one the log's trust holds, else one the peer
+   * vouches for (a pinned peer only), exactly as for events (sync/trust.ts). Throws `sync.untrusted`.
+   */
+  private async originKey(origin: string, peer: PeerEntry, transport: PeerTransport, admitted: AdmittedPeer, signal?: AbortSignal): Promise<KeyObject> {
+    const replica = this.options.replica;
+    const known = replica.originKey(origin);
+    if (known) {
+      const key = publicKeyFromRaw(known.publicKey);
+      if (!key) throw new HubError('sync.untrusted', `the key held for origin ${origin} is malformed`);
+      return key;
+    }
+    const remote = await transport.versionVector(signal);
+    const peerKey = publicKeyFromRaw(remote.public_key);
+    if (remote.replica_id !== admitted.replicaId || !peerKey)
+      throw new HubError('sync.untrusted', `peer '${peer.name}' changed identity during the round (${admitted.replicaId} → ${remote.replica_id})`);
+    return originKeyFor(replica, origin, { name: peer.name, replicaId: admitted.replicaId, trust: { ...admitted, key: peerKey, firstUse: false } }, remote);
   }
 
   close(): void {

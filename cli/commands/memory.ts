@@ -70,6 +70,20 @@ export function registerMemory(program: Command): void {
       }),
     );
 
+  interface ReplicationStatus {
+    peers?: Array<{ name: string; wings: string[] }>;
+    feeds?: Array<{ origin: string; wing: string; records: number; pending: number }>;
+    reembedding?: { reembedded: number; waiting: number } | null;
+  }
+  /** What replicates where (docs/memory-replication.md). */
+  function replicationLine(r: ReplicationStatus | null | undefined): string {
+    const peers = r?.peers ?? [];
+    if (peers.length === 0) return 'replicas no wing replicates (opt in: palace sync share <wing> --with <peer>)';
+    const records = (r?.feeds ?? []).reduce((n, f) => n + f.records, 0);
+    const waiting = r?.reembedding?.waiting ?? 0;
+    return `replicas ${peers.map((p) => `${p.wings.join(', ')} with ${p.name}`).join('; ')} (${records} feed records${waiting > 0 ? `, ${waiting} re-embedding` : ''})`;
+  }
+
   program
     .command('status')
     .description('what this palace holds and who serves it')
@@ -89,6 +103,7 @@ export function registerMemory(program: Command): void {
             `memory   ${m.loaded ? `${String(m.drawers)} drawers in ${String(m.wings)} wings, ${String(m.rooms)} rooms` : `not available: ${JSON.stringify(m.error ?? m)}`}`,
             ...(emb ? [`embedder ${emb.model} (${emb.dimensions}-d, ${emb.device})`] : []),
             `log      ${String(s.logstream.events)} events, ${String(s.logstream.open_tasks)} open tasks of ${String(s.logstream.tasks)}`,
+            replicationLine(s.replication as ReplicationStatus | null | undefined),
             ...(s.identity
               ? [`identity ${(s.identity as { mode: string; agents: number }).mode === 'open' ? 'open (unregistered agent names are believed)' : 'enforced (only registered agents write)'}, ${(s.identity as { agents: number }).agents} registered agent(s)`]
               : []),

@@ -20,6 +20,7 @@ import { localEstate } from '../../hub/src/sync/mesh-estate.js';
 import { createHttpPeerTransport } from '../../hub/src/sync/http-peer-transport.js';
 import {
   parsePeerEntry,
+  parsePeersFile,
   peersFilePath,
   readPeersText,
   type PeerEntry,
@@ -177,6 +178,52 @@ export async function runTrust(ctx: CommandContext, rawUrl: string): Promise<num
       result.pinned
         ? `Pinned in ${peersFilePath(ctx.config.palacePath)}.`
         : `Confirm the fingerprint with the peer's owner (\`palace sync --status\` on that machine prints it), then pin it:\n  palace sync trust ${entry.url} --pin   (or add "public_key": "${result.public_key}" to its peers.json entry)`,
+    ].join('\n'),
+  );
+  return EXIT.ok;
+}
+
+/**
+ * `palace sync share <wing> --with <peer> [--stop]`: adds the wing to (or removes it from) the peer's
+ * "wings" in peers.json (docs/memory-replication.md). A running hub picks the change up at once.
+ */
+export function runShare(ctx: CommandContext, rawWing: string): number {
+  const wing = rawWing.trim();
+  if (wing === '' || wing.length > 128) throw invalid('wing', 'the wing must be a name of 1-128 characters');
+  const who = typeof ctx.opts.with === 'string' ? ctx.opts.with.trim() : '';
+  const path = peersFilePath(ctx.config.palacePath);
+  const text = readPeersText(path);
+  const peers = text === null ? [] : parsePeersFile(text, path);
+  const peer = peers.find((p) => p.name === who || p.url === who || p.url === who.replace(/\/+$/, ''));
+  if (!peer)
+    throw new HubError(
+      'sync.no_peers',
+      `no peer '${who}' in ${path}${peers.length > 0 ? ` (peers: ${peers.map((p) => p.name).join(', ')})` : ''}; add it first: palace sync trust <url> --pin --name ${who || '<name>'}`,
+      { field: 'with' },
+    );
+  const file = JSON.parse(text ?? '{"peers":[]}') as { peers: Array<Record<string, unknown>> };
+  const entry = file.peers.find((p) => (typeof p.name === 'string' ? p.name.trim() : undefined) === peer.name || p.url === peer.url || p.url === `${peer.url}/`);
+  if (!entry) throw new HubError('internal', `peer '${peer.name}' vanished from ${path}`);
+  const before = new Set(peer.wings ?? []);
+  const after = new Set(before);
+  if (ctx.opts.stop) after.delete(wing);
+  else after.add(wing);
+  if (after.size > 0) entry.wings = [...after];
+  else delete entry.wings;
+  const next = JSON.stringify(file, null, 2) + '\n';
+  parsePeersFile(next, path); // never write a file the hub would refuse
+  const tmp = `${path}.tmp`;
+  writeFileSync(tmp, next, { mode: 0o600 });
+  renameSync(tmp, path);
+  const result = { peer: peer.name, wing, shared: !ctx.opts.stop, wings: [...after], changed: before.size !== after.size };
+  ctx.out.result(result, () =>
+    [
+      result.shared
+        ? `Wing '${wing}' replicates with '${peer.name}'${result.changed ? '' : ' (already did)'}: its drawers go to that hub and theirs come here, signed and verified.`
+        : `Wing '${wing}' no longer replicates with '${peer.name}'${result.changed ? '' : ' (it did not)'}; what was replicated stays.`,
+      `Shared with '${peer.name}': ${result.wings.length > 0 ? result.wings.join(', ') : 'nothing'}.`,
+      ...(peer.publicKey ? [] : [`Peer '${peer.name}' is not pinned: pin it (palace sync trust ${peer.url} --pin) so its feeds are verified with a key you confirmed.`]),
+      `The peer must share '${wing}' with this hub too (and name it by replica_id or pinned key in its peers.json).`,
     ].join('\n'),
   );
   return EXIT.ok;

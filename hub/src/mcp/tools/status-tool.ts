@@ -26,6 +26,16 @@ async function memoryStatus(hub: HubServices, load: boolean): Promise<Record<str
   }
 }
 
+function replicationStatus(hub: HubServices): Record<string, unknown> | null {
+  if (!hub.memorySync) return null;
+  try {
+    const progress = hub.memory.peek()?.replicator?.progress;
+    return { ...hub.memorySync.status(), reembedding: progress ? { ...progress } : null };
+  } catch (err) {
+    return { error: toHubError(err).toJSON() };
+  }
+}
+
 export const statusTool = defineTool({
   name: 'palace_status',
   title: 'Palace status',
@@ -54,6 +64,8 @@ export const statusTool = defineTool({
         tasks_by_status: tasks.by_status,
       },
       memory: await memoryStatus(hub, args.include_memory === true),
+      // Memory replication: the wings shared with each peer (peers.json "wings"), the feeds held, re-embedding progress.
+      replication: replicationStatus(hub),
       // open (unregistered names believed) or enforced, and how many agents hold a secret (docs/identity.md).
       identity: hub.identity.describe(),
       ...hub.describe(),

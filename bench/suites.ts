@@ -7,12 +7,13 @@ import { hubSuite } from './hub.js';
 import { logstreamSuite } from './logstream.js';
 import { mcpSuite } from './mcp.js';
 import { memorySuite } from './memory.js';
+import { memorySyncSuite } from './memory-sync.js';
 import { mineSuite } from './mine.js';
 import { retrievalSuite } from './retrieval.js';
 import { scaleSuite } from './scale.js';
 import { syncSuite } from './sync.js';
 
-export const SUITES: readonly Suite[] = [logstreamSuite, hubSuite, mcpSuite, memorySuite, syncSuite, mineSuite, cliSuite, retrievalSuite, scaleSuite];
+export const SUITES: readonly Suite[] = [logstreamSuite, hubSuite, mcpSuite, memorySuite, syncSuite, memorySyncSuite, mineSuite, cliSuite, retrievalSuite, scaleSuite];
 
 export function findSuite(name: string): Suite | undefined {
   return SUITES.find((s) => s.name === name);

@@ -73,7 +73,7 @@ export function openPalace(config: Readonly<PalaceConfig>, options: OpenPalaceOp
   // Memory replication: local writes to shared wings feed this hub's memory feeds (docs/memory-replication.md).
   const memorySync: MemorySync = new MemorySync({
     palacePath,
-    replica: logstream.replica,
+    replica: logstream.store.replica,
     memory: () => memory.get(),
     verify: config.syncVerify,
     faultPoint: config.faultInject,

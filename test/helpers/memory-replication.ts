@@ -35,7 +35,7 @@ export function share(node: ReplNode, peers: Array<{ peer: ReplNode; wings: stri
     peers.map(({ peer, wings }) => ({
       name: peer.name,
       url: peer.hub.url,
-      public_key: peer.hub.services.logstream.replica.publicKey,
+      public_key: peer.hub.services.logstream.store.replica.publicKey,
       replica_id: peer.replicaId,
       wings,
     })) as never,

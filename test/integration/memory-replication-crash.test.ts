@@ -53,7 +53,7 @@ describe('kill -9 during a replicated memory page', () => {
     await first.stop(5_000);
     writePeers(srcDirs.palace, [{ name: 'victim', url: 'http://127.0.0.1:9', public_key: vv.public_key, replica_id: vv.replica_id, wings: ['team'] } as never]);
     writePeers(victimDirs.palace, [
-      { name: 'src', url: source.url, public_key: source.services.logstream.replica.publicKey, replica_id: source.services.logstream.replicaId, wings: ['team'] } as never,
+      { name: 'src', url: source.url, public_key: source.services.logstream.store.replica.publicKey, replica_id: source.services.logstream.replicaId, wings: ['team'] } as never,
     ]);
 
     const crashing = await startChildHub(victimDirs, { env: { PALACE_SYNC_INTERVAL: '0.2', PALACE_FAULT_INJECT: 'memfeed.after-ingest' } });

@@ -111,7 +111,7 @@ describe('hostile or misconfigured peers', () => {
   async function pullWith(transport: PeerTransport) {
     const sync = victim.hub.services.memorySync;
     if (!sync) throw new Error('no memory sync');
-    const entry = { name: 'peer', url: peer.hub.url, token: undefined, publicKey: peer.hub.services.logstream.replica.publicKey, replicaId: peer.replicaId, wings: ['team', 'more'] };
+    const entry = { name: 'peer', url: peer.hub.url, token: undefined, publicKey: peer.hub.services.logstream.store.replica.publicKey, replicaId: peer.replicaId, wings: ['team', 'more'] };
     return sync.pull(entry, transport, { replicaId: peer.replicaId, trust: 'pinned', fingerprint: 'x' });
   }
 
@@ -133,7 +133,7 @@ describe('hostile or misconfigured peers', () => {
     // The peer serves its own feed of 'more' relabelled as the feed of hub A, whose key the victim holds.
     const a = nodes[0];
     if (!a) throw new Error('hub a');
-    victim.hub.services.logstream.replica.rememberOriginKey({ origin: a.replicaId, publicKey: a.hub.services.logstream.replica.publicKey, source: 'pinned', vouchedBy: null }, null, true);
+    victim.hub.services.logstream.store.replica.rememberOriginKey({ origin: a.replicaId, publicKey: a.hub.services.logstream.store.replica.publicKey, source: 'pinned', vouchedBy: null }, null, true);
     const real = createHttpPeerTransport({ url: peer.hub.url, name: 'peer' });
     const forged = await pullWith({
       ...real,

@@ -126,6 +126,7 @@ function estateText(m: MeshMessage): string {
       `  ${p.name} ${p.url}${p.replica_id ? ` ${p.replica_id}` : ''}: ${state}; last success ${p.last_success_at ?? 'never'}; pulled ${p.pulled_events_total} events`,
     );
     lines.push(`    key: ${p.public_key_fingerprint ?? 'not seen yet'} (${p.trust === 'pinned' ? 'pinned' : p.trust === 'tofu' ? 'NOT pinned: trusted on first use' : 'unknown'})`);
+    if (p.memory_wings?.length) lines.push(`    memory: wings ${p.memory_wings.join(', ')} replicate with this peer`);
     if (p.last_error) lines.push(`    last error (${p.last_error_at}): ${p.last_error}`);
     for (const r of p.rejected_pages.slice(0, 3)) lines.push(`    refused (${r.at}): ${r.reason}`);
   }

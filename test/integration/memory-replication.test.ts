@@ -41,6 +41,9 @@ describe('memory replication between two hubs', () => {
     expect(hits.results[0]?.drawer_id).toBe(filed.drawer_id);
     const got = await b.memory.getDrawer(filed.drawer_id);
     expect(got.metadata.replicated_from).toBe(a.hub.services.logstream.replicaId);
+    // What replicates where: the mesh estate (Peers view, palace sync --status) and palace_status.
+    expect(b.hub.services.sync?.estate().peers[0]?.memory_wings).toEqual(['team']);
+    expect(b.hub.services.memorySync?.status().peers).toEqual([{ name: 'a', wings: ['team'] }]);
     // Re-pulling is idempotent.
     const again = await round(b);
     expect(again.results[0]?.memory).toMatchObject({ applied: 0, records: 0 });

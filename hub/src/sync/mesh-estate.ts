@@ -87,6 +87,7 @@ function peerEstate(peer: PeerEntry, s: PeerStatus | undefined, inFlight: boolea
     public_key_fingerprint: st.keyFingerprint ?? (peer.publicKey ? fingerprint(peer.publicKey) : null),
     trust: st.trust ?? (peer.publicKey ? 'pinned' : null),
     rejected_pages: st.rejected,
+    ...(peer.wings && peer.wings.length > 0 ? { memory_wings: [...peer.wings] } : {}),
   };
 }
 

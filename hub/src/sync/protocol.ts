@@ -101,6 +101,8 @@ const peerEstateSchema = z.object({
   trust: z.enum(['pinned', 'tofu']).nullable(),
   /** Pages refused from this peer, newest first (at most 10). */
   rejected_pages: z.array(rejectedPageSchema),
+  /** Wings whose memory replicates with this peer (peers.json "wings"; docs/memory-replication.md). */
+  memory_wings: z.array(z.string()).optional(),
 });
 
 const peerRoundSchema = z.object({

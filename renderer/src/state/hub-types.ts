@@ -63,6 +63,8 @@ export interface PeerEntry {
   trust: 'pinned' | 'tofu' | null;
   /** Pages this hub refused from the peer, newest first. */
   rejected_pages: Array<{ at: string | null; origin: string | null; code: string; reason: string }>;
+  /** Wings whose memory replicates with this peer (empty: none). */
+  memory_wings: string[];
 }
 
 export interface PeersPayload {
@@ -126,6 +128,7 @@ export function normalizePeers(raw: unknown): PeersPayload {
           const j = obj(x);
           return { at: str(j.at), origin: str(j.origin), code: str(j.code) ?? '?', reason: str(j.reason) ?? '' };
         }),
+        memory_wings: (Array.isArray(e.memory_wings) ? e.memory_wings : []).filter((w): w is string => typeof w === 'string'),
       };
     }),
     unnamed_origins: (Array.isArray(r.unnamed_origins)

@@ -130,6 +130,11 @@ export function PeersView(): ReactElement {
                   <td>
                     <div>{p.name}</div>
                     <div className="muted small mono">{p.url}</div>
+                    {p.memory_wings.length > 0 ? (
+                      <div className="small" data-testid="peer-memory" title="Wings whose drawers replicate with this peer (peers.json &quot;wings&quot;)">
+                        memory: {p.memory_wings.join(', ')}
+                      </div>
+                    ) : null}
                   </td>
                   <td data-testid="peer-key">
                     <div className="mono small">{p.public_key_fingerprint ?? '—'}</div>

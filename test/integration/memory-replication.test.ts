@@ -69,6 +69,20 @@ describe('memory replication between two hubs', () => {
     expect(await placements(a, 'team')).toEqual(await placements(b, 'team'));
   }, 60_000);
 
+  it('the same content filed on both hubs is one drawer on both, not two', async () => {
+    const text = 'Both machines noted that the nightly backup job must finish before 04:00 UTC.';
+    const onA = await a.memory.addDrawer({ wing: 'team', room: 'ops', content: text });
+    const onB = await b.memory.addDrawer({ wing: 'team', room: 'ops', content: text });
+    expect(onB.drawer_id).toBe(onA.drawer_id);
+    await round(a);
+    await round(b);
+    for (const n of [a, b]) {
+      const same = (await n.memory.scanDrawers({ wing: 'team' })).filter((d) => d.content === text);
+      expect(same.map((d) => d.drawer_id), n.name).toEqual([onA.drawer_id]);
+    }
+    expect(await placements(a, 'team')).toEqual(await placements(b, 'team'));
+  }, 60_000);
+
   it('a move made on both hubs at once resolves the same way on both, the loser kept in placement history', async () => {
     const d = await a.memory.addDrawer({ wing: 'team', room: 'triage', content: 'Flaky tests are quarantined within a day and fixed within a week.' });
     await round(b);

@@ -77,9 +77,10 @@ export function openPalace(config: Readonly<PalaceConfig>, options: OpenPalaceOp
     memory: () => memory.get(),
     verify: config.syncVerify,
     faultPoint: config.faultInject,
+    kg: () => kg.get(),
   });
   const memory = createMemoryHandle(config, palacePath, role === 'hub' ? log.child('memory') : log, { ...(role === 'hub' ? { longRunning: true } : {}), minedFiles, minedEntry, replication: memorySync });
-  const kg = createKgHandle(palacePath);
+  const kg = createKgHandle(palacePath, { onChange: (facts) => memorySync.captureFacts(facts) });
   let cypher: CypherService | undefined;
   let listen: string | null = null;
   const services: HubServices = {

@@ -29,15 +29,16 @@ export async function stopReplNodes(nodes: ReplNode[]): Promise<void> {
 }
 
 /** peers.json of `node`: each peer pinned (key and replica id) with the wings shared with it. */
-export function share(node: ReplNode, peers: Array<{ peer: ReplNode; wings: string[] }>): void {
+export function share(node: ReplNode, peers: Array<{ peer: ReplNode; wings: string[]; kg?: boolean }>): void {
   writePeers(
     node.dirs.palace,
-    peers.map(({ peer, wings }) => ({
+    peers.map(({ peer, wings, kg }) => ({
       name: peer.name,
       url: peer.hub.url,
       public_key: peer.hub.services.logstream.store.replica.publicKey,
       replica_id: peer.replicaId,
       wings,
+      ...(kg ? { kg: true } : {}),
     })) as never,
   );
 }

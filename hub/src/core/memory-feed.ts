@@ -5,7 +5,10 @@
 // the same bytes. Pure: hashing and signatures live in logstream/signatures.ts.
 
 /** What a record does to one drawer row. `leave`: the row moved to another wing (delete here unless a put wins). */
-export type FeedRecordKind = 'put' | 'del' | 'leave';
+export type FeedRecordKind = 'put' | 'del' | 'leave' | 'fact';
+
+/** The feed facts of the knowledge graph travel in (not a wing: wing names may not start with '#'). */
+export const KG_FEED = '#kg';
 
 /** A drawer row as a feed carries it (the vector as base64 of little-endian float32, or null). */
 export interface FeedRow {
@@ -28,6 +31,8 @@ export interface FeedRecordBody {
   k: FeedRecordKind;
   id: string;
   row?: FeedRow;
+  /** A knowledge-graph fact as stated or closed (kind `fact`, feed KG_FEED). */
+  fact?: Record<string, unknown>;
 }
 
 /** A record as it travels: its position in the (origin, wing) feed, its clock stamp and its body text. */
@@ -56,7 +61,7 @@ export function feedCheckpointBytes(c: Omit<FeedCheckpoint, 'sig'>): Buffer {
 
 /** Rank of a kind when two records carry the same stamp (a move writes `leave` and `put` together). */
 export function kindRank(kind: FeedRecordKind): number {
-  return kind === 'put' ? 2 : kind === 'del' ? 1 : 0;
+  return kind === 'fact' ? 3 : kind === 'put' ? 2 : kind === 'del' ? 1 : 0;
 }
 
 /** Orders two (stamp, kind) versions of a row: last writer wins by hybrid clock, then by kind. */

@@ -127,7 +127,11 @@ export class KnowledgeGraph {
   private readonly now: () => Date;
   private readonly stmt: StatementCache;
 
-  constructor(palacePath: string, options: { now?: () => Date } = {}) {
+  /** Hears every fact this hub states or closes itself (memory replication, docs/memory-replication.md); not replicated ones. */
+  private readonly onChange: ((facts: readonly KgFact[]) => void) | undefined;
+
+  constructor(palacePath: string, options: { now?: () => Date; onChange?: (facts: readonly KgFact[]) => void } = {}) {
+    this.onChange = options.onChange;
     mkdirSync(palacePath, { recursive: true, mode: 0o700 });
     this.path = join(palacePath, KG_FILE);
     this.now = options.now ?? (() => new Date());
@@ -216,7 +220,9 @@ export class KnowledgeGraph {
   add(input: KgAddInput): { triple_id: string; fact: KgFact; existing: boolean } {
     const from = parseWhen('valid_from', input.valid_from, 'start');
     const to = parseWhen('valid_to', input.valid_to, 'end');
-    return this.db.transaction(() => this.addRaw(input, from, to)).immediate();
+    const r = this.db.transaction(() => this.addRaw(input, from, to)).immediate();
+    if (!r.existing) this.onChange?.([r.fact]);
+    return r;
   }
 
   private closeRaw(subject: unknown, predicate: unknown, object: unknown, ended: When): KgFact[] {
@@ -237,19 +243,22 @@ export class KnowledgeGraph {
   invalidate(raw: { subject?: unknown; predicate?: unknown; object?: unknown; ended?: unknown }): { facts: KgFact[]; ended: string } {
     const ended = parseWhen('ended', raw.ended, 'end') ?? parseInstant('ended', undefined, this.now());
     const facts = this.db.transaction(() => this.closeRaw(raw.subject, raw.predicate, raw.object, ended)).immediate();
+    this.onChange?.(facts);
     return { facts, ended: ended.text };
   }
 
   /** Changes a fact atomically: closes subject —predicate→ old_object and opens → new_object at one instant. */
   supersede(raw: { subject?: unknown; predicate?: unknown; old_object?: unknown; new_object?: unknown; at?: unknown; added_by?: unknown; object_type?: unknown }) {
     const at = parseInstant('at', raw.at, this.now());
-    return this.db
+    const r = this.db
       .transaction(() => {
         const invalidated = this.closeRaw(raw.subject, raw.predicate, raw.old_object, at);
         const added = this.addRaw({ subject: raw.subject, predicate: raw.predicate, object: raw.new_object, object_type: raw.object_type, added_by: raw.added_by }, at, undefined);
         return { at: at.text, invalidated, added: added.fact };
       })
       .immediate();
+    this.onChange?.([...r.invalidated, r.added]);
+    return r;
   }
 
   /** Facts touching an entity. With as_of: only those valid then; without: all, each marked current or not. */
@@ -387,6 +396,20 @@ export class KnowledgeGraph {
       .immediate();
   }
 
+  /**
+   * A fact replicated from another hub: stored under its own id when new; when held open and the
+   * incoming copy is closed, the interval is closed here too (closing is the only change a fact
+   * sees, so copies converge whatever the order). Never heard by onChange.
+   */
+  applyReplicatedFact(raw: KgFact): 'added' | 'closed' | 'same' {
+    if (this.restoreFact(raw as unknown as Partial<Record<keyof KgFact, unknown>>)) return 'added';
+    if (raw.valid_to === null) return 'same';
+    const to = parseWhen('valid_to', raw.valid_to, 'end');
+    if (!to) return 'same';
+    const changed = this.stmt(`UPDATE triples SET valid_to = ?, to_ts = ?, invalidated_at = ? WHERE id = ? AND (to_ts IS NULL OR to_ts > ?)`).run(to.text, to.ts, this.nowIso(), raw.triple_id, to.ts).changes;
+    return changed > 0 ? 'closed' : 'same';
+  }
+
   close(): void {
     if (this.db.open) this.db.close();
   }
@@ -399,10 +422,10 @@ export interface KgHandle {
   close(): void;
 }
 
-export function createKgHandle(palacePath: string): KgHandle {
+export function createKgHandle(palacePath: string, options: { onChange?: (facts: readonly KgFact[]) => void } = {}): KgHandle {
   let kg: KnowledgeGraph | undefined;
   return {
-    get: () => (kg ??= new KnowledgeGraph(palacePath)),
+    get: () => (kg ??= new KnowledgeGraph(palacePath, options)),
     isOpen: () => kg !== undefined,
     close: () => {
       kg?.close();

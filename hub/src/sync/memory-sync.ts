@@ -22,6 +22,8 @@ import { checkFeedRecord } from '../memory/replication/check-record.js';
 import { FeedStore, MAX_FEED_PAGE } from '../memory/replication/feed-store.js';
 import type { ReplicationContext } from '../memory/replication/replicator.js';
 import type { Memory } from '../memory/drawers/memory.js';
+import type { KgFact, KnowledgeGraph } from '../kg/knowledge-graph.js';
+import { KG_FEED } from '../core/memory-feed.js';
 import type { PeerTransport } from './peer-transport.js';
 import { loadPeers, peersFilePath, type PeerEntry } from './peers-file.js';
 import { PROTOCOL_VERSION, type MemoryHeadsMessage, type MemoryPageMessage } from './protocol.js';
@@ -42,6 +44,8 @@ export interface MemorySyncOptions {
   memory: () => Promise<Memory>;
   /** Check signatures (default true). */
   verify?: boolean;
+  /** The knowledge graph (opened on first use): facts replicate with peers whose entry says "kg": true. */
+  kg?: () => KnowledgeGraph;
   /** Test hook (PALACE_FAULT_INJECT=memfeed.after-ingest): SIGKILL once a pulled page is stored, before it is applied. */
   faultPoint?: string | undefined;
 }
@@ -98,6 +102,51 @@ export class MemorySync implements ReplicationContext {
     return new Set(this.peers().flatMap((p) => p.wings ?? []));
   }
 
+  /** The feeds replicated with one peer: its wings, and the knowledge graph's when it says "kg": true. */
+  private feedsFor(peer: PeerEntry | undefined): Set<string> {
+    const out = new Set(peer?.wings ?? []);
+    if (peer?.kg && this.options.kg) out.add(KG_FEED);
+    return out;
+  }
+
+  private sharesKg(): boolean {
+    return this.options.kg !== undefined && this.peers().some((p) => p.kg === true);
+  }
+
+  /** Facts this hub stated or closed itself go into its knowledge-graph feed when any peer shares it. */
+  captureFacts(facts: readonly KgFact[]): void {
+    if (facts.length === 0 || !this.sharesKg()) return;
+    this.seedFacts();
+    this.feed().appendLocal(facts.map((f) => ({ wing: KG_FEED, body: { k: 'fact' as const, id: f.triple_id, fact: factRecord(f) } })));
+  }
+
+  /** The facts held before the knowledge graph was first shared go into its feed once. */
+  private seedFacts(): void {
+    const feed = this.feed();
+    const kg = this.options.kg?.();
+    if (!kg || feed.isSeeded(KG_FEED)) return;
+    feed.markSeeded(KG_FEED);
+    for (let offset = 0; ; offset += 500) {
+      const { facts } = kg.exportFacts(offset, 500);
+      feed.appendLocal(facts.map((f) => ({ wing: KG_FEED, body: { k: 'fact' as const, id: f.triple_id, fact: factRecord(f) } })), true);
+      if (facts.length < 500) break;
+    }
+  }
+
+  applyFacts(facts: ReadonlyArray<Record<string, unknown>>): number {
+    const kg = this.options.kg?.();
+    if (!kg) return 0;
+    let changed = 0;
+    for (const f of facts) {
+      try {
+        if (kg.applyReplicatedFact(f as unknown as KgFact) !== 'same') changed++;
+      } catch {
+        // a fact this graph refuses (checked on arrival; a later rule change) is skipped, never retried forever
+      }
+    }
+    return changed;
+  }
+
   /** The peers.json entry a puller presenting `replica` is: its pinned replica_id, or its pinned key held for that replica. */
   peerFor(replica: string): PeerEntry | undefined {
     const held = this.options.replica.originKey(replica)?.publicKey;
@@ -105,10 +154,10 @@ export class MemorySync implements ReplicationContext {
   }
 
   /** What replicates where: per peer its wings; per wing the feeds held (status, dashboard). */
-  status(): { peers: Array<{ name: string; wings: string[] }>; feeds: Array<{ origin: string; wing: string; records: number; pending: number }> } {
+  status(): { peers: Array<{ name: string; wings: string[]; kg?: true }>; feeds: Array<{ origin: string; wing: string; records: number; pending: number }> } {
     const peers = this.peers()
-      .filter((p) => (p.wings ?? []).length > 0)
-      .map((p) => ({ name: p.name, wings: p.wings ?? [] }));
+      .filter((p) => (p.wings ?? []).length > 0 || p.kg === true)
+      .map((p) => ({ name: p.name, wings: p.wings ?? [], ...(p.kg === true ? { kg: true as const } : {}) }));
     return { peers, feeds: peers.length > 0 || this.store ? this.feed().summary() : [] };
   }
 
@@ -124,8 +173,9 @@ export class MemorySync implements ReplicationContext {
     const forReplica = routingField('for', rawFor, true) as string;
     if (!isReplicaId(forReplica)) throw invalid('for', `for must be a replica id rep_<12 hex>; got '${forReplica}'`);
     const peer = this.peerFor(forReplica);
-    const wings = new Set(peer?.wings ?? []);
-    if (wings.size > 0) await (await this.replicator()).seed();
+    const wings = this.feedsFor(peer);
+    if ((peer?.wings ?? []).length > 0) await (await this.replicator()).seed();
+    if (wings.has(KG_FEED)) this.seedFacts();
     const feeds = wings.size > 0 ? this.feed().heads(wings).filter((f) => f.origin !== forReplica) : [];
     return { type: 'memory_heads', protocol: PROTOCOL_VERSION, replica_id: this.options.replica.replicaId, feeds };
   }
@@ -135,7 +185,7 @@ export class MemorySync implements ReplicationContext {
     const origin = routingField('origin', query.origin, true) as string;
     if (!isReplicaId(origin)) throw invalid('origin', `origin must be a replica id rep_<12 hex>; got '${origin}'`);
     const wing = routingField('wing', query.wing, true) as string;
-    if (!this.sharedWings().has(wing))
+    if (!this.sharedWings().has(wing) && !(wing === KG_FEED && this.sharesKg()))
       throw new HubError('sync.not_shared', `wing '${wing}' is not shared by this hub (peers.json "wings")`, { field: 'wing' });
     const after = wholeNumber('after', query.after, 0);
     const limit = Math.max(1, Math.min(wholeNumber('limit', query.limit, MAX_FEED_PAGE), MAX_FEED_PAGE));
@@ -148,11 +198,12 @@ export class MemorySync implements ReplicationContext {
    * round (its key pinned or trusted on first use). Each page is checked, verified and stored, then applied.
    */
   async pull(peer: PeerEntry, transport: PeerTransport, admitted: AdmittedPeer, signal?: AbortSignal): Promise<MemoryPullReport | undefined> {
-    const wings = new Set(peer.wings ?? []);
+    const wings = this.feedsFor(peer);
     if (wings.size === 0 || !transport.memoryHeads || !transport.memoryPage) return undefined;
     const report: MemoryPullReport = { records: 0, applied: 0, refused: [], notes: [] };
     const replicator = await this.replicator();
     await replicator.seed();
+    if (wings.has(KG_FEED)) this.seedFacts();
     report.applied += (await replicator.applyPending()).applied; // what a crash left stored but not applied
     const replica = this.options.replica;
     let heads: MemoryHeadsMessage;
@@ -231,4 +282,11 @@ function wholeNumber(field: string, value: unknown, fallback: number): number {
   const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw invalid(field, `${field} must be a whole number ≥ 0; got ${JSON.stringify(value)}`);
   return n;
+}
+
+/** A fact as its feed carries it (without `current`, which each hub computes for itself). */
+function factRecord(f: KgFact): Record<string, unknown> {
+  const { current: _current, ...rest } = f;
+  void _current;
+  return rest;
 }

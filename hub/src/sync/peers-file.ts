@@ -26,6 +26,8 @@ export interface PeerEntry {
   replicaId?: string | undefined;
   /** Wings whose memory replicates with this peer, both ways (docs/memory-replication.md); none by default. */
   wings?: string[] | undefined;
+  /** The knowledge graph's facts replicate with this peer, both ways ("kg": true). */
+  kg?: boolean | undefined;
 }
 
 export function peersFilePath(palacePath: string): string {
@@ -40,7 +42,7 @@ function malformed(path: string, message: string): HubError {
 export function parsePeerEntry(raw: unknown): PeerEntry {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw))
     throw new Error('a peer must be an object {"name", "url", "token"}');
-  const entry = raw as { name?: unknown; url?: unknown; token?: unknown; public_key?: unknown; replica_id?: unknown; wings?: unknown };
+  const entry = raw as { name?: unknown; url?: unknown; token?: unknown; public_key?: unknown; replica_id?: unknown; wings?: unknown; kg?: unknown };
   if (typeof entry.url !== 'string' || entry.url.trim() === '')
     throw new Error('a peer needs a "url" (the peer hub\'s base address)');
   if (entry.name !== undefined && (typeof entry.name !== 'string' || entry.name.trim() === ''))
@@ -58,16 +60,17 @@ export function parsePeerEntry(raw: unknown): PeerEntry {
   if (
     entry.wings !== undefined &&
     entry.wings !== null &&
-    (!Array.isArray(entry.wings) || entry.wings.some((w) => typeof w !== 'string' || w.trim() === '' || w.length > 128))
+    (!Array.isArray(entry.wings) || entry.wings.some((w) => typeof w !== 'string' || w.trim() === '' || w.trim().startsWith('#') || w.length > 128))
   )
-    throw new Error('"wings" must be a list of wing names (each 1-128 characters) whose memory replicates with this peer');
+    throw new Error('"wings" must be a list of wing names (each 1-128 characters, not starting with #) whose memory replicates with this peer');
+  if (entry.kg !== undefined && entry.kg !== null && typeof entry.kg !== 'boolean') throw new Error('"kg" must be true or false (whether knowledge-graph facts replicate with this peer)');
   const wings = Array.isArray(entry.wings) ? [...new Set((entry.wings as string[]).map((w) => w.trim()))] : undefined;
   const url = peerBaseUrl(entry.url.trim());
   const name = typeof entry.name === 'string' ? entry.name.trim() : url;
   const token = typeof entry.token === 'string' && entry.token.trim() !== '' ? entry.token.trim() : undefined;
   const publicKey = typeof entry.public_key === 'string' ? entry.public_key.trim() : undefined;
   const replicaId = typeof entry.replica_id === 'string' ? entry.replica_id : undefined;
-  return { name, url, token, ...(publicKey ? { publicKey } : {}), ...(replicaId ? { replicaId } : {}), ...(wings && wings.length > 0 ? { wings } : {}) };
+  return { name, url, token, ...(publicKey ? { publicKey } : {}), ...(replicaId ? { replicaId } : {}), ...(wings && wings.length > 0 ? { wings } : {}), ...(entry.kg === true ? { kg: true } : {}) };
 }
 
 /** Parses the text of a peers file; throws `sync.peers_file` naming the file and the problem. */

@@ -279,7 +279,7 @@ export class SyncService {
         ...(this.pageLimit ? { pageLimit: this.pageLimit } : {}),
       });
       // The peer was admitted (its key pinned or trusted on first use): its memory feeds come next.
-      if (this.memory && report.trust && report.peerReplica && (peer.wings ?? []).length > 0 && !this.abort.signal.aborted) {
+      if (this.memory && report.trust && report.peerReplica && ((peer.wings ?? []).length > 0 || peer.kg === true) && !this.abort.signal.aborted) {
         try {
           const admitted = { replicaId: report.peerReplica, trust: report.trust.trust, fingerprint: report.trust.fingerprint };
           memory = await this.memory.pull(peer, transport, admitted, this.abort.signal);

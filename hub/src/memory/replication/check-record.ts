@@ -4,11 +4,11 @@
 // content within the size limit and never a credential). Throws `sync.bad_message` / `sync.clock_skew`.
 
 import { parseHlc } from '../../core/hlc.js';
-import type { FeedRecord, FeedRecordBody, FeedRow } from '../../core/memory-feed.js';
+import { KG_FEED, type FeedRecord, type FeedRecordBody, type FeedRow } from '../../core/memory-feed.js';
 import { HubError } from '../../errors.js';
 import { drawerContent, drawerId, placeName, tagList } from '../drawers/drawer-input.js';
 
-const KINDS = new Set(['put', 'del', 'leave']);
+const KINDS = new Set(['put', 'del', 'leave', 'fact']);
 
 export function checkFeedRecord(origin: string, wing: string, r: FeedRecord, nowMs: number, maxSkewMs: number): FeedRecordBody {
   const bad = (message: string): HubError =>
@@ -30,12 +30,23 @@ export function checkFeedRecord(origin: string, wing: string, r: FeedRecord, now
   }
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw bad('the body is not an object');
   const b = body as { k?: unknown; id?: unknown; row?: unknown };
-  if (typeof b.k !== 'string' || !KINDS.has(b.k)) throw bad(`kind '${String(b.k).slice(0, 40)}' is not put, del or leave`);
-  try {
-    drawerId(b.id);
-  } catch (err) {
-    throw bad((err as Error).message);
+  if (typeof b.k !== 'string' || !KINDS.has(b.k)) throw bad(`kind '${String(b.k).slice(0, 40)}' is not put, del, leave or fact`);
+  if ((b.k === 'fact') !== (wing === KG_FEED)) throw bad(wing === KG_FEED ? 'the knowledge-graph feed carries only facts' : 'a fact travels only in the knowledge-graph feed');
+  if (b.k === 'fact') {
+    const f = (body as { fact?: unknown }).fact as Record<string, unknown> | undefined;
+    if (!f || typeof f !== 'object' || Array.isArray(f)) throw bad('a fact record carries no fact');
+    if (typeof f.triple_id !== 'string' || !/^t_[A-Za-z0-9_-]{1,128}$/.test(f.triple_id) || f.triple_id !== b.id) throw bad('the fact\'s triple_id is not the record\'s id');
+    for (const k of ['subject', 'predicate', 'object'] as const)
+      if (typeof f[k] !== 'string' || (f[k] as string).trim() === '' || (f[k] as string).length > 512) throw bad(`the fact's ${k} must be a name`);
+    for (const k of ['valid_from', 'valid_to'] as const) if (f[k] !== null && f[k] !== undefined && (typeof f[k] !== 'string' || (f[k] as string).length > 64)) throw bad(`the fact's ${k} must be a date or null`);
+    return { k: 'fact', id: b.id as string, fact: f };
   }
+  if (b.k !== 'fact')
+    try {
+      drawerId(b.id);
+    } catch (err) {
+      throw bad((err as Error).message);
+    }
   if (b.k !== 'put') return { k: b.k as FeedRecordBody['k'], id: b.id as string };
   const row = b.row as Partial<FeedRow> | undefined;
   if (!row || typeof row !== 'object') throw bad('a put carries no row');

@@ -30,6 +30,8 @@ export interface ReplicationContext {
   feed(): FeedStore;
   /** The wings this hub shares with at least one peer (peers.json "wings"). */
   sharedWings(): ReadonlySet<string>;
+  /** Applies replicated knowledge-graph facts; returns how many changed something. */
+  applyFacts?(facts: ReadonlyArray<Record<string, unknown>>): number;
 }
 
 export function feedRow(d: StoredDrawer): FeedRow {
@@ -218,8 +220,13 @@ export class Replicator {
     // Last writer wins per row, so a batch reduces to each row's best version (order does not matter).
     const best = new Map<string, Parsed>();
     const losers: Parsed[] = [];
+    const facts: Array<Record<string, unknown>> = [];
     for (const r of batch) {
       const parsed = JSON.parse(r.body) as FeedRecordBody;
+      if (parsed.k === 'fact') {
+        if (parsed.fact) facts.push(parsed.fact);
+        continue;
+      }
       const p: Parsed = { ...r, parsed };
       const current = best.get(parsed.id);
       if (!current || compareVersions(version(current), version(p)) < 0) {
@@ -299,11 +306,12 @@ export class Replicator {
       if (deletes.length > 0) await this.options.store.delete({ ids: deletes });
       await this.recordLostMoves(lostMoves, rows, at);
     });
+    const factChanges = facts.length > 0 ? (this.ctx.applyFacts?.(facts) ?? 0) : 0;
     feed.commitApplied(
       won.map((p) => ({ id: p.parsed.id, version: { ...version(p), wing: p.wing, origin: p.origin } })),
       batch,
     );
-    report.applied = won.length;
+    report.applied = won.length + factChanges;
     report.superseded = losers.length;
     return report;
   }

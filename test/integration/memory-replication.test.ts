@@ -39,6 +39,7 @@ describe('memory replication between two hubs', () => {
     expect(await b.memory.countDrawers({ wing: 'private' })).toBe(0);
     const hits = await b.memory.search({ query: 'why is the log a separate database file?', limit: 1 });
     expect(hits.results[0]?.drawer_id).toBe(filed.drawer_id);
+    expect(hits.results[0]?.replicated_from).toBe(a.replicaId);
     const got = await b.memory.getDrawer(filed.drawer_id);
     expect(got.metadata.replicated_from).toBe(a.hub.services.logstream.replicaId);
     // What replicates where: the mesh estate (Peers view, palace sync --status) and palace_status.

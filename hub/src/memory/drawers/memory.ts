@@ -104,6 +104,8 @@ export interface SearchHit extends Omit<DrawerView, 'metadata' | 'embedder'> {
   mined: { sha256: string; at: string } | null;
   /** The mined file has changed or gone since it was mined (re-mining refreshes it). */
   stale: boolean;
+  /** For a drawer replicated from another hub: that hub's replica id (docs/memory-replication.md). */
+  replicated_from?: string;
 }
 
 export interface AddDrawerInput {
@@ -578,6 +580,7 @@ export class Memory {
         matched: Object.keys(ranks),
         ...hitPresentation(item, query),
         ...provenance(item.source_file),
+        ...(typeof item.metadata.replicated_from === 'string' ? { replicated_from: item.metadata.replicated_from } : {}),
       };
     });
     return { query: raw.query.length > 500 ? `${raw.query.slice(0, 500)}…` : raw.query, ...(changed ? { sanitized_query: query } : {}), filters: filter, mode, results };

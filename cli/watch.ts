@@ -9,6 +9,7 @@ import type { CommandContext } from './context.js';
 import { eventsText } from './format.js';
 import { EXIT } from './output.js';
 import { wholeNumberArg } from './read-input.js';
+import { flag } from './tool-args.js';
 import { openToolSession, type ToolSession } from './tool-runner.js';
 import { defaultStatePath, readState, writeState } from './watch-state.js';
 
@@ -125,14 +126,14 @@ async function watch(ctx: CommandContext, first: ToolSession, reopen: () => Prom
   const filters = {
     to_agent: [...list(o.toAgent), ...(agent ? [agent] : [])],
     exclude_from_agent: [...list(o.excludeFromAgent), ...(agent ? [agent] : [])],
-    from_agent: o.fromAgent,
-    type: o.type,
-    status: o.status,
-    correlation_id: o.correlationId,
-    stream: o.stream,
-    room: o.room,
+    from_agent: flag(o.fromAgent),
+    type: flag(o.type),
+    status: flag(o.status),
+    correlation_id: flag(o.correlationId),
+    stream: flag(o.stream),
+    room: flag(o.room),
   };
-  const limit = wholeNumberArg(o.limit);
+  const limit = flag(wholeNumberArg(o.limit));
   await road.call('palace_event_list', { ...filters, limit }); // validate every filter before touching the state file
   const statePath =
     typeof o.stateFile === 'string' ? (o.stateFile === '' ? undefined : o.stateFile) : agent ? defaultStatePath(ctx.config.home, agent) : undefined;

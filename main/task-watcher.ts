@@ -43,7 +43,7 @@ export class TaskWatcher {
     let before: string | undefined;
     try {
       for (let i = 0; i < HISTORY_PAGES; i++) {
-        const page = await client.callTool<EventPage>('palace_event_list', {
+        const page = await client.call('palace_event_list', {
           type: TASK_TYPES,
           order: 'desc',
           limit: 500,

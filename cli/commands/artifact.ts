@@ -9,6 +9,7 @@ import type { StoredArtifact } from '../../hub/src/logstream/logstream.js';
 import { action } from '../context.js';
 import { artifactText } from '../format.js';
 import { jsonObject, readText } from '../read-input.js';
+import { flag } from '../tool-args.js';
 import { runTool } from '../tool-runner.js';
 
 export function registerArtifact(program: Command): void {
@@ -27,8 +28,8 @@ export function registerArtifact(program: Command): void {
         const o = ctx.opts;
         const content = readText(String(o.file), o.file === '-' ? 'stdin' : '--file');
         const stored = (await runTool(ctx.config, 'palace_artifact_put', {
-          kind: o.kind,
-          created_by: o.createdBy,
+          kind: flag(o.kind),
+          created_by: flag(o.createdBy),
           content,
           metadata: jsonObject(typeof o.metadata === 'string' ? o.metadata : undefined, '--metadata'),
         })) as StoredArtifact;

@@ -19,6 +19,8 @@ import { action, collect, type CommandContext } from '../context.js';
 import { EXPORT_FILES, emptyOutputDir, parseRecords, writeJsonl, writeMarkdown } from '../export-files.js';
 import { EXIT } from '../output.js';
 import { readText } from '../read-input.js';
+import { flag, type CliArgs } from '../tool-args.js';
+import type { ResultOf, ToolName } from '../../hub/src/mcp/contract.js';
 import { runTool } from '../tool-runner.js';
 import { askYesNo } from '../ask.js';
 
@@ -28,7 +30,7 @@ const EXPORT_PAGE = 1000;
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-const call = (ctx: CommandContext, name: string, args: Record<string, unknown>) => runTool(ctx.config, name, args);
+const call = <N extends ToolName>(ctx: CommandContext, name: N, args: CliArgs<N>) => runTool(ctx.config, name, args);
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
@@ -89,8 +91,8 @@ function registerCheckpoint(program: Command): void {
         if (threshold !== undefined && !(threshold > 0 && threshold <= 1)) throw invalid('--threshold', '--threshold must be a number in (0, 1]');
         const agent = str(o.agent) ?? ctx.config.agentName;
         const r = (await call(ctx, 'palace_checkpoint', {
-          items,
-          ...(o.diary === undefined ? {} : { diary: { agent, entry: o.diary, topic: o.topic } }),
+          items: flag(items),
+          ...(o.diary === undefined ? {} : { diary: flag({ agent, entry: o.diary, topic: o.topic }) }),
           dedup_threshold: threshold,
           dry_run: Boolean(o.dryRun),
           added_by: agent ?? 'cli',
@@ -129,7 +131,7 @@ function registerBulkMove(program: Command): void {
           from_wing: str(o.fromWing),
           from_room: str(o.fromRoom),
           source_file: str(o.sourceFile),
-          tags: o.tag,
+          tags: o.tag as string[] | undefined, // commander's collect(): a list of strings
           ids: ids.length > 0 ? ids : undefined,
           to_wing: str(o.toWing),
           to_room: str(o.toRoom),
@@ -203,7 +205,7 @@ function registerPurgeAndPrune(program: Command): void {
       action(async (ctx) => {
         const o = ctx.opts;
         const r = (await call(ctx, 'palace_prune', {
-          stale_days: wholeNumber('--stale-days', o.staleDays),
+          stale_days: flag(wholeNumber('--stale-days', o.staleDays)),
           wing: str(o.wing),
           room: str(o.room),
           dry_run: !o.confirm,
@@ -274,16 +276,17 @@ function importBatches(list: readonly unknown[]): Array<{ start: number; rows: u
   return out;
 }
 
-type ExportPage<T> = { total: number; next_offset: number | null; drawers?: T[]; facts?: T[]; embedder?: unknown };
+type ExportPage = ResultOf<'palace_export'>;
 
-async function pages<T>(ctx: CommandContext, args: Record<string, unknown>, key: 'drawers' | 'facts'): Promise<{ rows: T[]; first: ExportPage<T> | undefined }> {
-  const rows: T[] = [];
+/** Every page of one export part: its rows (drawers or KG facts) and the first page (the embedder, the totals). */
+async function pages(ctx: CommandContext, args: CliArgs<'palace_export'>): Promise<{ rows: ExportPage[]; first: ExportPage | undefined }> {
+  const rows: ExportPage[] = [];
   let offset: number | null = 0;
-  let first: ExportPage<T> | undefined;
+  let first: ExportPage | undefined;
   while (offset !== null) {
-    const page = (await call(ctx, 'palace_export', { ...args, offset, limit: EXPORT_PAGE })) as ExportPage<T>;
+    const page: ExportPage = await call(ctx, 'palace_export', { ...args, offset, limit: EXPORT_PAGE });
     first ??= page;
-    rows.push(...(page[key] ?? []));
+    rows.push(page);
     offset = page.next_offset;
   }
   return { rows, first };
@@ -304,8 +307,9 @@ function registerExportImport(program: Command): void {
         const dir = resolve(outDir);
         emptyOutputDir(dir);
         const wing = str(o.wing);
-        const drawers = await pages<PortableDrawer>(ctx, { part: 'drawers', wing }, 'drawers');
-        const facts = wing ? { rows: [] as KgFact[] } : await pages<KgFact>(ctx, { part: 'kg' }, 'facts');
+        const drawerPages = await pages(ctx, { part: 'drawers', wing });
+        const drawers = { ...drawerPages, rows: drawerPages.rows.flatMap((p) => p.drawers ?? []) };
+        const facts = { rows: wing ? [] : (await pages(ctx, { part: 'kg' })).rows.flatMap((p) => p.facts ?? []) };
         const exportedAt = new Date().toISOString();
         const files: string[] = [EXPORT_FILES.manifest];
         if (format !== 'markdown') {

@@ -7,6 +7,7 @@ import { invalid } from '../../hub/src/errors.js';
 import type { DiaryEntry } from '../../hub/src/memory/drawers/diary.js';
 import { action, type CommandContext } from '../context.js';
 import { readText } from '../read-input.js';
+import { flag } from '../tool-args.js';
 import { runTool } from '../tool-runner.js';
 
 function agentOf(ctx: CommandContext): string {
@@ -39,7 +40,7 @@ export function registerDiary(program: Command): void {
       action(async (ctx, text?: string) => {
         const o = ctx.opts;
         const agent = agentOf(ctx);
-        const r = (await runTool(ctx.config, 'palace_diary_write', { agent_name: agent, entry: entryOf(o, text), topic: o.topic })) as {
+        const r = (await runTool(ctx.config, 'palace_diary_write', { agent_name: agent, entry: entryOf(o, text), topic: flag(o.topic) })) as {
           entry_id: string;
           wing: string;
         };
@@ -76,7 +77,7 @@ export function registerDiary(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
-        const r = (await runTool(ctx.config, 'palace_wakeup', { wing: ctx.opts.wing, ...(ctx.opts.aaak ? { aaak: true } : {}) })) as { text: string };
+        const r = (await runTool(ctx.config, 'palace_wakeup', { wing: flag(ctx.opts.wing), ...(ctx.opts.aaak ? { aaak: true } : {}) })) as { text: string };
         ctx.out.result(r, () => r.text);
       }),
     );

@@ -16,6 +16,7 @@ import { action, collect, writerName, type CommandContext } from '../context.js'
 import { eventLine, eventsText, taskLine, taskText, workOrderLines } from '../format.js';
 import { EXIT } from '../output.js';
 import { jsonObject, readText, wholeNumberArg } from '../read-input.js';
+import { flag } from '../tool-args.js';
 import { openToolSession, runTool, type ToolSession } from '../tool-runner.js';
 import { runWatch } from '../watch.js';
 
@@ -146,16 +147,16 @@ export function registerLogstream(program: Command): void {
       action(async (ctx) => {
         const o = ctx.opts;
         const event = (await runTool(ctx.config, 'palace_event_append', {
-            type: o.type,
-            stream: o.stream,
-            room: o.room,
+            type: flag(o.type),
+            stream: flag(o.stream),
+            room: flag(o.room),
             from_agent: writerName(ctx),
-            to_agent: o.toAgent,
-            correlation_id: o.correlationId,
-            status: o.status,
-            branch: o.branch,
-            base_commit: o.baseCommit,
-            artifact_ids: o.artifactId,
+            to_agent: flag(o.toAgent),
+            correlation_id: flag(o.correlationId),
+            status: flag(o.status),
+            branch: flag(o.branch),
+            base_commit: flag(o.baseCommit),
+            artifact_ids: flag(o.artifactId),
             depends_on: (o.dependsOn as string[] | undefined)?.flatMap((d) => d.split(',')),
             body: bodyOf(o),
             metadata: jsonObject(str(o.metadata), '--metadata'),
@@ -172,8 +173,8 @@ export function registerLogstream(program: Command): void {
         const o = ctx.opts;
         const page = (await runTool(ctx.config, 'palace_event_list', {
           ...filtersOf(o),
-          before_event_id: o.beforeEventId,
-          order: o.order,
+          before_event_id: flag(o.beforeEventId),
+          order: flag(o.order),
         })) as EventPage;
         ctx.out.result(page, () => eventsText(page.events) + (page.has_more ? `\n(more: --since-event-id ${page.cursor})` : ''));
       }),
@@ -184,7 +185,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const result = (await runTool(ctx.config, 'palace_event_wait', { ...filtersOf(o), timeout_ms: wholeNumberArg(o.timeoutMs) })) as WaitResult;
+        const result = (await runTool(ctx.config, 'palace_event_wait', { ...filtersOf(o), timeout_ms: flag(wholeNumberArg(o.timeoutMs)) })) as WaitResult;
         ctx.out.result(result, () => (result.timed_out ? 'Timed out; no matching events.' : eventsText(result.events)));
         return result.timed_out ? EXIT.timeout : EXIT.ok;
       }),
@@ -205,9 +206,9 @@ export function registerLogstream(program: Command): void {
         const ack = (await runTool(ctx.config, 'palace_event_ack', {
           event_id: eventId,
           from_agent: writerName(ctx),
-          status: o.status,
+          status: flag(o.status),
           body: bodyOf(o),
-          lease_ms: o.lease,
+          lease_ms: flag(o.lease),
         })) as LogEvent & { claim?: ClaimOutcome };
         ctx.out.result(ack, () => `Acknowledged ${eventId}:\n${eventLine(ack)}${ack.claim ? `\n${ack.claim.message}` : ''}`);
         // A lost claim exits 1, so `ack --status claimed && work` never duplicates someone's work.
@@ -224,7 +225,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx, ref: string) => {
         const o = ctx.opts;
-        const event = (await runTool(ctx.config, 'palace_task_renew', { event_id: ref, from_agent: writerName(ctx), lease_ms: o.lease })) as LogEvent & {
+        const event = (await runTool(ctx.config, 'palace_task_renew', { event_id: ref, from_agent: writerName(ctx), lease_ms: flag(o.lease) })) as LogEvent & {
           lease_expires_at?: string;
         };
         ctx.out.result(event, () => `Renewed ${event.correlation_id ?? ref}: lease until ${event.lease_expires_at}`);
@@ -240,7 +241,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx, ref: string) => {
         const o = ctx.opts;
-        const event = (await runTool(ctx.config, 'palace_task_release', { event_id: ref, from_agent: writerName(ctx), reason: o.reason })) as LogEvent;
+        const event = (await runTool(ctx.config, 'palace_task_release', { event_id: ref, from_agent: writerName(ctx), reason: flag(o.reason) })) as LogEvent;
         ctx.out.result(event, () => `Released the claim on ${event.correlation_id ?? ref}:\n${eventLine(event)}`);
       }),
     );
@@ -259,7 +260,7 @@ export function registerLogstream(program: Command): void {
         const session = await openToolSession(ctx.config, ['palace_task_ready', 'palace_event_list']);
         let tasks: WorkOrder[];
         try {
-          const ready = (await session.call('palace_task_ready', { agent, stream: ctx.opts.stream, ...limit })) as { tasks: TaskView[] };
+          const ready = (await session.call('palace_task_ready', { agent, stream: flag(ctx.opts.stream), ...limit })) as { tasks: TaskView[] };
           tasks = await withRequests(session, ready.tasks);
         } finally {
           await session.close();

@@ -10,6 +10,8 @@ import { action, collect, type CommandContext } from '../context.js';
 import { EXIT } from '../output.js';
 import { readText } from '../read-input.js';
 import { hitText } from '../search-format.js';
+import { flag, type CliArgs } from '../tool-args.js';
+import type { ToolName } from '../../hub/src/mcp/contract.js';
 import { runTool } from '../tool-runner.js';
 
 function drawerText(d: DrawerView & { chunk_ids?: string[] }): string {
@@ -38,7 +40,7 @@ function contentOf(o: Record<string, unknown>): string {
   return readText('-', 'stdin');
 }
 
-const call = (ctx: CommandContext, name: string, args: Record<string, unknown>) => runTool(ctx.config, name, args);
+const call = <N extends ToolName>(ctx: CommandContext, name: N, args: CliArgs<N>) => runTool(ctx.config, name, args);
 
 export function registerMemory(program: Command): void {
   program
@@ -56,7 +58,7 @@ export function registerMemory(program: Command): void {
         const o = ctx.opts;
         const limit = o.limit === undefined ? undefined : Number(o.limit);
         if (limit !== undefined && !Number.isInteger(limit)) throw invalid('--limit', '--limit must be a whole number');
-        const result = (await call(ctx, 'palace_search', { query, wing: o.wing, room: o.room, tags: o.tag, limit, mode: o.mode })) as {
+        const result = (await call(ctx, 'palace_search', { query, wing: flag(o.wing), room: flag(o.room), tags: flag(o.tag), limit, mode: flag(o.mode) })) as {
           results: SearchHit[];
           sanitized_query?: string;
         };
@@ -123,12 +125,12 @@ export function registerMemory(program: Command): void {
       action(async (ctx) => {
         const o = ctx.opts;
         const r = (await call(ctx, 'palace_add_drawer', {
-          wing: o.wing,
-          room: o.room,
+          wing: flag(o.wing),
+          room: flag(o.room),
           content: contentOf(o),
-          tags: o.tag,
-          source_file: o.sourceFile,
-          added_by: o.addedBy ?? ctx.config.agentName ?? 'cli',
+          tags: flag(o.tag),
+          source_file: flag(o.sourceFile),
+          added_by: flag(o.addedBy ?? ctx.config.agentName ?? 'cli'),
           force: Boolean(o.force),
         })) as { drawer_id: string; filed: boolean; duplicate_of?: string; similarity?: number; chunk_ids?: string[] };
         ctx.out.result(r, () =>
@@ -160,7 +162,7 @@ export function registerMemory(program: Command): void {
       action(async (ctx, id: string) => {
         const o = ctx.opts;
         if (o.wing === undefined && o.room === undefined && o.tag === undefined) throw invalid('--wing', 'give --wing, --room or --tag');
-        const d = (await call(ctx, 'palace_update_drawer', { drawer_id: id, wing: o.wing, room: o.room, tags: o.tag })) as DrawerView;
+        const d = (await call(ctx, 'palace_update_drawer', { drawer_id: id, wing: flag(o.wing), room: flag(o.room), tags: flag(o.tag) })) as DrawerView;
         ctx.out.result(d, () => `Updated ${d.drawer_id}: now ${d.wing}/${d.room}${d.tags.length ? ` tags ${d.tags.join(', ')}` : ''}`);
       }),
     );
@@ -225,8 +227,8 @@ export function registerMemory(program: Command): void {
       action(async (ctx) => {
         const o = ctx.opts;
         const r = (await call(ctx, 'palace_list_tags', {
-          wing: o.wing,
-          room: o.room,
+          wing: flag(o.wing),
+          room: flag(o.room),
           min_count: o.minCount === undefined ? undefined : Number(o.minCount),
         })) as { tags: Record<string, number> };
         ctx.out.result(r, () => counts('tags', r.tags));

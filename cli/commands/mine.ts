@@ -16,6 +16,7 @@ import { splitTranscripts } from '../../hub/src/mine/split.js';
 import { SKIP_DIRS } from '../../hub/src/mine/walk.js';
 import { action, type CommandContext } from '../context.js';
 import { createProgress } from '../progress.js';
+import { flag } from '../tool-args.js';
 import { runTool } from '../tool-runner.js';
 
 function wholeNumber(value: unknown, flag: string): number | undefined {
@@ -176,7 +177,7 @@ export function registerMine(program: Command): void {
       action(async (ctx) => {
         const o = ctx.opts;
         const r = (await runTool(ctx.config, 'palace_mined', {
-          wing: o.wing,
+          wing: flag(o.wing),
           source: typeof o.source === 'string' ? resolve(o.source) : undefined,
           limit: o.files ? 10_000 : 0,
         })) as {

@@ -11,6 +11,7 @@ import type { WalkNode } from '../../hub/src/memory/navigation/palace-walk.js';
 import type { Tunnel } from '../../hub/src/memory/navigation/tunnels.js';
 import { action, type CommandContext } from '../context.js';
 import { EXIT } from '../output.js';
+import { flag } from '../tool-args.js';
 import { runTool } from '../tool-runner.js';
 import { askYesNo } from '../ask.js';
 
@@ -58,7 +59,7 @@ function tree(nodes: readonly WalkNode[], prefix = '', top = true): string[] {
 async function listHallwaysCmd(ctx: CommandContext): Promise<void> {
   const o = ctx.opts;
   const r = (await runTool(ctx.config, 'palace_list_hallways', {
-    wing: o.wing,
+    wing: flag(o.wing),
     limit: whole('--limit', o.limit),
     offset: whole('--offset', o.offset),
     min_count: whole('--min-count', o.minCount),
@@ -77,7 +78,7 @@ function registerTunnels(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
-        const r = (await runTool(ctx.config, 'palace_list_tunnels', { wing: ctx.opts.wing, kind: ctx.opts.passive ? 'inferred' : 'all' })) as { tunnels: Tunnel[] };
+        const r = (await runTool(ctx.config, 'palace_list_tunnels', { wing: flag(ctx.opts.wing), kind: ctx.opts.passive ? 'inferred' : 'all' })) as { tunnels: Tunnel[] };
         ctx.out.result(r, () => (r.tunnels.length === 0 ? 'No tunnels.' : r.tunnels.map(tunnelLine).join('\n')));
       }),
     );
@@ -95,7 +96,7 @@ function registerTunnels(program: Command): void {
           source_room: a.room,
           target_wing: b.wing,
           target_room: b.room,
-          label: ctx.opts.label,
+          label: flag(ctx.opts.label),
           created_by: ctx.config.agentName,
         })) as { created: boolean; tunnel: Tunnel };
         ctx.out.result(r, () => `${r.created ? 'Created' : 'Exists:'}${tunnelLine(r.tunnel)}`);
@@ -164,7 +165,7 @@ export function registerNavigate(program: Command): void {
       action(async (ctx) => {
         const o = ctx.opts;
         if (o.follow !== 'palace' && o.follow !== 'tunnels') throw invalid('--follow', '--follow must be palace or tunnels');
-        const r = (await runTool(ctx.config, 'palace_walk_palace', { wing: o.wing, room: o.room, follow: o.follow, depth: whole('--depth', o.depth) })) as {
+        const r = (await runTool(ctx.config, 'palace_walk_palace', { wing: flag(o.wing), room: flag(o.room), follow: o.follow, depth: whole('--depth', o.depth) })) as {
           roots: WalkNode[];
           rooms_reached: number;
           follow: string;
@@ -267,7 +268,7 @@ export function registerNavigate(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const r = (await runTool(ctx.config, 'palace_compress', { wing: o.wing, room: o.room, dry_run: Boolean(o.dryRun) })) as {
+        const r = (await runTool(ctx.config, 'palace_compress', { wing: flag(o.wing), room: flag(o.room), dry_run: Boolean(o.dryRun) })) as {
           dry_run: boolean;
           drawers: number;
           written: number;

@@ -16,6 +16,7 @@ import { action, type CommandContext } from '../context.js';
 import { reservationLine } from '../format.js';
 import { EXIT } from '../output.js';
 import { shellQuote as sh } from '../shell-quote.js';
+import { flag } from '../tool-args.js';
 import { runTool } from '../tool-runner.js';
 
 /** The line that marks a pre-commit hook as palace's own (install replaces only those). */
@@ -104,11 +105,11 @@ export function registerReserve(program: Command): void {
         const from = agentOf(ctx);
         const result = (await runTool(ctx.config, 'palace_reserve', {
           paths,
-          stream: o.stream,
+          stream: flag(o.stream),
           from_agent: from,
           exclusive: Boolean(o.exclusive),
-          ttl_ms: o.ttl,
-          correlation_id: o.task,
+          ttl_ms: flag(o.ttl),
+          correlation_id: flag(o.task),
           force: Boolean(o.force),
         })) as ReserveResult;
         for (const r of result.overridden) ctx.out.warn(`forced over: ${describeHolder(r)}`);

@@ -18,7 +18,7 @@ export const HUB_LAYERS = [
   ['search'],
   ['memory'],
   ['mine', 'sync', 'migrate', 'identity'],
-  ['services', 'palace'],
+  ['services', 'palace', 'status'],
   ['mcp'],
   ['http'],
   ['server', 'main'],

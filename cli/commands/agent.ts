@@ -93,7 +93,7 @@ export function registerAgent(program: Command): void {
           name,
           ...(by ? { from_agent: by } : {}),
           ...(typeof ctx.opts.reason === 'string' ? { reason: ctx.opts.reason } : {}),
-        })) as { retired_by: string; released_claims: string[]; released_reservations: string[]; event: { id: string } };
+        }));
         ctx.out.result(result, () =>
           [
             `Retired ${name} (by ${result.retired_by}): its secret is revoked for good.`,

@@ -32,7 +32,7 @@ export function registerArtifact(program: Command): void {
           created_by: flag(o.createdBy),
           content,
           metadata: jsonObject(typeof o.metadata === 'string' ? o.metadata : undefined, '--metadata'),
-        })) as StoredArtifact;
+        }));
         for (const warning of stored.warnings ?? []) ctx.out.warn(warning);
         ctx.out.result(stored, () => artifactText(stored));
       }),
@@ -46,7 +46,7 @@ export function registerArtifact(program: Command): void {
     .action(
       action(async (ctx, id: string) => {
         const o = ctx.opts;
-        const artifact = (await runTool(ctx.config, 'palace_artifact_get', { artifact_id: id })) as Artifact;
+        const artifact = (await runTool(ctx.config, 'palace_artifact_get', { artifact_id: id }));
         const bytes = Buffer.from(artifact.content, 'utf8');
         if (typeof o.out === 'string') {
           writeFileSync(o.out, bytes);

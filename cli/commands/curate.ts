@@ -96,7 +96,7 @@ function registerCheckpoint(program: Command): void {
           dedup_threshold: threshold,
           dry_run: Boolean(o.dryRun),
           added_by: agent ?? 'cli',
-        })) as Checkpoint;
+        }));
         ctx.out.result(r, () =>
           [
             `${r.dry_run ? 'Would file' : 'Filed'} ${r.added.length}, ${r.duplicates.length} duplicate${r.duplicates.length === 1 ? '' : 's'}, ${r.errors.length} error${r.errors.length === 1 ? '' : 's'}${r.dry_run ? ' (dry run: nothing written)' : ''}.`,
@@ -143,7 +143,7 @@ function registerBulkMove(program: Command): void {
         if (o.apply && !o.yes && !interactive)
           throw invalid('--yes', 'bulk-move --apply without a terminal needs --yes to confirm; nothing was moved');
         if (o.apply && !o.yes) {
-          const plan = (await call(ctx, 'palace_bulk_move', { ...args, dry_run: true })) as BulkMove;
+          const plan = (await call(ctx, 'palace_bulk_move', { ...args, dry_run: true }));
           ctx.out.note(moveText(plan));
           if (plan.drawers_to_move === 0) {
             ctx.out.result(plan, () => 'Nothing to move.');
@@ -154,7 +154,7 @@ function registerBulkMove(program: Command): void {
             return EXIT.error;
           }
         }
-        const r = (await call(ctx, 'palace_bulk_move', { ...args, dry_run: !o.apply })) as BulkMove;
+        const r = (await call(ctx, 'palace_bulk_move', { ...args, dry_run: !o.apply }));
         ctx.out.result(r, () => moveText(r));
         return EXIT.ok;
       }),
@@ -175,13 +175,7 @@ function registerPurgeAndPrune(program: Command): void {
         const o = ctx.opts;
         const args = { source_file: str(o.sourceFile), wing: str(o.wing), room: str(o.room) };
         if (!args.source_file && !args.wing && !args.room) throw invalid('--source-file', 'give --source-file, --wing and/or --room (an unfiltered purge is refused)');
-        const r = (await call(ctx, 'palace_purge', { ...args, dry_run: !o.confirm })) as {
-          dry_run: boolean;
-          drawers: number;
-          rows: number;
-          sample: Array<{ drawer_id: string; wing: string; room: string; source_file: string | null }>;
-          listed_all: boolean;
-        };
+        const r = (await call(ctx, 'palace_purge', { ...args, dry_run: !o.confirm }));
         ctx.out.result(r, () =>
           [
             `${r.dry_run ? 'Would delete' : 'Deleted'} ${r.drawers} drawer${r.drawers === 1 ? '' : 's'} (${plural(r.rows, 'row')}).`,
@@ -209,15 +203,7 @@ function registerPurgeAndPrune(program: Command): void {
           wing: str(o.wing),
           room: str(o.room),
           dry_run: !o.confirm,
-        })) as {
-          dry_run: boolean;
-          cutoff: string;
-          stale: number;
-          scanned: number;
-          drawers: Array<{ drawer_id: string; wing: string; room: string; filed_at: string }>;
-          skipped_unparseable: number;
-          skipped: Array<{ drawer_id: string; filed_at: string }>;
-        };
+        }));
         ctx.out.result(r, () =>
           [
             `${r.dry_run ? 'Would prune' : 'Pruned'} ${r.stale} of ${r.scanned} drawers filed before ${r.cutoff}.`,
@@ -238,14 +224,7 @@ function registerRenameWing(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, wing: string, newWing: string) => {
-        const r = (await call(ctx, 'palace_rename_wing', { wing, new_wing: newWing, dry_run: Boolean(ctx.opts.dryRun) })) as {
-          dry_run: boolean;
-          drawers: number;
-          rows: number;
-          merged_into_existing: boolean;
-          declared_rooms: string[];
-          note?: string;
-        };
+        const r = (await call(ctx, 'palace_rename_wing', { wing, new_wing: newWing, dry_run: Boolean(ctx.opts.dryRun) }));
         ctx.out.result(r, () =>
           [
             `${r.dry_run ? 'Would move' : 'Moved'} ${r.drawers} drawer${r.drawers === 1 ? '' : 's'} (${plural(r.rows, 'row')}) from ${wing} to ${newWing}${r.merged_into_existing ? ` (merged into the existing ${newWing})` : ''}.`,
@@ -363,7 +342,7 @@ function registerExportImport(program: Command): void {
         type Part = { imported: number; skipped: number; refused: Array<Record<string, unknown>> };
         const send = async (key: 'drawers' | 'kg_facts', list: unknown[]): Promise<void> => {
           for (const { start, rows } of importBatches(list)) {
-            const r = (await call(ctx, 'palace_import', { [key]: rows })) as Record<'drawers' | 'kg_facts', Part>;
+            const r = (await call(ctx, 'palace_import', { [key]: rows }));
             total[key].imported += r[key].imported;
             total[key].skipped += r[key].skipped;
             total[key].refused.push(...r[key].refused.map((x) => ({ ...x, index: Number(x.index) + start })));

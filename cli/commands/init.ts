@@ -135,7 +135,7 @@ export function registerInit(program: Command, gitAuthors: GitAuthors = gitAutho
         const declared: InitResult['declared'] = [];
         if (yes)
           for (const r of rooms) {
-            const added = (await runTool(ctx.config, 'palace_rooms_add', r)) as { created: boolean };
+            const added = (await runTool(ctx.config, 'palace_rooms_add', r));
             declared.push({ ...r, created: added.created });
           }
         const result: InitResult = {

@@ -46,7 +46,7 @@ export function registerKg(program: Command): void {
           object_type: flag(o.objectType),
           source_file: flag(o.sourceFile),
           added_by: ctx.config.agentName,
-        })) as { fact: KgFact; existing: boolean };
+        }));
         ctx.out.result(r, () => `${r.existing ? 'Already known' : 'Added'}: ${factLine(r.fact)}`);
       }),
     );
@@ -57,10 +57,7 @@ export function registerKg(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, subject: string, predicate: string, object: string) => {
-        const r = (await runTool(ctx.config, 'palace_kg_invalidate', { subject, predicate, object, ended: flag(ctx.opts.ended) })) as {
-          facts: KgFact[];
-          ended: string;
-        };
+        const r = (await runTool(ctx.config, 'palace_kg_invalidate', { subject, predicate, object, ended: flag(ctx.opts.ended) }));
         ctx.out.result(r, () => r.facts.map((f) => `Closed: ${factLine(f)}`).join('\n'));
       }),
     );
@@ -78,7 +75,7 @@ export function registerKg(program: Command): void {
           new_object: newObject,
           at: flag(ctx.opts.at),
           added_by: ctx.config.agentName,
-        })) as { at: string; invalidated: KgFact[]; added: KgFact };
+        }));
         ctx.out.result(r, () => [...r.invalidated.map((f) => `Closed: ${factLine(f)}`), `Added:  ${factLine(r.added)}`].join('\n'));
       }),
     );
@@ -90,9 +87,7 @@ export function registerKg(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, entity: string) => {
-        const r = (await runTool(ctx.config, 'palace_kg_query', { entity, as_of: flag(ctx.opts.asOf), direction: flag(ctx.opts.direction) })) as {
-          facts: KgFact[];
-        };
+        const r = (await runTool(ctx.config, 'palace_kg_query', { entity, as_of: flag(ctx.opts.asOf), direction: flag(ctx.opts.direction) }));
         ctx.out.result(r, () => (r.facts.length === 0 ? 'No facts.' : r.facts.map(factLine).join('\n')));
       }),
     );
@@ -115,7 +110,7 @@ export function registerKg(program: Command): void {
         const rows: KgFact[] = [];
         let page: Page;
         do {
-          page = (await runTool(ctx.config, 'palace_kg_timeline', { entity, as_of: flag(o.asOf), limit, cursor })) as Page;
+          page = (await runTool(ctx.config, 'palace_kg_timeline', { entity, as_of: flag(o.asOf), limit, cursor }));
           rows.push(...page.timeline);
           cursor = page.next_cursor ?? undefined;
         } while (o.all && cursor);

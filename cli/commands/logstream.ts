@@ -79,7 +79,7 @@ async function everyTask(ctx: CommandContext, filters: Record<string, unknown>):
   try {
     const tasks: TaskView[] = [];
     for (let cursor: string | null = null; ; ) {
-      const page = (await session.call('palace_tasks', { ...filters, limit: LIMITS.listMax, ...(cursor ? { cursor } : {}) })) as TaskPage;
+      const page: TaskPage = await session.call('palace_tasks', { ...filters, limit: LIMITS.listMax, ...(cursor ? { cursor } : {}) });
       tasks.push(...(page.tasks as TaskView[]));
       if (!page.has_more || page.cursor === null) return tasks;
       cursor = page.cursor;
@@ -91,7 +91,7 @@ async function everyTask(ctx: CommandContext, filters: Record<string, unknown>):
 
 /** One task's state and history: palace_tasks filtered to its correlation id. */
 async function oneTask(session: ToolSession, correlationId: string): Promise<TaskView> {
-  const { tasks } = (await session.call('palace_tasks', { correlation_id: correlationId, limit: 1 })) as TaskPage;
+  const { tasks } = (await session.call('palace_tasks', { correlation_id: correlationId, limit: 1 }));
   const task = tasks[0] as TaskView | undefined;
   if (!task) throw new HubError('log.event_not_found', `no events with correlation_id '${correlationId}'`, { field: 'correlation_id' });
   return task;
@@ -109,12 +109,12 @@ async function withRequests(session: ToolSession, tasks: readonly TaskView[]): P
   for (let i = 0; i < correlationIds.length; i += LIMITS.filterValues) {
     let cursor: string | null = null;
     do {
-      const page = (await session.call('palace_event_list', {
+      const page: EventPage = await session.call('palace_event_list', {
         correlation_id: correlationIds.slice(i, i + LIMITS.filterValues),
         type: ['task.request'],
         limit: LIMITS.listMax,
         ...(cursor ? { since_event_id: cursor } : {}),
-      })) as EventPage;
+      });
       for (const e of page.events) if (e.correlation_id && wanted.get(e.correlation_id) === e.id) byId.set(e.id, e);
       cursor = page.has_more ? page.cursor : null;
     } while (cursor);
@@ -160,7 +160,7 @@ export function registerLogstream(program: Command): void {
             depends_on: (o.dependsOn as string[] | undefined)?.flatMap((d) => d.split(',')),
             body: bodyOf(o),
             metadata: jsonObject(str(o.metadata), '--metadata'),
-        })) as LogEvent;
+        }));
         ctx.out.result(event, () => `Appended:\n${eventLine(event)}`);
       }),
     );
@@ -175,7 +175,7 @@ export function registerLogstream(program: Command): void {
           ...filtersOf(o),
           before_event_id: flag(o.beforeEventId),
           order: flag(o.order),
-        })) as EventPage;
+        }));
         ctx.out.result(page, () => eventsText(page.events) + (page.has_more ? `\n(more: --since-event-id ${page.cursor})` : ''));
       }),
     );
@@ -185,7 +185,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const result = (await runTool(ctx.config, 'palace_event_wait', { ...filtersOf(o), timeout_ms: flag(wholeNumberArg(o.timeoutMs)) })) as WaitResult;
+        const result = (await runTool(ctx.config, 'palace_event_wait', { ...filtersOf(o), timeout_ms: flag(wholeNumberArg(o.timeoutMs)) }));
         ctx.out.result(result, () => (result.timed_out ? 'Timed out; no matching events.' : eventsText(result.events)));
         return result.timed_out ? EXIT.timeout : EXIT.ok;
       }),
@@ -209,7 +209,7 @@ export function registerLogstream(program: Command): void {
           status: flag(o.status),
           body: bodyOf(o),
           lease_ms: flag(o.lease),
-        })) as LogEvent & { claim?: ClaimOutcome };
+        }));
         ctx.out.result(ack, () => `Acknowledged ${eventId}:\n${eventLine(ack)}${ack.claim ? `\n${ack.claim.message}` : ''}`);
         // A lost claim exits 1, so `ack --status claimed && work` never duplicates someone's work.
         return ack.claim && !ack.claim.won ? EXIT.error : EXIT.ok;
@@ -225,9 +225,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx, ref: string) => {
         const o = ctx.opts;
-        const event = (await runTool(ctx.config, 'palace_task_renew', { event_id: ref, from_agent: writerName(ctx), lease_ms: flag(o.lease) })) as LogEvent & {
-          lease_expires_at?: string;
-        };
+        const event = (await runTool(ctx.config, 'palace_task_renew', { event_id: ref, from_agent: writerName(ctx), lease_ms: flag(o.lease) }));
         ctx.out.result(event, () => `Renewed ${event.correlation_id ?? ref}: lease until ${event.lease_expires_at}`);
       }),
     );
@@ -241,7 +239,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx, ref: string) => {
         const o = ctx.opts;
-        const event = (await runTool(ctx.config, 'palace_task_release', { event_id: ref, from_agent: writerName(ctx), reason: flag(o.reason) })) as LogEvent;
+        const event = (await runTool(ctx.config, 'palace_task_release', { event_id: ref, from_agent: writerName(ctx), reason: flag(o.reason) }));
         ctx.out.result(event, () => `Released the claim on ${event.correlation_id ?? ref}:\n${eventLine(event)}`);
       }),
     );
@@ -260,7 +258,7 @@ export function registerLogstream(program: Command): void {
         const session = await openToolSession(ctx.config, ['palace_task_ready', 'palace_event_list']);
         let tasks: WorkOrder[];
         try {
-          const ready = (await session.call('palace_task_ready', { agent, stream: flag(ctx.opts.stream), ...limit })) as { tasks: TaskView[] };
+          const ready = (await session.call('palace_task_ready', { agent, stream: flag(ctx.opts.stream), ...limit }));
           tasks = await withRequests(session, ready.tasks);
         } finally {
           await session.close();

@@ -85,7 +85,7 @@ interface ReserveResult {
 
 /** Reservations in force through the one road (the live hub, or the MCP server in-process). */
 async function reservationsOf(ctx: CommandContext, filter: Record<string, unknown>): Promise<{ reservations: Reservation[]; count: number }> {
-  return (await runTool(ctx.config, 'palace_reservations', filter)) as { reservations: Reservation[]; count: number };
+  return (await runTool(ctx.config, 'palace_reservations', filter));
 }
 
 export function registerReserve(program: Command): void {
@@ -111,7 +111,7 @@ export function registerReserve(program: Command): void {
           ttl_ms: flag(o.ttl),
           correlation_id: flag(o.task),
           force: Boolean(o.force),
-        })) as ReserveResult;
+        }));
         for (const r of result.overridden) ctx.out.warn(`forced over: ${describeHolder(r)}`);
         ctx.out.result(result, () => `Reserved (${result.reservation.reservation_id}):\n${reservationLine(result.reservation)}`);
       }),
@@ -143,7 +143,7 @@ export function registerReserve(program: Command): void {
     .action(
       action(async (ctx, id: string) => {
         const from = agentOf(ctx);
-        const event = (await runTool(ctx.config, 'palace_release', { reservation_id: id, from_agent: from })) as LogEvent;
+        const event = (await runTool(ctx.config, 'palace_release', { reservation_id: id, from_agent: from }));
         ctx.out.result(event, () => `Released ${id}.`);
       }),
     );

@@ -2,7 +2,7 @@
 // processed, reading through one tool road (the live hub, or the MCP server in-process). Exit 0 on a
 // match, 2 when --idle-exit-ms passes with nothing matched, 130 on Ctrl-C.
 
-import type { EventPage, WaitResult } from '../hub/src/core/types.js';
+import type { WaitResult } from '../hub/src/core/types.js';
 import { HubError, invalid } from '../hub/src/errors.js';
 import { LIMITS } from '../hub/src/core/validate.js';
 import type { CommandContext } from './context.js';
@@ -89,7 +89,7 @@ async function startCursor(road: ToolSession, filters: Filters, ctx: CommandCont
       ctx.out.note(`State file ${statePath} is unreadable (${state.reason}); replaying from the start rather than skipping events.`);
       return { cursor: null, fresh: false };
     case 'absent': {
-      const latest = (await road.call('palace_event_list', { order: 'desc', limit: 1 }));
+      const latest = await road.call('palace_event_list', { order: 'desc', limit: 1 });
       const tip = latest.events[0]?.id ?? null;
       if (tip)
         ctx.out.note(`Starting at the latest event (${tip}); earlier events are not replayed. Use --from-start to replay the log.`);
@@ -161,7 +161,7 @@ async function watch(ctx: CommandContext, first: ToolSession, reopen: () => Prom
       let result: WaitResult;
       try {
         const args = { ...filters, limit, ...(cursor ? { since_event_id: cursor } : {}), timeout_ms: timeout };
-        result = (await road.call('palace_event_wait', args, { signal: abort.signal }));
+        result = await road.call('palace_event_wait', args, { signal: abort.signal });
       } catch (err) {
         const busy = err instanceof HubError && err.code === 'http.busy';
         if (interrupted || (busy && Date.now() >= deadline)) result = { events: [], count: 0, has_more: false, cursor, timed_out: true };

@@ -13,8 +13,6 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 
 import { invalid } from '../../hub/src/errors.js';
-import type { PortableDrawer } from '../../hub/src/memory/drawers/memory.js';
-import type { KgFact } from '../../hub/src/kg/knowledge-graph.js';
 import { action, collect, type CommandContext } from '../context.js';
 import { EXPORT_FILES, emptyOutputDir, parseRecords, writeJsonl, writeMarkdown } from '../export-files.js';
 import { EXIT } from '../output.js';
@@ -42,15 +40,6 @@ function wholeNumber(flag: string, v: unknown): number | undefined {
   if (!Number.isInteger(n) || n < 1) throw invalid(flag, `${flag} must be a whole number ≥ 1`);
   return n;
 }
-
-
-type Checkpoint = {
-  dry_run: boolean;
-  added: Array<{ index: number; drawer_id: string; wing: string; room: string }>;
-  duplicates: Array<{ index: number; duplicate_of: string; similarity: number; within_call: boolean }>;
-  errors: Array<{ index: number; code: string; message: string }>;
-  diary?: { entry_id?: string; would_write?: true; error?: { message: string } };
-};
 
 type BulkMove = {
   dry_run: boolean;
@@ -90,13 +79,13 @@ function registerCheckpoint(program: Command): void {
         const threshold = o.threshold === undefined ? undefined : Number(o.threshold);
         if (threshold !== undefined && !(threshold > 0 && threshold <= 1)) throw invalid('--threshold', '--threshold must be a number in (0, 1]');
         const agent = str(o.agent) ?? ctx.config.agentName;
-        const r = (await call(ctx, 'palace_checkpoint', {
+        const r = await call(ctx, 'palace_checkpoint', {
           items: flag(items),
           ...(o.diary === undefined ? {} : { diary: flag({ agent, entry: o.diary, topic: o.topic }) }),
           dedup_threshold: threshold,
           dry_run: Boolean(o.dryRun),
           added_by: agent ?? 'cli',
-        }));
+        });
         ctx.out.result(r, () =>
           [
             `${r.dry_run ? 'Would file' : 'Filed'} ${r.added.length}, ${r.duplicates.length} duplicate${r.duplicates.length === 1 ? '' : 's'}, ${r.errors.length} error${r.errors.length === 1 ? '' : 's'}${r.dry_run ? ' (dry run: nothing written)' : ''}.`,
@@ -143,7 +132,7 @@ function registerBulkMove(program: Command): void {
         if (o.apply && !o.yes && !interactive)
           throw invalid('--yes', 'bulk-move --apply without a terminal needs --yes to confirm; nothing was moved');
         if (o.apply && !o.yes) {
-          const plan = (await call(ctx, 'palace_bulk_move', { ...args, dry_run: true }));
+          const plan = await call(ctx, 'palace_bulk_move', { ...args, dry_run: true });
           ctx.out.note(moveText(plan));
           if (plan.drawers_to_move === 0) {
             ctx.out.result(plan, () => 'Nothing to move.');
@@ -154,7 +143,7 @@ function registerBulkMove(program: Command): void {
             return EXIT.error;
           }
         }
-        const r = (await call(ctx, 'palace_bulk_move', { ...args, dry_run: !o.apply }));
+        const r = await call(ctx, 'palace_bulk_move', { ...args, dry_run: !o.apply });
         ctx.out.result(r, () => moveText(r));
         return EXIT.ok;
       }),
@@ -175,7 +164,7 @@ function registerPurgeAndPrune(program: Command): void {
         const o = ctx.opts;
         const args = { source_file: str(o.sourceFile), wing: str(o.wing), room: str(o.room) };
         if (!args.source_file && !args.wing && !args.room) throw invalid('--source-file', 'give --source-file, --wing and/or --room (an unfiltered purge is refused)');
-        const r = (await call(ctx, 'palace_purge', { ...args, dry_run: !o.confirm }));
+        const r = await call(ctx, 'palace_purge', { ...args, dry_run: !o.confirm });
         ctx.out.result(r, () =>
           [
             `${r.dry_run ? 'Would delete' : 'Deleted'} ${r.drawers} drawer${r.drawers === 1 ? '' : 's'} (${plural(r.rows, 'row')}).`,
@@ -198,12 +187,12 @@ function registerPurgeAndPrune(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const r = (await call(ctx, 'palace_prune', {
+        const r = await call(ctx, 'palace_prune', {
           stale_days: flag(wholeNumber('--stale-days', o.staleDays)),
           wing: str(o.wing),
           room: str(o.room),
           dry_run: !o.confirm,
-        }));
+        });
         ctx.out.result(r, () =>
           [
             `${r.dry_run ? 'Would prune' : 'Pruned'} ${r.stale} of ${r.scanned} drawers filed before ${r.cutoff}.`,
@@ -224,7 +213,7 @@ function registerRenameWing(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, wing: string, newWing: string) => {
-        const r = (await call(ctx, 'palace_rename_wing', { wing, new_wing: newWing, dry_run: Boolean(ctx.opts.dryRun) }));
+        const r = await call(ctx, 'palace_rename_wing', { wing, new_wing: newWing, dry_run: Boolean(ctx.opts.dryRun) });
         ctx.out.result(r, () =>
           [
             `${r.dry_run ? 'Would move' : 'Moved'} ${r.drawers} drawer${r.drawers === 1 ? '' : 's'} (${plural(r.rows, 'row')}) from ${wing} to ${newWing}${r.merged_into_existing ? ` (merged into the existing ${newWing})` : ''}.`,
@@ -339,10 +328,9 @@ function registerExportImport(program: Command): void {
         const drawers = records.filter((v) => !isFact(v));
         const facts = records.filter(isFact);
         const total = { drawers: { imported: 0, skipped: 0, refused: [] as unknown[] }, kg_facts: { imported: 0, skipped: 0, refused: [] as unknown[] } };
-        type Part = { imported: number; skipped: number; refused: Array<Record<string, unknown>> };
         const send = async (key: 'drawers' | 'kg_facts', list: unknown[]): Promise<void> => {
           for (const { start, rows } of importBatches(list)) {
-            const r = (await call(ctx, 'palace_import', { [key]: rows }));
+            const r = await call(ctx, 'palace_import', { [key]: rows });
             total[key].imported += r[key].imported;
             total[key].skipped += r[key].skipped;
             total[key].refused.push(...r[key].refused.map((x) => ({ ...x, index: Number(x.index) + start })));

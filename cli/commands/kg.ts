@@ -36,7 +36,7 @@ export function registerKg(program: Command): void {
     .action(
       action(async (ctx, subject: string, predicate: string, object: string) => {
         const o = ctx.opts;
-        const r = (await runTool(ctx.config, 'palace_kg_add', {
+        const r = await runTool(ctx.config, 'palace_kg_add', {
           subject,
           predicate,
           object,
@@ -46,7 +46,7 @@ export function registerKg(program: Command): void {
           object_type: flag(o.objectType),
           source_file: flag(o.sourceFile),
           added_by: ctx.config.agentName,
-        }));
+        });
         ctx.out.result(r, () => `${r.existing ? 'Already known' : 'Added'}: ${factLine(r.fact)}`);
       }),
     );
@@ -57,7 +57,7 @@ export function registerKg(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, subject: string, predicate: string, object: string) => {
-        const r = (await runTool(ctx.config, 'palace_kg_invalidate', { subject, predicate, object, ended: flag(ctx.opts.ended) }));
+        const r = await runTool(ctx.config, 'palace_kg_invalidate', { subject, predicate, object, ended: flag(ctx.opts.ended) });
         ctx.out.result(r, () => r.facts.map((f) => `Closed: ${factLine(f)}`).join('\n'));
       }),
     );
@@ -68,14 +68,14 @@ export function registerKg(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, subject: string, predicate: string, oldObject: string, newObject: string) => {
-        const r = (await runTool(ctx.config, 'palace_kg_supersede', {
+        const r = await runTool(ctx.config, 'palace_kg_supersede', {
           subject,
           predicate,
           old_object: oldObject,
           new_object: newObject,
           at: flag(ctx.opts.at),
           added_by: ctx.config.agentName,
-        }));
+        });
         ctx.out.result(r, () => [...r.invalidated.map((f) => `Closed: ${factLine(f)}`), `Added:  ${factLine(r.added)}`].join('\n'));
       }),
     );
@@ -87,7 +87,7 @@ export function registerKg(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, entity: string) => {
-        const r = (await runTool(ctx.config, 'palace_kg_query', { entity, as_of: flag(ctx.opts.asOf), direction: flag(ctx.opts.direction) }));
+        const r = await runTool(ctx.config, 'palace_kg_query', { entity, as_of: flag(ctx.opts.asOf), direction: flag(ctx.opts.direction) });
         ctx.out.result(r, () => (r.facts.length === 0 ? 'No facts.' : r.facts.map(factLine).join('\n')));
       }),
     );
@@ -110,7 +110,7 @@ export function registerKg(program: Command): void {
         const rows: KgFact[] = [];
         let page: Page;
         do {
-          page = (await runTool(ctx.config, 'palace_kg_timeline', { entity, as_of: flag(o.asOf), limit, cursor }));
+          page = await runTool(ctx.config, 'palace_kg_timeline', { entity, as_of: flag(o.asOf), limit, cursor });
           rows.push(...page.timeline);
           cursor = page.next_cursor ?? undefined;
         } while (o.all && cursor);

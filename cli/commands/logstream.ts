@@ -5,8 +5,7 @@
 import type { Command } from 'commander';
 
 import { stalledFilter } from '../../hub/src/core/task-state.js';
-import type { EventPage, LogEvent, WaitResult } from '../../hub/src/core/types.js';
-import type { ClaimOutcome } from '../../hub/src/logstream/claims.js';
+import type { EventPage, LogEvent } from '../../hub/src/core/types.js';
 import type { TaskView } from '../../hub/src/logstream/coordination.js';
 import type { TaskPage } from '../../hub/src/logstream/task-projection.js';
 
@@ -91,7 +90,7 @@ async function everyTask(ctx: CommandContext, filters: Record<string, unknown>):
 
 /** One task's state and history: palace_tasks filtered to its correlation id. */
 async function oneTask(session: ToolSession, correlationId: string): Promise<TaskView> {
-  const { tasks } = (await session.call('palace_tasks', { correlation_id: correlationId, limit: 1 }));
+  const { tasks } = await session.call('palace_tasks', { correlation_id: correlationId, limit: 1 });
   const task = tasks[0] as TaskView | undefined;
   if (!task) throw new HubError('log.event_not_found', `no events with correlation_id '${correlationId}'`, { field: 'correlation_id' });
   return task;
@@ -146,7 +145,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const event = (await runTool(ctx.config, 'palace_event_append', {
+        const event = await runTool(ctx.config, 'palace_event_append', {
             type: flag(o.type),
             stream: flag(o.stream),
             room: flag(o.room),
@@ -160,7 +159,7 @@ export function registerLogstream(program: Command): void {
             depends_on: (o.dependsOn as string[] | undefined)?.flatMap((d) => d.split(',')),
             body: bodyOf(o),
             metadata: jsonObject(str(o.metadata), '--metadata'),
-        }));
+        });
         ctx.out.result(event, () => `Appended:\n${eventLine(event)}`);
       }),
     );
@@ -171,11 +170,11 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const page = (await runTool(ctx.config, 'palace_event_list', {
+        const page = await runTool(ctx.config, 'palace_event_list', {
           ...filtersOf(o),
           before_event_id: flag(o.beforeEventId),
           order: flag(o.order),
-        }));
+        });
         ctx.out.result(page, () => eventsText(page.events) + (page.has_more ? `\n(more: --since-event-id ${page.cursor})` : ''));
       }),
     );
@@ -185,7 +184,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const result = (await runTool(ctx.config, 'palace_event_wait', { ...filtersOf(o), timeout_ms: flag(wholeNumberArg(o.timeoutMs)) }));
+        const result = await runTool(ctx.config, 'palace_event_wait', { ...filtersOf(o), timeout_ms: flag(wholeNumberArg(o.timeoutMs)) });
         ctx.out.result(result, () => (result.timed_out ? 'Timed out; no matching events.' : eventsText(result.events)));
         return result.timed_out ? EXIT.timeout : EXIT.ok;
       }),
@@ -203,13 +202,13 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx, eventId: string) => {
         const o = ctx.opts;
-        const ack = (await runTool(ctx.config, 'palace_event_ack', {
+        const ack = await runTool(ctx.config, 'palace_event_ack', {
           event_id: eventId,
           from_agent: writerName(ctx),
           status: flag(o.status),
           body: bodyOf(o),
           lease_ms: flag(o.lease),
-        }));
+        });
         ctx.out.result(ack, () => `Acknowledged ${eventId}:\n${eventLine(ack)}${ack.claim ? `\n${ack.claim.message}` : ''}`);
         // A lost claim exits 1, so `ack --status claimed && work` never duplicates someone's work.
         return ack.claim && !ack.claim.won ? EXIT.error : EXIT.ok;
@@ -225,7 +224,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx, ref: string) => {
         const o = ctx.opts;
-        const event = (await runTool(ctx.config, 'palace_task_renew', { event_id: ref, from_agent: writerName(ctx), lease_ms: flag(o.lease) }));
+        const event = await runTool(ctx.config, 'palace_task_renew', { event_id: ref, from_agent: writerName(ctx), lease_ms: flag(o.lease) });
         ctx.out.result(event, () => `Renewed ${event.correlation_id ?? ref}: lease until ${event.lease_expires_at}`);
       }),
     );
@@ -239,7 +238,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx, ref: string) => {
         const o = ctx.opts;
-        const event = (await runTool(ctx.config, 'palace_task_release', { event_id: ref, from_agent: writerName(ctx), reason: flag(o.reason) }));
+        const event = await runTool(ctx.config, 'palace_task_release', { event_id: ref, from_agent: writerName(ctx), reason: flag(o.reason) });
         ctx.out.result(event, () => `Released the claim on ${event.correlation_id ?? ref}:\n${eventLine(event)}`);
       }),
     );
@@ -258,7 +257,7 @@ export function registerLogstream(program: Command): void {
         const session = await openToolSession(ctx.config, ['palace_task_ready', 'palace_event_list']);
         let tasks: WorkOrder[];
         try {
-          const ready = (await session.call('palace_task_ready', { agent, stream: flag(ctx.opts.stream), ...limit }));
+          const ready = await session.call('palace_task_ready', { agent, stream: flag(ctx.opts.stream), ...limit });
           tasks = await withRequests(session, ready.tasks);
         } finally {
           await session.close();

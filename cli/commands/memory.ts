@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 
 import { HubError, invalid } from '../../hub/src/errors.js';
-import type { DrawerView, SearchHit } from '../../hub/src/memory/drawers/memory.js';
+import type { DrawerView } from '../../hub/src/memory/drawers/memory.js';
 import { stdoutColor } from '../config.js';
 import { action, collect, type CommandContext } from '../context.js';
 import { EXIT } from '../output.js';
@@ -58,7 +58,7 @@ export function registerMemory(program: Command): void {
         const o = ctx.opts;
         const limit = o.limit === undefined ? undefined : Number(o.limit);
         if (limit !== undefined && !Number.isInteger(limit)) throw invalid('--limit', '--limit must be a whole number');
-        const result = (await call(ctx, 'palace_search', { query, wing: flag(o.wing), room: flag(o.room), tags: flag(o.tag), limit, mode: flag(o.mode) }));
+        const result = await call(ctx, 'palace_search', { query, wing: flag(o.wing), room: flag(o.room), tags: flag(o.tag), limit, mode: flag(o.mode) });
         ctx.out.result(result, () =>
           [
             ...(result.sanitized_query ? [`(searched for: ${result.sanitized_query})`] : []),
@@ -75,7 +75,7 @@ export function registerMemory(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
-        const s = (await call(ctx, 'palace_status', { include_memory: true }));
+        const s = await call(ctx, 'palace_status', { include_memory: true });
         ctx.out.result(s, () => {
           const m = s.memory;
           const emb = m.loaded ? m.embedder : undefined;
@@ -97,7 +97,7 @@ export function registerMemory(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, id: string) => {
-        const d = (await call(ctx, 'palace_get_drawer', { drawer_id: id }));
+        const d = await call(ctx, 'palace_get_drawer', { drawer_id: id });
         ctx.out.result(d, () => drawerText(d));
       }),
     );
@@ -116,7 +116,7 @@ export function registerMemory(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const r = (await call(ctx, 'palace_add_drawer', {
+        const r = await call(ctx, 'palace_add_drawer', {
           wing: flag(o.wing),
           room: flag(o.room),
           content: contentOf(o),
@@ -124,7 +124,7 @@ export function registerMemory(program: Command): void {
           source_file: flag(o.sourceFile),
           added_by: flag(o.addedBy ?? ctx.config.agentName ?? 'cli'),
           force: Boolean(o.force),
-        }));
+        });
         ctx.out.result(r, () =>
           r.filed
             ? `Filed ${r.drawer_id}${r.chunk_ids ? ` (${r.chunk_ids.length} chunks)` : ''}`
@@ -139,7 +139,7 @@ export function registerMemory(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, id: string) => {
-        const r = (await call(ctx, 'palace_delete_drawer', { drawer_id: id }));
+        const r = await call(ctx, 'palace_delete_drawer', { drawer_id: id });
         ctx.out.result(r, () => `Deleted ${id} (${r.deleted} row${r.deleted === 1 ? '' : 's'}).`);
       }),
     );
@@ -154,7 +154,7 @@ export function registerMemory(program: Command): void {
       action(async (ctx, id: string) => {
         const o = ctx.opts;
         if (o.wing === undefined && o.room === undefined && o.tag === undefined) throw invalid('--wing', 'give --wing, --room or --tag');
-        const d = (await call(ctx, 'palace_update_drawer', { drawer_id: id, wing: flag(o.wing), room: flag(o.room), tags: flag(o.tag) }));
+        const d = await call(ctx, 'palace_update_drawer', { drawer_id: id, wing: flag(o.wing), room: flag(o.room), tags: flag(o.tag) });
         ctx.out.result(d, () => `Updated ${d.drawer_id}: now ${d.wing}/${d.room}${d.tags.length ? ` tags ${d.tags.join(', ')}` : ''}`);
       }),
     );
@@ -188,7 +188,7 @@ export function registerMemory(program: Command): void {
         const threshold = o.threshold === undefined ? undefined : Number(o.threshold);
         let r: { is_duplicate: boolean; matches: Array<{ drawer_id: string; wing: string; room: string; similarity: number }> };
         try {
-          r = (await call(ctx, 'palace_check_duplicate', { content: contentOf(o), threshold }));
+          r = await call(ctx, 'palace_check_duplicate', { content: contentOf(o), threshold });
         } catch (err) {
           // Without a working vector index a duplicate check cannot answer: always exit 2.
           if (err instanceof HubError && err.code.startsWith('memory.')) {
@@ -218,11 +218,11 @@ export function registerMemory(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const r = (await call(ctx, 'palace_list_tags', {
+        const r = await call(ctx, 'palace_list_tags', {
           wing: flag(o.wing),
           room: flag(o.room),
           min_count: o.minCount === undefined ? undefined : Number(o.minCount),
-        }));
+        });
         ctx.out.result(r, () => counts('tags', r.tags));
       }),
     );
@@ -233,7 +233,7 @@ export function registerMemory(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
-        const r = (await call(ctx, 'palace_list_wings', {}));
+        const r = await call(ctx, 'palace_list_wings', {});
         ctx.out.result(r, () => counts('wings', r.wings));
       }),
     );

@@ -9,8 +9,6 @@ import { watch } from 'chokidar';
 
 import { HubError, invalid } from '../../hub/src/errors.js';
 import { ADAPTERS, resolveAdapter } from '../../hub/src/mine/adapters.js';
-import type { MineJob } from '../../hub/src/mine/jobs.js';
-import type { MinedFileEntry } from '../../hub/src/mine/manifest.js';
 import { mineSummary, type MineReport } from '../../hub/src/mine/miner.js';
 import { splitTranscripts } from '../../hub/src/mine/split.js';
 import { SKIP_DIRS } from '../../hub/src/mine/walk.js';
@@ -178,11 +176,11 @@ export function registerMine(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const r = (await runTool(ctx.config, 'palace_mined', {
+        const r = await runTool(ctx.config, 'palace_mined', {
           wing: flag(o.wing),
           source: typeof o.source === 'string' ? resolve(o.source) : undefined,
           limit: o.files ? 10_000 : 0,
-        }));
+        });
         ctx.out.result(r, () => {
           if (r.sources.length === 0) return 'Nothing mined yet.';
           const lines = r.sources.map((s) => `${s.root}  → ${s.wing} (${s.mode}): ${s.files} files, ${s.drawers} drawers, last ${s.last_mined_at}`);

@@ -7,7 +7,6 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 
 import type { Command } from 'commander';
 
-import type { LogEvent } from '../../hub/src/core/types.js';
 import { pathMatches } from '../../hub/src/core/globs.js';
 import { LOGSTREAM_FILE } from '../../hub/src/core/palace-files.js';
 import { describeHolder, type Reservation } from '../../hub/src/core/task-state.js';
@@ -38,7 +37,6 @@ function git(repo: string, args: readonly string[]): string {
     throw invalid('--repo', `git ${args[0] ?? ''} failed in ${repo}: ${(e.stderr ?? e.message).trim()}`);
   }
 }
-
 
 /** The hook script: runs `palace guard check --staged`; blocks only on its "refused" exit (3). */
 export function guardScript(options: { node: string; palace: string; palaceDir: string; agent?: string | undefined; stream?: string | undefined }): string {
@@ -78,11 +76,6 @@ export function guardHits(paths: readonly string[], reservations: readonly Reser
   return hits;
 }
 
-interface ReserveResult {
-  reservation: Reservation;
-  overridden: Reservation[];
-}
-
 /** Reservations in force through the one road (the live hub, or the MCP server in-process). */
 async function reservationsOf(ctx: CommandContext, filter: Record<string, unknown>): Promise<{ reservations: Reservation[]; count: number }> {
   return (await runTool(ctx.config, 'palace_reservations', filter));
@@ -103,7 +96,7 @@ export function registerReserve(program: Command): void {
       action(async (ctx, paths: string[]) => {
         const o = ctx.opts;
         const from = agentOf(ctx);
-        const result = (await runTool(ctx.config, 'palace_reserve', {
+        const result = await runTool(ctx.config, 'palace_reserve', {
           paths,
           stream: flag(o.stream),
           from_agent: from,
@@ -111,7 +104,7 @@ export function registerReserve(program: Command): void {
           ttl_ms: flag(o.ttl),
           correlation_id: flag(o.task),
           force: Boolean(o.force),
-        }));
+        });
         for (const r of result.overridden) ctx.out.warn(`forced over: ${describeHolder(r)}`);
         ctx.out.result(result, () => `Reserved (${result.reservation.reservation_id}):\n${reservationLine(result.reservation)}`);
       }),
@@ -143,7 +136,7 @@ export function registerReserve(program: Command): void {
     .action(
       action(async (ctx, id: string) => {
         const from = agentOf(ctx);
-        const event = (await runTool(ctx.config, 'palace_release', { reservation_id: id, from_agent: from }));
+        const event = await runTool(ctx.config, 'palace_release', { reservation_id: id, from_agent: from });
         ctx.out.result(event, () => `Released ${id}.`);
       }),
     );

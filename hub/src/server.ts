@@ -106,7 +106,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
 
   const palace = openPalace(config, { role: 'hub', log, readOnly, networkExposed: !isLoopbackHost(host), hubToken: token !== undefined, syncService: SyncService });
   const { services } = palace;
-  const { logstream, memory, stats, startedAt } = services;
+  const { logstream, stats, startedAt } = services;
   const lock = createRequestLock();
   const sse = { clients: 0 };
   /** How a client starts `palace mcp` for this hub's palace, absolute (launcher.ts); the dashboard prints it. */

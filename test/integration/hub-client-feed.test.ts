@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { createEventFeed, type FeedMode } from '../../hub/src/client/event-feed.js';
 import { createHubClient, HubClientError } from '../../hub/src/client/hub-client.js';
-import type { EventPage, LogEvent } from '../../hub/src/core/types.js';
+import type { LogEvent } from '../../hub/src/core/types.js';
 import type { Hub } from '../../hub/src/server.js';
 import { makeHubDirs, startTestHub, waitUntil, type HubDirs } from '../helpers/hub.js';
 

@@ -9,15 +9,16 @@ import { join } from 'node:path';
 import type { PalaceConfig } from '../hub/src/config.js';
 import { LOGSTREAM_FILE } from '../hub/src/core/palace-files.js';
 import { computeInbox, type InboxLog, type InboxResult } from '../hub/src/core/inbox.js';
-import type { EventPage } from '../hub/src/core/types.js';
+import type { ArgsOf, ResultOf } from '../hub/src/mcp/contract.js';
 import { eventQuery } from '../hub/src/core/validate.js';
 import { defaultStatePath, readState, writeState } from './watch-state.js';
 
 export { INBOX_TYPES, type InboxLog, type InboxResult } from '../hub/src/core/inbox.js';
 
-/** The inbox over a tool caller (runTool: the live hub, or the MCP server in-process). */
-export function toolInboxLog(call: (name: string, args: Record<string, unknown>) => Promise<unknown>): InboxLog {
-  return async (query) => (await call('palace_event_list', query as Record<string, unknown>)) as EventPage;
+/** The inbox over palace_event_list (runTool: the live hub, or the MCP server in-process). */
+export function toolInboxLog(list: (args: ArgsOf<'palace_event_list'>) => Promise<ResultOf<'palace_event_list'>>): InboxLog {
+  // The inbox's query (core/inbox.ts) is an event filter: the names palace_event_list takes.
+  return (query) => list(query as ArgsOf<'palace_event_list'>);
 }
 
 /**

@@ -1,12 +1,18 @@
-// The CLI's one road into the palace: a tool call goes through the typed hub client to this palace's
+// The CLI's one road into the palace: a tool call goes through the typed tool client to this palace's
 // live hub (so the hub stays the only writer and wakes its waiters at once), or, with no hub, through
-// the same MCP server in-process over an in-memory transport (same zod validation, same errors).
+// the same client to the same MCP server in-process, as a JSON-RPC handler (same zod validation, same
+// errors). Arguments and results are typed by the wire contract (hub/src/mcp/contract.ts).
 
 import type { PalaceConfig } from '../hub/src/config.js';
 import { ERROR_CODES, HubError, type ErrorCode } from '../hub/src/errors.js';
-import type { HubClientError, ToolCallOptions } from '../hub/src/client/hub-client.js';
+import type { HubClientError, ToolCallOptions, ToolClient } from '../hub/src/client/tool-client.js';
+import type { ArgsOf, ResultOf, ToolName } from '../hub/src/mcp/contract.js';
 import { liveHub, type LiveHub } from '../hub/src/registration.js';
 import { unauthorized } from './hub-auth.js';
+import type { CliArgs } from './tool-args.js';
+
+/** The one place a command's flags become the contract's arguments: the tool's zod schema checks them where it runs. */
+const checkedThere = <N extends ToolName>(args: CliArgs<N>): ArgsOf<N> => args as ArgsOf<N>;
 
 /** Options of one CLI tool call. */
 export interface RunToolOptions {
@@ -30,7 +36,7 @@ function fromClient(err: unknown, base: string, sentToken = false): HubError {
 /** A caller of tools on one road, for a command that makes many calls (watch): open once, close once. */
 export interface ToolSession {
   /** Calls a tool; with a signal, an abort rejects at once (the hub request is cancelled too). */
-  call(name: string, args: Record<string, unknown>, options?: ToolCallOptions): Promise<unknown>;
+  call<N extends ToolName>(name: N, args: CliArgs<N>, options?: ToolCallOptions): Promise<ResultOf<N>>;
   close(): Promise<void>;
 }
 
@@ -42,7 +48,7 @@ function hubSession(hub: LiveHub, agentToken: string | undefined): ToolSession {
       const [{ createHubClient }, { httpFetch }] = await Promise.all([import('../hub/src/client/hub-client.js'), import('./http-fetch.js')]);
       for (let i = first; ; i++) {
         try {
-          const result = await createHubClient({ baseUrl: hub.url, token: tokens[i], agentToken, fetch: httpFetch }).callTool(name, args, options.signal, options);
+          const result = await createHubClient({ baseUrl: hub.url, token: tokens[i], agentToken, fetch: httpFetch }).call(name, checkedThere<typeof name>(args), options);
           first = i;
           return result;
         } catch (err) {
@@ -97,11 +103,11 @@ async function inProcessSession(config: Readonly<PalaceConfig>, names: readonly 
           );
       },
     });
+    const client: ToolClient = server.client;
     return {
       async call(name, args, options = {}) {
-        const { signal, ...rest } = options;
         try {
-          return await abortable(server.callTool(name, args, rest), signal);
+          return await abortable(client.call(name, checkedThere<typeof name>(args), options), options.signal);
         } catch (err) {
           throw fromClient(err, 'this process');
         }
@@ -126,13 +132,13 @@ export async function openToolSession(config: Readonly<PalaceConfig>, names: rea
   return hub ? hubSession(hub, config.agentToken) : inProcessSession(config, names);
 }
 
-/** Calls a tool through the live hub (unless PALACE_HUB_FORWARD=0) or in-process. */
-export async function runTool(
+/** Calls a tool through the live hub (unless PALACE_HUB_FORWARD=0) or in-process: typed by the wire contract. */
+export async function runTool<N extends ToolName>(
   config: Readonly<PalaceConfig>,
-  name: string,
-  args: Record<string, unknown>,
+  name: N,
+  args: CliArgs<N>,
   options: RunToolOptions = {},
-): Promise<unknown> {
+): Promise<ResultOf<N>> {
   const session = await openToolSession(config, [name]);
   try {
     return await session.call(name, args, options.onProgress ? { onProgress: options.onProgress } : {});

@@ -2,13 +2,14 @@
 // processed, reading through one tool road (the live hub, or the MCP server in-process). Exit 0 on a
 // match, 2 when --idle-exit-ms passes with nothing matched, 130 on Ctrl-C.
 
-import type { EventPage, WaitResult } from '../hub/src/core/types.js';
+import type { WaitResult } from '../hub/src/core/types.js';
 import { HubError, invalid } from '../hub/src/errors.js';
 import { LIMITS } from '../hub/src/core/validate.js';
 import type { CommandContext } from './context.js';
 import { eventsText } from './format.js';
 import { EXIT } from './output.js';
 import { wholeNumberArg } from './read-input.js';
+import { flag } from './tool-args.js';
 import { openToolSession, type ToolSession } from './tool-runner.js';
 import { defaultStatePath, readState, writeState } from './watch-state.js';
 
@@ -88,7 +89,7 @@ async function startCursor(road: ToolSession, filters: Filters, ctx: CommandCont
       ctx.out.note(`State file ${statePath} is unreadable (${state.reason}); replaying from the start rather than skipping events.`);
       return { cursor: null, fresh: false };
     case 'absent': {
-      const latest = (await road.call('palace_event_list', { order: 'desc', limit: 1 })) as EventPage;
+      const latest = await road.call('palace_event_list', { order: 'desc', limit: 1 });
       const tip = latest.events[0]?.id ?? null;
       if (tip)
         ctx.out.note(`Starting at the latest event (${tip}); earlier events are not replayed. Use --from-start to replay the log.`);
@@ -125,14 +126,14 @@ async function watch(ctx: CommandContext, first: ToolSession, reopen: () => Prom
   const filters = {
     to_agent: [...list(o.toAgent), ...(agent ? [agent] : [])],
     exclude_from_agent: [...list(o.excludeFromAgent), ...(agent ? [agent] : [])],
-    from_agent: o.fromAgent,
-    type: o.type,
-    status: o.status,
-    correlation_id: o.correlationId,
-    stream: o.stream,
-    room: o.room,
+    from_agent: flag(o.fromAgent),
+    type: flag(o.type),
+    status: flag(o.status),
+    correlation_id: flag(o.correlationId),
+    stream: flag(o.stream),
+    room: flag(o.room),
   };
-  const limit = wholeNumberArg(o.limit);
+  const limit = flag(wholeNumberArg(o.limit));
   await road.call('palace_event_list', { ...filters, limit }); // validate every filter before touching the state file
   const statePath =
     typeof o.stateFile === 'string' ? (o.stateFile === '' ? undefined : o.stateFile) : agent ? defaultStatePath(ctx.config.home, agent) : undefined;
@@ -160,7 +161,7 @@ async function watch(ctx: CommandContext, first: ToolSession, reopen: () => Prom
       let result: WaitResult;
       try {
         const args = { ...filters, limit, ...(cursor ? { since_event_id: cursor } : {}), timeout_ms: timeout };
-        result = (await road.call('palace_event_wait', args, { signal: abort.signal })) as WaitResult;
+        result = await road.call('palace_event_wait', args, { signal: abort.signal });
       } catch (err) {
         const busy = err instanceof HubError && err.code === 'http.busy';
         if (interrupted || (busy && Date.now() >= deadline)) result = { events: [], count: 0, has_more: false, cursor, timed_out: true };

@@ -6,7 +6,7 @@
 import { createEventFeed, type EventFeed, type FeedMode } from '../hub/src/client/event-feed.js';
 import type { HubClient } from '../hub/src/client/hub-client.js';
 import { projectTasks } from '../hub/src/core/task-state.js';
-import type { EventPage, LogEvent } from '../hub/src/core/types.js';
+import type { LogEvent } from '../hub/src/core/types.js';
 
 const TASK_TYPES = ['task.request', 'task.reply', 'patch.ready', 'event.ack'];
 const HISTORY_PAGES = 20;
@@ -43,7 +43,7 @@ export class TaskWatcher {
     let before: string | undefined;
     try {
       for (let i = 0; i < HISTORY_PAGES; i++) {
-        const page = await client.callTool<EventPage>('palace_event_list', {
+        const page = await client.call('palace_event_list', {
           type: TASK_TYPES,
           order: 'desc',
           limit: 500,

@@ -18,7 +18,7 @@ export const HUB_LAYERS = [
   ['search'],
   ['memory'],
   ['mine', 'sync', 'migrate', 'identity'],
-  ['services', 'palace'],
+  ['services', 'palace', 'status'],
   ['mcp'],
   ['http'],
   ['server', 'main'],
@@ -106,7 +106,10 @@ export function unitOf(file) {
   return `hub:${m[1]}`;
 }
 
-function verdict(fromFile, fromUnit, toUnit, typeOnly) {
+/** The wire contract (types only): the browser-safe client may import it type-only, since it loads nothing. */
+const CONTRACT = 'hub/src/mcp/contract';
+
+function verdict(fromFile, fromUnit, toUnit, typeOnly, target) {
   if (!toUnit || toUnit === fromUnit) return undefined;
   if (fromUnit === 'cli') {
     if (toUnit === 'cli' || typeOnly) return undefined;
@@ -118,7 +121,12 @@ function verdict(fromFile, fromUnit, toUnit, typeOnly) {
   if (toUnit === 'cli') return 'hub code never imports from cli/';
   const from = fromUnit.slice(4);
   const to = toUnit.slice(4);
-  if (from === 'client') return to === 'core' ? undefined : `hub/src/client runs in the browser too: it imports only core/, not ${to}`;
+  if (from === 'client') {
+    if (to === 'core') return undefined;
+    const rel = relative(ROOT, target).split(sep).join('/').replace(/\.(js|ts)$/, '');
+    if (typeOnly && rel === CONTRACT) return undefined;
+    return `hub/src/client runs in the browser too: it imports only core/ (and the wire contract, type-only), not ${to}`;
+  }
   if (to === 'client') return undefined;
   const a = RANK.get(from);
   const b = RANK.get(to);
@@ -138,7 +146,7 @@ const layersRule = {
       if (!source || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
       const target = resolve(dirname(file), source.value);
       const toUnit = unitOf(target);
-      const message = fromUnit === 'hub:logstream' && toUnit === 'hub:logstream' ? logstreamVerdict(file, target) : verdict(file, fromUnit, toUnit, typeOnly);
+      const message = fromUnit === 'hub:logstream' && toUnit === 'hub:logstream' ? logstreamVerdict(file, target) : verdict(file, fromUnit, toUnit, typeOnly, target);
       if (message) context.report({ node: source, message });
     };
     return {

@@ -89,11 +89,11 @@ export function registerAgent(program: Command): void {
     .action(
       action(async (ctx, name: string) => {
         const by = typeof ctx.opts.by === 'string' ? ctx.opts.by : ctx.config.agentName;
-        const result = (await runTool(ctx.config, 'palace_agent_retire', {
+        const result = await runTool(ctx.config, 'palace_agent_retire', {
           name,
           ...(by ? { from_agent: by } : {}),
           ...(typeof ctx.opts.reason === 'string' ? { reason: ctx.opts.reason } : {}),
-        })) as { retired_by: string; released_claims: string[]; released_reservations: string[]; event: { id: string } };
+        });
         ctx.out.result(result, () =>
           [
             `Retired ${name} (by ${result.retired_by}): its secret is revoked for good.`,

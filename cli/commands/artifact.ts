@@ -4,11 +4,10 @@ import { writeFileSync } from 'node:fs';
 
 import type { Command } from 'commander';
 
-import type { Artifact } from '../../hub/src/core/types.js';
-import type { StoredArtifact } from '../../hub/src/logstream/logstream.js';
 import { action } from '../context.js';
 import { artifactText } from '../format.js';
 import { jsonObject, readText } from '../read-input.js';
+import { flag } from '../tool-args.js';
 import { runTool } from '../tool-runner.js';
 
 export function registerArtifact(program: Command): void {
@@ -26,12 +25,12 @@ export function registerArtifact(program: Command): void {
       action(async (ctx) => {
         const o = ctx.opts;
         const content = readText(String(o.file), o.file === '-' ? 'stdin' : '--file');
-        const stored = (await runTool(ctx.config, 'palace_artifact_put', {
-          kind: o.kind,
-          created_by: o.createdBy,
+        const stored = await runTool(ctx.config, 'palace_artifact_put', {
+          kind: flag(o.kind),
+          created_by: flag(o.createdBy),
           content,
           metadata: jsonObject(typeof o.metadata === 'string' ? o.metadata : undefined, '--metadata'),
-        })) as StoredArtifact;
+        });
         for (const warning of stored.warnings ?? []) ctx.out.warn(warning);
         ctx.out.result(stored, () => artifactText(stored));
       }),
@@ -45,7 +44,7 @@ export function registerArtifact(program: Command): void {
     .action(
       action(async (ctx, id: string) => {
         const o = ctx.opts;
-        const artifact = (await runTool(ctx.config, 'palace_artifact_get', { artifact_id: id })) as Artifact;
+        const artifact = await runTool(ctx.config, 'palace_artifact_get', { artifact_id: id });
         const bytes = Buffer.from(artifact.content, 'utf8');
         if (typeof o.out === 'string') {
           writeFileSync(o.out, bytes);

@@ -13,12 +13,12 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 
 import { invalid } from '../../hub/src/errors.js';
-import type { PortableDrawer } from '../../hub/src/memory/drawers/memory.js';
-import type { KgFact } from '../../hub/src/kg/knowledge-graph.js';
 import { action, collect, type CommandContext } from '../context.js';
 import { EXPORT_FILES, emptyOutputDir, parseRecords, writeJsonl, writeMarkdown } from '../export-files.js';
 import { EXIT } from '../output.js';
 import { readText } from '../read-input.js';
+import { flag, type CliArgs } from '../tool-args.js';
+import type { ResultOf, ToolName } from '../../hub/src/mcp/contract.js';
 import { runTool } from '../tool-runner.js';
 import { askYesNo } from '../ask.js';
 
@@ -28,7 +28,7 @@ const EXPORT_PAGE = 1000;
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-const call = (ctx: CommandContext, name: string, args: Record<string, unknown>) => runTool(ctx.config, name, args);
+const call = <N extends ToolName>(ctx: CommandContext, name: N, args: CliArgs<N>) => runTool(ctx.config, name, args);
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
@@ -40,15 +40,6 @@ function wholeNumber(flag: string, v: unknown): number | undefined {
   if (!Number.isInteger(n) || n < 1) throw invalid(flag, `${flag} must be a whole number ≥ 1`);
   return n;
 }
-
-
-type Checkpoint = {
-  dry_run: boolean;
-  added: Array<{ index: number; drawer_id: string; wing: string; room: string }>;
-  duplicates: Array<{ index: number; duplicate_of: string; similarity: number; within_call: boolean }>;
-  errors: Array<{ index: number; code: string; message: string }>;
-  diary?: { entry_id?: string; would_write?: true; error?: { message: string } };
-};
 
 type BulkMove = {
   dry_run: boolean;
@@ -88,13 +79,13 @@ function registerCheckpoint(program: Command): void {
         const threshold = o.threshold === undefined ? undefined : Number(o.threshold);
         if (threshold !== undefined && !(threshold > 0 && threshold <= 1)) throw invalid('--threshold', '--threshold must be a number in (0, 1]');
         const agent = str(o.agent) ?? ctx.config.agentName;
-        const r = (await call(ctx, 'palace_checkpoint', {
-          items,
-          ...(o.diary === undefined ? {} : { diary: { agent, entry: o.diary, topic: o.topic } }),
+        const r = await call(ctx, 'palace_checkpoint', {
+          items: flag(items),
+          ...(o.diary === undefined ? {} : { diary: flag({ agent, entry: o.diary, topic: o.topic }) }),
           dedup_threshold: threshold,
           dry_run: Boolean(o.dryRun),
           added_by: agent ?? 'cli',
-        })) as Checkpoint;
+        });
         ctx.out.result(r, () =>
           [
             `${r.dry_run ? 'Would file' : 'Filed'} ${r.added.length}, ${r.duplicates.length} duplicate${r.duplicates.length === 1 ? '' : 's'}, ${r.errors.length} error${r.errors.length === 1 ? '' : 's'}${r.dry_run ? ' (dry run: nothing written)' : ''}.`,
@@ -129,7 +120,7 @@ function registerBulkMove(program: Command): void {
           from_wing: str(o.fromWing),
           from_room: str(o.fromRoom),
           source_file: str(o.sourceFile),
-          tags: o.tag,
+          tags: o.tag as string[] | undefined, // commander's collect(): a list of strings
           ids: ids.length > 0 ? ids : undefined,
           to_wing: str(o.toWing),
           to_room: str(o.toRoom),
@@ -141,7 +132,7 @@ function registerBulkMove(program: Command): void {
         if (o.apply && !o.yes && !interactive)
           throw invalid('--yes', 'bulk-move --apply without a terminal needs --yes to confirm; nothing was moved');
         if (o.apply && !o.yes) {
-          const plan = (await call(ctx, 'palace_bulk_move', { ...args, dry_run: true })) as BulkMove;
+          const plan = await call(ctx, 'palace_bulk_move', { ...args, dry_run: true });
           ctx.out.note(moveText(plan));
           if (plan.drawers_to_move === 0) {
             ctx.out.result(plan, () => 'Nothing to move.');
@@ -152,7 +143,7 @@ function registerBulkMove(program: Command): void {
             return EXIT.error;
           }
         }
-        const r = (await call(ctx, 'palace_bulk_move', { ...args, dry_run: !o.apply })) as BulkMove;
+        const r = await call(ctx, 'palace_bulk_move', { ...args, dry_run: !o.apply });
         ctx.out.result(r, () => moveText(r));
         return EXIT.ok;
       }),
@@ -173,13 +164,7 @@ function registerPurgeAndPrune(program: Command): void {
         const o = ctx.opts;
         const args = { source_file: str(o.sourceFile), wing: str(o.wing), room: str(o.room) };
         if (!args.source_file && !args.wing && !args.room) throw invalid('--source-file', 'give --source-file, --wing and/or --room (an unfiltered purge is refused)');
-        const r = (await call(ctx, 'palace_purge', { ...args, dry_run: !o.confirm })) as {
-          dry_run: boolean;
-          drawers: number;
-          rows: number;
-          sample: Array<{ drawer_id: string; wing: string; room: string; source_file: string | null }>;
-          listed_all: boolean;
-        };
+        const r = await call(ctx, 'palace_purge', { ...args, dry_run: !o.confirm });
         ctx.out.result(r, () =>
           [
             `${r.dry_run ? 'Would delete' : 'Deleted'} ${r.drawers} drawer${r.drawers === 1 ? '' : 's'} (${plural(r.rows, 'row')}).`,
@@ -202,20 +187,12 @@ function registerPurgeAndPrune(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const r = (await call(ctx, 'palace_prune', {
-          stale_days: wholeNumber('--stale-days', o.staleDays),
+        const r = await call(ctx, 'palace_prune', {
+          stale_days: flag(wholeNumber('--stale-days', o.staleDays)),
           wing: str(o.wing),
           room: str(o.room),
           dry_run: !o.confirm,
-        })) as {
-          dry_run: boolean;
-          cutoff: string;
-          stale: number;
-          scanned: number;
-          drawers: Array<{ drawer_id: string; wing: string; room: string; filed_at: string }>;
-          skipped_unparseable: number;
-          skipped: Array<{ drawer_id: string; filed_at: string }>;
-        };
+        });
         ctx.out.result(r, () =>
           [
             `${r.dry_run ? 'Would prune' : 'Pruned'} ${r.stale} of ${r.scanned} drawers filed before ${r.cutoff}.`,
@@ -236,14 +213,7 @@ function registerRenameWing(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, wing: string, newWing: string) => {
-        const r = (await call(ctx, 'palace_rename_wing', { wing, new_wing: newWing, dry_run: Boolean(ctx.opts.dryRun) })) as {
-          dry_run: boolean;
-          drawers: number;
-          rows: number;
-          merged_into_existing: boolean;
-          declared_rooms: string[];
-          note?: string;
-        };
+        const r = await call(ctx, 'palace_rename_wing', { wing, new_wing: newWing, dry_run: Boolean(ctx.opts.dryRun) });
         ctx.out.result(r, () =>
           [
             `${r.dry_run ? 'Would move' : 'Moved'} ${r.drawers} drawer${r.drawers === 1 ? '' : 's'} (${plural(r.rows, 'row')}) from ${wing} to ${newWing}${r.merged_into_existing ? ` (merged into the existing ${newWing})` : ''}.`,
@@ -274,16 +244,17 @@ function importBatches(list: readonly unknown[]): Array<{ start: number; rows: u
   return out;
 }
 
-type ExportPage<T> = { total: number; next_offset: number | null; drawers?: T[]; facts?: T[]; embedder?: unknown };
+type ExportPage = ResultOf<'palace_export'>;
 
-async function pages<T>(ctx: CommandContext, args: Record<string, unknown>, key: 'drawers' | 'facts'): Promise<{ rows: T[]; first: ExportPage<T> | undefined }> {
-  const rows: T[] = [];
+/** Every page of one export part: its rows (drawers or KG facts) and the first page (the embedder, the totals). */
+async function pages(ctx: CommandContext, args: CliArgs<'palace_export'>): Promise<{ rows: ExportPage[]; first: ExportPage | undefined }> {
+  const rows: ExportPage[] = [];
   let offset: number | null = 0;
-  let first: ExportPage<T> | undefined;
+  let first: ExportPage | undefined;
   while (offset !== null) {
-    const page = (await call(ctx, 'palace_export', { ...args, offset, limit: EXPORT_PAGE })) as ExportPage<T>;
+    const page: ExportPage = await call(ctx, 'palace_export', { ...args, offset, limit: EXPORT_PAGE });
     first ??= page;
-    rows.push(...(page[key] ?? []));
+    rows.push(page);
     offset = page.next_offset;
   }
   return { rows, first };
@@ -304,8 +275,9 @@ function registerExportImport(program: Command): void {
         const dir = resolve(outDir);
         emptyOutputDir(dir);
         const wing = str(o.wing);
-        const drawers = await pages<PortableDrawer>(ctx, { part: 'drawers', wing }, 'drawers');
-        const facts = wing ? { rows: [] as KgFact[] } : await pages<KgFact>(ctx, { part: 'kg' }, 'facts');
+        const drawerPages = await pages(ctx, { part: 'drawers', wing });
+        const drawers = { ...drawerPages, rows: drawerPages.rows.flatMap((p) => p.drawers ?? []) };
+        const facts = { rows: wing ? [] : (await pages(ctx, { part: 'kg' })).rows.flatMap((p) => p.facts ?? []) };
         const exportedAt = new Date().toISOString();
         const files: string[] = [EXPORT_FILES.manifest];
         if (format !== 'markdown') {
@@ -356,10 +328,9 @@ function registerExportImport(program: Command): void {
         const drawers = records.filter((v) => !isFact(v));
         const facts = records.filter(isFact);
         const total = { drawers: { imported: 0, skipped: 0, refused: [] as unknown[] }, kg_facts: { imported: 0, skipped: 0, refused: [] as unknown[] } };
-        type Part = { imported: number; skipped: number; refused: Array<Record<string, unknown>> };
         const send = async (key: 'drawers' | 'kg_facts', list: unknown[]): Promise<void> => {
           for (const { start, rows } of importBatches(list)) {
-            const r = (await call(ctx, 'palace_import', { [key]: rows })) as Record<'drawers' | 'kg_facts', Part>;
+            const r = await call(ctx, 'palace_import', { [key]: rows });
             total[key].imported += r[key].imported;
             total[key].skipped += r[key].skipped;
             total[key].refused.push(...r[key].refused.map((x) => ({ ...x, index: Number(x.index) + start })));

@@ -4,9 +4,9 @@
 import type { Command } from 'commander';
 
 import { invalid } from '../../hub/src/errors.js';
-import type { DiaryEntry } from '../../hub/src/memory/drawers/diary.js';
 import { action, type CommandContext } from '../context.js';
 import { readText } from '../read-input.js';
+import { flag } from '../tool-args.js';
 import { runTool } from '../tool-runner.js';
 
 function agentOf(ctx: CommandContext): string {
@@ -39,10 +39,7 @@ export function registerDiary(program: Command): void {
       action(async (ctx, text?: string) => {
         const o = ctx.opts;
         const agent = agentOf(ctx);
-        const r = (await runTool(ctx.config, 'palace_diary_write', { agent_name: agent, entry: entryOf(o, text), topic: o.topic })) as {
-          entry_id: string;
-          wing: string;
-        };
+        const r = await runTool(ctx.config, 'palace_diary_write', { agent_name: agent, entry: entryOf(o, text), topic: flag(o.topic) });
         ctx.out.result(r, () => `Wrote ${r.entry_id} in ${r.wing}/diary`);
       }),
     );
@@ -56,10 +53,7 @@ export function registerDiary(program: Command): void {
       action(async (ctx) => {
         const last = ctx.opts.last === undefined ? undefined : Number(ctx.opts.last);
         if (last !== undefined && !Number.isInteger(last)) throw invalid('--last', '--last must be a whole number');
-        const r = (await runTool(ctx.config, 'palace_diary_read', { agent_name: agentOf(ctx), last_n: last })) as {
-          entries: DiaryEntry[];
-          total: number;
-        };
+        const r = await runTool(ctx.config, 'palace_diary_read', { agent_name: agentOf(ctx), last_n: last });
         ctx.out.result(r, () =>
           r.entries.length === 0
             ? 'No diary entries.'
@@ -76,7 +70,7 @@ export function registerDiary(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
-        const r = (await runTool(ctx.config, 'palace_wakeup', { wing: ctx.opts.wing, ...(ctx.opts.aaak ? { aaak: true } : {}) })) as { text: string };
+        const r = await runTool(ctx.config, 'palace_wakeup', { wing: flag(ctx.opts.wing), ...(ctx.opts.aaak ? { aaak: true } : {}) });
         ctx.out.result(r, () => r.text);
       }),
     );

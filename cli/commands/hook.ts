@@ -106,10 +106,10 @@ export async function fileTranscript(config: Readonly<PalaceConfig>, transcript:
   if (!hub) return `no live hub for ${canonicalPalace(config.palacePath)}; transcript not filed: ${transcript}`;
   const client = createHubClient({ baseUrl: hub.url, token: hub.tokens[0], fetch: httpFetch });
   try {
-    await client.callTool(
+    await client.call(
       'palace_mine',
       { source: transcript, mode: 'convos', background: true, added_by: agent, ...(wing ? { wing } : {}) },
-      AbortSignal.timeout(HOOK_TIMEOUT_MS),
+      { signal: AbortSignal.timeout(HOOK_TIMEOUT_MS) },
     );
     return `handed ${transcript} to the hub at ${hub.url}`;
   } catch (err) {
@@ -174,7 +174,7 @@ export function registerHook(program: Command): void {
           if (!hasLog(ctx.config, LOGSTREAM_FILE)) return 0;
           const statePath = typeof o.stateFile === 'string' ? o.stateFile : inboxStatePath(ctx.config.home, agent);
           let inbox;
-          if (liveHub(ctx.config)) inbox = await collectInbox(toolInboxLog((name, args) => runTool(ctx.config, name, args)), agent, statePath);
+          if (liveHub(ctx.config)) inbox = await collectInbox(toolInboxLog((args) => runTool(ctx.config, 'palace_event_list', args)), agent, statePath);
           else {
             const direct = await openDirectInboxLog(ctx.config.palacePath);
             try {

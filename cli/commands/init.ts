@@ -52,7 +52,6 @@ function proposalFile(home: string, dir: string): string {
   return join(home, 'init', `${defaultWing(dir)}-${createHash('sha256').update(dir).digest('hex').slice(0, 8)}.json`);
 }
 
-
 function nextSteps(ctx: CommandContext, d: Detection, declared: boolean, mayMine: (path: string) => boolean): string[] {
   const palace = typeof ctx.opts.palace === 'string' ? `palace --palace ${resolve(ctx.opts.palace)}` : 'palace';
   const rooms = d.projects.some((p) => p.rooms.length > 0);
@@ -135,7 +134,7 @@ export function registerInit(program: Command, gitAuthors: GitAuthors = gitAutho
         const declared: InitResult['declared'] = [];
         if (yes)
           for (const r of rooms) {
-            const added = (await runTool(ctx.config, 'palace_rooms_add', r)) as { created: boolean };
+            const added = await runTool(ctx.config, 'palace_rooms_add', r);
             declared.push({ ...r, created: added.created });
           }
         const result: InitResult = {

@@ -7,6 +7,7 @@ import { invalid } from '../../hub/src/errors.js';
 import type { KgFact } from '../../hub/src/kg/knowledge-graph.js';
 import { KG_TIMELINE_MAX } from '../../hub/src/kg/knowledge-graph.js';
 import { action } from '../context.js';
+import { flag } from '../tool-args.js';
 import { runTool } from '../tool-runner.js';
 
 function factLine(f: KgFact): string {
@@ -35,17 +36,17 @@ export function registerKg(program: Command): void {
     .action(
       action(async (ctx, subject: string, predicate: string, object: string) => {
         const o = ctx.opts;
-        const r = (await runTool(ctx.config, 'palace_kg_add', {
+        const r = await runTool(ctx.config, 'palace_kg_add', {
           subject,
           predicate,
           object,
-          valid_from: o.validFrom,
-          valid_to: o.validTo,
-          subject_type: o.subjectType,
-          object_type: o.objectType,
-          source_file: o.sourceFile,
+          valid_from: flag(o.validFrom),
+          valid_to: flag(o.validTo),
+          subject_type: flag(o.subjectType),
+          object_type: flag(o.objectType),
+          source_file: flag(o.sourceFile),
           added_by: ctx.config.agentName,
-        })) as { fact: KgFact; existing: boolean };
+        });
         ctx.out.result(r, () => `${r.existing ? 'Already known' : 'Added'}: ${factLine(r.fact)}`);
       }),
     );
@@ -56,10 +57,7 @@ export function registerKg(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, subject: string, predicate: string, object: string) => {
-        const r = (await runTool(ctx.config, 'palace_kg_invalidate', { subject, predicate, object, ended: ctx.opts.ended })) as {
-          facts: KgFact[];
-          ended: string;
-        };
+        const r = await runTool(ctx.config, 'palace_kg_invalidate', { subject, predicate, object, ended: flag(ctx.opts.ended) });
         ctx.out.result(r, () => r.facts.map((f) => `Closed: ${factLine(f)}`).join('\n'));
       }),
     );
@@ -70,14 +68,14 @@ export function registerKg(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, subject: string, predicate: string, oldObject: string, newObject: string) => {
-        const r = (await runTool(ctx.config, 'palace_kg_supersede', {
+        const r = await runTool(ctx.config, 'palace_kg_supersede', {
           subject,
           predicate,
           old_object: oldObject,
           new_object: newObject,
-          at: ctx.opts.at,
+          at: flag(ctx.opts.at),
           added_by: ctx.config.agentName,
-        })) as { at: string; invalidated: KgFact[]; added: KgFact };
+        });
         ctx.out.result(r, () => [...r.invalidated.map((f) => `Closed: ${factLine(f)}`), `Added:  ${factLine(r.added)}`].join('\n'));
       }),
     );
@@ -89,9 +87,7 @@ export function registerKg(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, entity: string) => {
-        const r = (await runTool(ctx.config, 'palace_kg_query', { entity, as_of: ctx.opts.asOf, direction: ctx.opts.direction })) as {
-          facts: KgFact[];
-        };
+        const r = await runTool(ctx.config, 'palace_kg_query', { entity, as_of: flag(ctx.opts.asOf), direction: flag(ctx.opts.direction) });
         ctx.out.result(r, () => (r.facts.length === 0 ? 'No facts.' : r.facts.map(factLine).join('\n')));
       }),
     );
@@ -114,7 +110,7 @@ export function registerKg(program: Command): void {
         const rows: KgFact[] = [];
         let page: Page;
         do {
-          page = (await runTool(ctx.config, 'palace_kg_timeline', { entity, as_of: o.asOf, limit, cursor })) as Page;
+          page = await runTool(ctx.config, 'palace_kg_timeline', { entity, as_of: flag(o.asOf), limit, cursor });
           rows.push(...page.timeline);
           cursor = page.next_cursor ?? undefined;
         } while (o.all && cursor);

@@ -5,8 +5,7 @@
 import type { Command } from 'commander';
 
 import { stalledFilter } from '../../hub/src/core/task-state.js';
-import type { EventPage, LogEvent, WaitResult } from '../../hub/src/core/types.js';
-import type { ClaimOutcome } from '../../hub/src/logstream/claims.js';
+import type { EventPage, LogEvent } from '../../hub/src/core/types.js';
 import type { TaskView } from '../../hub/src/logstream/coordination.js';
 import type { TaskPage } from '../../hub/src/logstream/task-projection.js';
 
@@ -16,6 +15,7 @@ import { action, collect, writerName, type CommandContext } from '../context.js'
 import { eventLine, eventsText, taskLine, taskText, workOrderLines } from '../format.js';
 import { EXIT } from '../output.js';
 import { jsonObject, readText, wholeNumberArg } from '../read-input.js';
+import { flag } from '../tool-args.js';
 import { openToolSession, runTool, type ToolSession } from '../tool-runner.js';
 import { runWatch } from '../watch.js';
 
@@ -78,7 +78,7 @@ async function everyTask(ctx: CommandContext, filters: Record<string, unknown>):
   try {
     const tasks: TaskView[] = [];
     for (let cursor: string | null = null; ; ) {
-      const page = (await session.call('palace_tasks', { ...filters, limit: LIMITS.listMax, ...(cursor ? { cursor } : {}) })) as TaskPage;
+      const page: TaskPage = await session.call('palace_tasks', { ...filters, limit: LIMITS.listMax, ...(cursor ? { cursor } : {}) });
       tasks.push(...(page.tasks as TaskView[]));
       if (!page.has_more || page.cursor === null) return tasks;
       cursor = page.cursor;
@@ -90,7 +90,7 @@ async function everyTask(ctx: CommandContext, filters: Record<string, unknown>):
 
 /** One task's state and history: palace_tasks filtered to its correlation id. */
 async function oneTask(session: ToolSession, correlationId: string): Promise<TaskView> {
-  const { tasks } = (await session.call('palace_tasks', { correlation_id: correlationId, limit: 1 })) as TaskPage;
+  const { tasks } = await session.call('palace_tasks', { correlation_id: correlationId, limit: 1 });
   const task = tasks[0] as TaskView | undefined;
   if (!task) throw new HubError('log.event_not_found', `no events with correlation_id '${correlationId}'`, { field: 'correlation_id' });
   return task;
@@ -108,12 +108,12 @@ async function withRequests(session: ToolSession, tasks: readonly TaskView[]): P
   for (let i = 0; i < correlationIds.length; i += LIMITS.filterValues) {
     let cursor: string | null = null;
     do {
-      const page = (await session.call('palace_event_list', {
+      const page: EventPage = await session.call('palace_event_list', {
         correlation_id: correlationIds.slice(i, i + LIMITS.filterValues),
         type: ['task.request'],
         limit: LIMITS.listMax,
         ...(cursor ? { since_event_id: cursor } : {}),
-      })) as EventPage;
+      });
       for (const e of page.events) if (e.correlation_id && wanted.get(e.correlation_id) === e.id) byId.set(e.id, e);
       cursor = page.has_more ? page.cursor : null;
     } while (cursor);
@@ -145,21 +145,21 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const event = (await runTool(ctx.config, 'palace_event_append', {
-            type: o.type,
-            stream: o.stream,
-            room: o.room,
+        const event = await runTool(ctx.config, 'palace_event_append', {
+            type: flag(o.type),
+            stream: flag(o.stream),
+            room: flag(o.room),
             from_agent: writerName(ctx),
-            to_agent: o.toAgent,
-            correlation_id: o.correlationId,
-            status: o.status,
-            branch: o.branch,
-            base_commit: o.baseCommit,
-            artifact_ids: o.artifactId,
+            to_agent: flag(o.toAgent),
+            correlation_id: flag(o.correlationId),
+            status: flag(o.status),
+            branch: flag(o.branch),
+            base_commit: flag(o.baseCommit),
+            artifact_ids: flag(o.artifactId),
             depends_on: (o.dependsOn as string[] | undefined)?.flatMap((d) => d.split(',')),
             body: bodyOf(o),
             metadata: jsonObject(str(o.metadata), '--metadata'),
-        })) as LogEvent;
+        });
         ctx.out.result(event, () => `Appended:\n${eventLine(event)}`);
       }),
     );
@@ -170,11 +170,11 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const page = (await runTool(ctx.config, 'palace_event_list', {
+        const page = await runTool(ctx.config, 'palace_event_list', {
           ...filtersOf(o),
-          before_event_id: o.beforeEventId,
-          order: o.order,
-        })) as EventPage;
+          before_event_id: flag(o.beforeEventId),
+          order: flag(o.order),
+        });
         ctx.out.result(page, () => eventsText(page.events) + (page.has_more ? `\n(more: --since-event-id ${page.cursor})` : ''));
       }),
     );
@@ -184,7 +184,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const result = (await runTool(ctx.config, 'palace_event_wait', { ...filtersOf(o), timeout_ms: wholeNumberArg(o.timeoutMs) })) as WaitResult;
+        const result = await runTool(ctx.config, 'palace_event_wait', { ...filtersOf(o), timeout_ms: flag(wholeNumberArg(o.timeoutMs)) });
         ctx.out.result(result, () => (result.timed_out ? 'Timed out; no matching events.' : eventsText(result.events)));
         return result.timed_out ? EXIT.timeout : EXIT.ok;
       }),
@@ -202,13 +202,13 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx, eventId: string) => {
         const o = ctx.opts;
-        const ack = (await runTool(ctx.config, 'palace_event_ack', {
+        const ack = await runTool(ctx.config, 'palace_event_ack', {
           event_id: eventId,
           from_agent: writerName(ctx),
-          status: o.status,
+          status: flag(o.status),
           body: bodyOf(o),
-          lease_ms: o.lease,
-        })) as LogEvent & { claim?: ClaimOutcome };
+          lease_ms: flag(o.lease),
+        });
         ctx.out.result(ack, () => `Acknowledged ${eventId}:\n${eventLine(ack)}${ack.claim ? `\n${ack.claim.message}` : ''}`);
         // A lost claim exits 1, so `ack --status claimed && work` never duplicates someone's work.
         return ack.claim && !ack.claim.won ? EXIT.error : EXIT.ok;
@@ -224,9 +224,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx, ref: string) => {
         const o = ctx.opts;
-        const event = (await runTool(ctx.config, 'palace_task_renew', { event_id: ref, from_agent: writerName(ctx), lease_ms: o.lease })) as LogEvent & {
-          lease_expires_at?: string;
-        };
+        const event = await runTool(ctx.config, 'palace_task_renew', { event_id: ref, from_agent: writerName(ctx), lease_ms: flag(o.lease) });
         ctx.out.result(event, () => `Renewed ${event.correlation_id ?? ref}: lease until ${event.lease_expires_at}`);
       }),
     );
@@ -240,7 +238,7 @@ export function registerLogstream(program: Command): void {
     .action(
       action(async (ctx, ref: string) => {
         const o = ctx.opts;
-        const event = (await runTool(ctx.config, 'palace_task_release', { event_id: ref, from_agent: writerName(ctx), reason: o.reason })) as LogEvent;
+        const event = await runTool(ctx.config, 'palace_task_release', { event_id: ref, from_agent: writerName(ctx), reason: flag(o.reason) });
         ctx.out.result(event, () => `Released the claim on ${event.correlation_id ?? ref}:\n${eventLine(event)}`);
       }),
     );
@@ -259,7 +257,7 @@ export function registerLogstream(program: Command): void {
         const session = await openToolSession(ctx.config, ['palace_task_ready', 'palace_event_list']);
         let tasks: WorkOrder[];
         try {
-          const ready = (await session.call('palace_task_ready', { agent, stream: ctx.opts.stream, ...limit })) as { tasks: TaskView[] };
+          const ready = await session.call('palace_task_ready', { agent, stream: flag(ctx.opts.stream), ...limit });
           tasks = await withRequests(session, ready.tasks);
         } finally {
           await session.close();

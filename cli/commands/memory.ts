@@ -4,12 +4,14 @@
 import type { Command } from 'commander';
 
 import { HubError, invalid } from '../../hub/src/errors.js';
-import type { DrawerView, SearchHit } from '../../hub/src/memory/drawers/memory.js';
+import type { DrawerView } from '../../hub/src/memory/drawers/memory.js';
 import { stdoutColor } from '../config.js';
 import { action, collect, type CommandContext } from '../context.js';
 import { EXIT } from '../output.js';
 import { readText } from '../read-input.js';
 import { hitText } from '../search-format.js';
+import { flag, type CliArgs } from '../tool-args.js';
+import type { ResultOf, ToolName } from '../../hub/src/mcp/contract.js';
 import { runTool } from '../tool-runner.js';
 
 function drawerText(d: DrawerView & { chunk_ids?: string[] }): string {
@@ -38,7 +40,7 @@ function contentOf(o: Record<string, unknown>): string {
   return readText('-', 'stdin');
 }
 
-const call = (ctx: CommandContext, name: string, args: Record<string, unknown>) => runTool(ctx.config, name, args);
+const call = <N extends ToolName>(ctx: CommandContext, name: N, args: CliArgs<N>) => runTool(ctx.config, name, args);
 
 export function registerMemory(program: Command): void {
   program
@@ -56,10 +58,7 @@ export function registerMemory(program: Command): void {
         const o = ctx.opts;
         const limit = o.limit === undefined ? undefined : Number(o.limit);
         if (limit !== undefined && !Number.isInteger(limit)) throw invalid('--limit', '--limit must be a whole number');
-        const result = (await call(ctx, 'palace_search', { query, wing: o.wing, room: o.room, tags: o.tag, limit, mode: o.mode })) as {
-          results: SearchHit[];
-          sanitized_query?: string;
-        };
+        const result = await call(ctx, 'palace_search', { query, wing: flag(o.wing), room: flag(o.room), tags: flag(o.tag), limit, mode: flag(o.mode) });
         ctx.out.result(result, () =>
           [
             ...(result.sanitized_query ? [`(searched for: ${result.sanitized_query})`] : []),
@@ -70,13 +69,9 @@ export function registerMemory(program: Command): void {
       }),
     );
 
-  interface ReplicationStatus {
-    peers?: Array<{ name: string; wings: string[] }>;
-    feeds?: Array<{ origin: string; wing: string; records: number; pending: number }>;
-    reembedding?: { reembedded: number; waiting: number } | null;
-  }
   /** What replicates where (docs/memory-replication.md). */
-  function replicationLine(r: ReplicationStatus | null | undefined): string {
+  function replicationLine(r: ResultOf<'palace_status'>['replication']): string {
+    if (r && 'error' in r && r.error) return `replicas unknown: ${r.error.message}`;
     const peers = r?.peers ?? [];
     if (peers.length === 0) return 'replicas no wing replicates (opt in: palace sync share <wing> --with <peer>)';
     const records = (r?.feeds ?? []).reduce((n, f) => n + f.records, 0);
@@ -90,23 +85,18 @@ export function registerMemory(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
-        const s = (await call(ctx, 'palace_status', { include_memory: true })) as Record<string, unknown> & {
-          logstream: Record<string, unknown>;
-          memory: Record<string, unknown>;
-        };
+        const s = await call(ctx, 'palace_status', { include_memory: true });
         ctx.out.result(s, () => {
           const m = s.memory;
-          const emb = m.embedder as { model?: string; dimensions?: number; device?: string } | undefined;
+          const emb = m.loaded ? m.embedder : undefined;
           return [
-            `palace   ${String(s.palace_path)}`,
+            `palace   ${s.palace_path}`,
             `served   ${s.role === 'hub' ? `by the hub at ${String(s.listen)}` : 'directly (no hub running)'}${s.read_only ? ' (read-only)' : ''}`,
-            `memory   ${m.loaded ? `${String(m.drawers)} drawers in ${String(m.wings)} wings, ${String(m.rooms)} rooms` : `not available: ${JSON.stringify(m.error ?? m)}`}`,
+            `memory   ${m.loaded ? `${m.drawers} drawers in ${m.wings} wings, ${m.rooms} rooms` : `not available: ${JSON.stringify(m.error ?? m)}`}`,
             ...(emb ? [`embedder ${emb.model} (${emb.dimensions}-d, ${emb.device})`] : []),
-            `log      ${String(s.logstream.events)} events, ${String(s.logstream.open_tasks)} open tasks of ${String(s.logstream.tasks)}`,
-            replicationLine(s.replication as ReplicationStatus | null | undefined),
-            ...(s.identity
-              ? [`identity ${(s.identity as { mode: string; agents: number }).mode === 'open' ? 'open (unregistered agent names are believed)' : 'enforced (only registered agents write)'}, ${(s.identity as { agents: number }).agents} registered agent(s)`]
-              : []),
+            `log      ${s.logstream.events} events, ${s.logstream.open_tasks} open tasks of ${s.logstream.tasks}`,
+            replicationLine(s.replication),
+            `identity ${s.identity.mode === 'open' ? 'open (unregistered agent names are believed)' : 'enforced (only registered agents write)'}, ${s.identity.agents} registered agent(s)`,
           ].join('\n');
         });
       }),
@@ -118,7 +108,7 @@ export function registerMemory(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, id: string) => {
-        const d = (await call(ctx, 'palace_get_drawer', { drawer_id: id })) as DrawerView;
+        const d = await call(ctx, 'palace_get_drawer', { drawer_id: id });
         ctx.out.result(d, () => drawerText(d));
       }),
     );
@@ -137,15 +127,15 @@ export function registerMemory(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const r = (await call(ctx, 'palace_add_drawer', {
-          wing: o.wing,
-          room: o.room,
+        const r = await call(ctx, 'palace_add_drawer', {
+          wing: flag(o.wing),
+          room: flag(o.room),
           content: contentOf(o),
-          tags: o.tag,
-          source_file: o.sourceFile,
-          added_by: o.addedBy ?? ctx.config.agentName ?? 'cli',
+          tags: flag(o.tag),
+          source_file: flag(o.sourceFile),
+          added_by: flag(o.addedBy ?? ctx.config.agentName ?? 'cli'),
           force: Boolean(o.force),
-        })) as { drawer_id: string; filed: boolean; duplicate_of?: string; similarity?: number; chunk_ids?: string[] };
+        });
         ctx.out.result(r, () =>
           r.filed
             ? `Filed ${r.drawer_id}${r.chunk_ids ? ` (${r.chunk_ids.length} chunks)` : ''}`
@@ -160,7 +150,7 @@ export function registerMemory(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, id: string) => {
-        const r = (await call(ctx, 'palace_delete_drawer', { drawer_id: id })) as { deleted: number };
+        const r = await call(ctx, 'palace_delete_drawer', { drawer_id: id });
         ctx.out.result(r, () => `Deleted ${id} (${r.deleted} row${r.deleted === 1 ? '' : 's'}).`);
       }),
     );
@@ -175,7 +165,7 @@ export function registerMemory(program: Command): void {
       action(async (ctx, id: string) => {
         const o = ctx.opts;
         if (o.wing === undefined && o.room === undefined && o.tag === undefined) throw invalid('--wing', 'give --wing, --room or --tag');
-        const d = (await call(ctx, 'palace_update_drawer', { drawer_id: id, wing: o.wing, room: o.room, tags: o.tag })) as DrawerView;
+        const d = await call(ctx, 'palace_update_drawer', { drawer_id: id, wing: flag(o.wing), room: flag(o.room), tags: flag(o.tag) });
         ctx.out.result(d, () => `Updated ${d.drawer_id}: now ${d.wing}/${d.room}${d.tags.length ? ` tags ${d.tags.join(', ')}` : ''}`);
       }),
     );
@@ -209,7 +199,7 @@ export function registerMemory(program: Command): void {
         const threshold = o.threshold === undefined ? undefined : Number(o.threshold);
         let r: { is_duplicate: boolean; matches: Array<{ drawer_id: string; wing: string; room: string; similarity: number }> };
         try {
-          r = (await call(ctx, 'palace_check_duplicate', { content: contentOf(o), threshold })) as typeof r;
+          r = await call(ctx, 'palace_check_duplicate', { content: contentOf(o), threshold });
         } catch (err) {
           // Without a working vector index a duplicate check cannot answer: always exit 2.
           if (err instanceof HubError && err.code.startsWith('memory.')) {
@@ -239,11 +229,11 @@ export function registerMemory(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const r = (await call(ctx, 'palace_list_tags', {
-          wing: o.wing,
-          room: o.room,
+        const r = await call(ctx, 'palace_list_tags', {
+          wing: flag(o.wing),
+          room: flag(o.room),
           min_count: o.minCount === undefined ? undefined : Number(o.minCount),
-        })) as { tags: Record<string, number> };
+        });
         ctx.out.result(r, () => counts('tags', r.tags));
       }),
     );
@@ -254,7 +244,7 @@ export function registerMemory(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
-        const r = (await call(ctx, 'palace_list_wings', {})) as { wings: Record<string, number> };
+        const r = await call(ctx, 'palace_list_wings', {});
         ctx.out.result(r, () => counts('wings', r.wings));
       }),
     );

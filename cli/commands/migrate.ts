@@ -210,7 +210,7 @@ export function registerMigrate(program: Command): void {
         const apply = Boolean(ctx.opts.apply) && !ctx.opts.dryRun;
         const palacePath = canonicalPalace(ctx.config.palacePath);
         if (!apply) {
-          const { wings } = (await runTool(ctx.config, 'palace_list_wings', {})) as { wings: Record<string, number> };
+          const { wings } = await runTool(ctx.config, 'palace_list_wings', {});
           const moves = planWingMoves(wings);
           ctx.out.result({ palace: palacePath, applied: false, moves, moved: 0 }, () => wingsText(moves, false, 0));
           return;

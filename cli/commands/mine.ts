@@ -7,15 +7,14 @@ import { resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { watch } from 'chokidar';
 
-import { invalid } from '../../hub/src/errors.js';
+import { HubError, invalid } from '../../hub/src/errors.js';
 import { ADAPTERS, resolveAdapter } from '../../hub/src/mine/adapters.js';
-import type { MineJob } from '../../hub/src/mine/jobs.js';
-import type { MinedFileEntry } from '../../hub/src/mine/manifest.js';
 import { mineSummary, type MineReport } from '../../hub/src/mine/miner.js';
 import { splitTranscripts } from '../../hub/src/mine/split.js';
 import { SKIP_DIRS } from '../../hub/src/mine/walk.js';
 import { action, type CommandContext } from '../context.js';
 import { createProgress } from '../progress.js';
+import { flag } from '../tool-args.js';
 import { runTool } from '../tool-runner.js';
 
 function wholeNumber(value: unknown, flag: string): number | undefined {
@@ -39,15 +38,17 @@ async function mineOnce(ctx: CommandContext, args: Record<string, unknown>, quie
   const progress = createProgress();
   const started = Date.now();
   try {
-    const report = (await runTool(ctx.config, 'palace_mine', args, {
+    const result = await runTool(ctx.config, 'palace_mine', args, {
       onProgress: (done, total, message) => {
         if (quiet) return;
         const secs = Math.max(0.001, (Date.now() - started) / 1000);
         const drawers = Number(/^(\d+) drawers/.exec(message ?? '')?.[1] ?? 0);
         progress.update(done, total, `${done}/${total ?? '?'} files  ${drawers} drawers  ${(done / secs).toFixed(1)} files/s  ${(drawers / secs).toFixed(1)} drawers/s`);
       },
-    })) as MineReport;
-    return { report, seconds: (Date.now() - started) / 1000 };
+    });
+    // Only a background mine (never asked for here) answers {accepted, job}.
+    if ('accepted' in result) throw new HubError('internal', `the hub queued the mine as job ${result.job.id} instead of running it`);
+    return { report: result, seconds: (Date.now() - started) / 1000 };
   } finally {
     progress.finish();
   }
@@ -175,17 +176,11 @@ export function registerMine(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const r = (await runTool(ctx.config, 'palace_mined', {
-          wing: o.wing,
+        const r = await runTool(ctx.config, 'palace_mined', {
+          wing: flag(o.wing),
           source: typeof o.source === 'string' ? resolve(o.source) : undefined,
           limit: o.files ? 10_000 : 0,
-        })) as {
-          sources: Array<{ root: string; wing: string; mode: string; files: number; drawers: number; last_mined_at: string }>;
-          files: Array<MinedFileEntry & { source_file: string }>;
-          total_files: number;
-          total_drawers: number;
-          jobs?: MineJob[];
-        };
+        });
         ctx.out.result(r, () => {
           if (r.sources.length === 0) return 'Nothing mined yet.';
           const lines = r.sources.map((s) => `${s.root}  → ${s.wing} (${s.mode}): ${s.files} files, ${s.drawers} drawers, last ${s.last_mined_at}`);

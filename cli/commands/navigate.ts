@@ -2,7 +2,6 @@
 // (delete needs --confirm, or a y at a terminal prompt), walk, overlap, why, aaak and compress.
 // Each runs palace tools through the live hub when there is one; no navigation logic lives here.
 
-
 import type { Command } from 'commander';
 
 import { HubError, invalid } from '../../hub/src/errors.js';
@@ -11,6 +10,7 @@ import type { WalkNode } from '../../hub/src/memory/navigation/palace-walk.js';
 import type { Tunnel } from '../../hub/src/memory/navigation/tunnels.js';
 import { action, type CommandContext } from '../context.js';
 import { EXIT } from '../output.js';
+import { flag } from '../tool-args.js';
 import { runTool } from '../tool-runner.js';
 import { askYesNo } from '../ask.js';
 
@@ -57,17 +57,16 @@ function tree(nodes: readonly WalkNode[], prefix = '', top = true): string[] {
 
 async function listHallwaysCmd(ctx: CommandContext): Promise<void> {
   const o = ctx.opts;
-  const r = (await runTool(ctx.config, 'palace_list_hallways', {
-    wing: o.wing,
+  const r = await runTool(ctx.config, 'palace_list_hallways', {
+    wing: flag(o.wing),
     limit: whole('--limit', o.limit),
     offset: whole('--offset', o.offset),
     min_count: whole('--min-count', o.minCount),
-  })) as { hallways: Hallway[]; total: number; offset: number };
+  });
   ctx.out.result(r, () =>
     r.hallways.length === 0 ? 'No hallways.' : [...r.hallways.map(hallwayLine), `(${r.offset + 1}-${r.offset + r.hallways.length} of ${r.total})`].join('\n'),
   );
 }
-
 
 function registerTunnels(program: Command): void {
   const tunnels = program.command('tunnels').description('tunnels between wings: explicit ones and inferred (shared room names); add, delete');
@@ -77,7 +76,7 @@ function registerTunnels(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
-        const r = (await runTool(ctx.config, 'palace_list_tunnels', { wing: ctx.opts.wing, kind: ctx.opts.passive ? 'inferred' : 'all' })) as { tunnels: Tunnel[] };
+        const r = await runTool(ctx.config, 'palace_list_tunnels', { wing: flag(ctx.opts.wing), kind: ctx.opts.passive ? 'inferred' : 'all' });
         ctx.out.result(r, () => (r.tunnels.length === 0 ? 'No tunnels.' : r.tunnels.map(tunnelLine).join('\n')));
       }),
     );
@@ -90,14 +89,14 @@ function registerTunnels(program: Command): void {
       action(async (ctx, from: string, to: string) => {
         const a = roomRef('<from>', from);
         const b = roomRef('<to>', to);
-        const r = (await runTool(ctx.config, 'palace_create_tunnel', {
+        const r = await runTool(ctx.config, 'palace_create_tunnel', {
           source_wing: a.wing,
           source_room: a.room,
           target_wing: b.wing,
           target_room: b.room,
-          label: ctx.opts.label,
+          label: flag(ctx.opts.label),
           created_by: ctx.config.agentName,
-        })) as { created: boolean; tunnel: Tunnel };
+        });
         ctx.out.result(r, () => `${r.created ? 'Created' : 'Exists:'}${tunnelLine(r.tunnel)}`);
       }),
     );
@@ -134,7 +133,7 @@ function registerHallways(program: Command): void {
         if (!ctx.opts.confirm) {
           if (!process.stdin.isTTY)
             throw new HubError('input.invalid', 'hallway delete changes the palace: pass --confirm (no terminal to ask on); nothing was deleted', { field: '--confirm' });
-          const all = (await runTool(ctx.config, 'palace_list_hallways', { limit: 500, min_count: 1 })) as { hallways: Hallway[] };
+          const all = await runTool(ctx.config, 'palace_list_hallways', { limit: 500, min_count: 1 });
           const h = all.hallways.find((x) => x.hallway_id === id);
           if (!(await askYesNo(`Delete hallway ${h ? `${h.wing}: ${h.rooms[0]} ↔ ${h.rooms[1]} [${h.label}]` : id}?`))) {
             ctx.out.note('Not deleted.');
@@ -164,12 +163,7 @@ export function registerNavigate(program: Command): void {
       action(async (ctx) => {
         const o = ctx.opts;
         if (o.follow !== 'palace' && o.follow !== 'tunnels') throw invalid('--follow', '--follow must be palace or tunnels');
-        const r = (await runTool(ctx.config, 'palace_walk_palace', { wing: o.wing, room: o.room, follow: o.follow, depth: whole('--depth', o.depth) })) as {
-          roots: WalkNode[];
-          rooms_reached: number;
-          follow: string;
-          depth: number;
-        };
+        const r = await runTool(ctx.config, 'palace_walk_palace', { wing: flag(o.wing), room: flag(o.room), follow: o.follow, depth: whole('--depth', o.depth) });
         ctx.out.result(r, () => [...tree(r.roots), `(${r.rooms_reached} rooms reached following ${r.follow}, depth ${r.depth})`].join('\n'));
       }),
     );
@@ -180,7 +174,7 @@ export function registerNavigate(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, a?: string, b?: string) => {
-        const r = (await runTool(ctx.config, 'palace_wing_overlap', { wing_a: a, wing_b: b })) as Record<string, unknown>;
+        const r = await runTool(ctx.config, 'palace_wing_overlap', { wing_a: a, wing_b: b });
         ctx.out.result(r, () => {
           if (Array.isArray(r.pairs)) {
             const pairs = r.pairs as Array<{ wings: string[]; score: number; shared_rooms: string[]; shared_entities: string[]; shared_tags: string[] }>;
@@ -214,22 +208,7 @@ export function registerNavigate(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, id: string) => {
-        const r = (await runTool(ctx.config, 'palace_why', { drawer_id: id })) as {
-          drawer_id: string;
-          wing: string;
-          room: string;
-          origin: string;
-          reasons: string[];
-          source_file: string | null;
-          filed_at: string;
-          created_by?: string;
-          /** Deprecated alias (hubs before created_by). */
-          added_by: string;
-          tags: string[];
-          tunnels: Tunnel[];
-          hallways: Hallway[];
-          aaak: string | null;
-        };
+        const r = await runTool(ctx.config, 'palace_why', { drawer_id: id });
         ctx.out.result(r, () =>
           [
             `${r.drawer_id} is in ${r.wing}/${r.room} (${r.origin})`,
@@ -252,7 +231,7 @@ export function registerNavigate(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
-        const r = (await runTool(ctx.config, 'palace_get_aaak_spec', {})) as { aaak_spec: string };
+        const r = await runTool(ctx.config, 'palace_get_aaak_spec', {});
         ctx.out.result(r, () => r.aaak_spec);
       }),
     );
@@ -267,18 +246,7 @@ export function registerNavigate(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const r = (await runTool(ctx.config, 'palace_compress', { wing: o.wing, room: o.room, dry_run: Boolean(o.dryRun) })) as {
-          dry_run: boolean;
-          drawers: number;
-          written: number;
-          unchanged: number;
-          removed: number;
-          source_bytes: number;
-          summary_bytes: number;
-          bytes_saved: number;
-          token_estimate: { verbatim: number; aaak: number };
-          sample: Array<{ drawer_id: string; text: string }>;
-        };
+        const r = await runTool(ctx.config, 'palace_compress', { wing: flag(o.wing), room: flag(o.room), dry_run: Boolean(o.dryRun) });
         ctx.out.result(r, () =>
           [
             `${r.dry_run ? 'Would write' : 'Wrote'} ${r.written} summaries (${r.unchanged} unchanged, ${r.removed} removed) for ${r.drawers} drawers`,

@@ -1,38 +1,19 @@
-// Palace navigation commands: list, move, graph, stats (fast endpoints on a live hub, else the same
-// views in-process), taxonomy, rooms list|add|rename|remove. Tunnels live in navigate.ts.
+// Palace navigation commands: list, move, graph, stats, taxonomy, rooms list|add|rename|remove. Each is
+// a tool call (runTool: the live hub's /mcp, or the same tool in-process), like every other command.
+// Tunnels live in navigate.ts.
 
 import type { Command } from 'commander';
 
 import { invalid } from '../../hub/src/errors.js';
 import { action, type CommandContext } from '../context.js';
-import { daemonRequest, liveHubUrl } from '../daemon-client.js';
+import { flag } from '../tool-args.js';
 import { runTool } from '../tool-runner.js';
-
-type Listing = {
-  drawers: Array<{ drawer_id: string; wing: string; room: string; filed_at: string; preview: string; source_file: string | null }>;
-  total: number;
-  offset: number;
-};
 
 function whole(flag: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw invalid(flag, `${flag} must be a whole number`);
   return n;
-}
-
-function query(params: Record<string, unknown>): string {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
-  const s = q.toString();
-  return s ? `?${s}` : '';
-}
-
-/** The live hub's endpoint when there is one, else the equivalent tool in-process. */
-async function view(ctx: CommandContext, path: string, params: Record<string, unknown>, tool: string): Promise<unknown> {
-  const base = liveHubUrl(ctx.config);
-  if (base) return daemonRequest(ctx.config, ctx.out, base, 'GET', `${path}${query(params)}`);
-  return runTool(ctx.config, tool, params);
 }
 
 function table(map: Record<string, number>): string {
@@ -54,7 +35,7 @@ export function registerPalace(program: Command): void {
     .action(
       action(async (ctx) => {
         const o = ctx.opts;
-        const r = (await view(ctx, '/list', { wing: o.wing, room: o.room, limit: whole('--limit', o.limit), offset: whole('--offset', o.offset) }, 'palace_list_drawers')) as Listing;
+        const r = await runTool(ctx.config, 'palace_list_drawers', { wing: flag(o.wing), room: flag(o.room), limit: whole('--limit', o.limit), offset: whole('--offset', o.offset) });
         ctx.out.result(r, () =>
           r.drawers.length === 0
             ? 'No drawers.'
@@ -75,17 +56,12 @@ export function registerPalace(program: Command): void {
     .action(
       action(async (ctx, id: string) => {
         const o = ctx.opts;
-        const body: Record<string, string> = {};
+        const body: { wing?: string; room?: string } = {};
         if (typeof o.wing === 'string' && o.wing.trim()) body.wing = o.wing;
         if (typeof o.room === 'string' && o.room.trim()) body.room = o.room;
-        // The hub refuses an empty move with 400; refuse it here first.
+        // A move with neither is refused here, before any call.
         if (Object.keys(body).length === 0) throw invalid('--wing', 'give --wing and/or --room');
-        const base = liveHubUrl(ctx.config);
-        const r = (
-          base
-            ? await daemonRequest(ctx.config, ctx.out, base, 'PATCH', `/memory/${encodeURIComponent(id)}`, body)
-            : await runTool(ctx.config, 'palace_update_drawer', { drawer_id: id, ...body })
-        ) as { drawer_id: string; wing: string; room: string };
+        const r = await runTool(ctx.config, 'palace_update_drawer', { drawer_id: id, ...body });
         ctx.out.result(r, () => `Moved ${r.drawer_id} to ${r.wing}/${r.room}`);
       }),
     );
@@ -97,11 +73,7 @@ export function registerPalace(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
-        const r = (await view(ctx, '/graph', { limit: whole('--limit', ctx.opts.limit) }, 'palace_graph_stats')) as {
-          counts: Record<string, number>;
-          tunnels: Array<{ room: string; wings: string[] }>;
-          kg: { stats: { entities: number; triples: number; current_facts: number }; top_entities: Array<{ name: string; facts: number }> };
-        };
+        const r = await runTool(ctx.config, 'palace_graph_stats', { limit: whole('--limit', ctx.opts.limit) });
         ctx.out.result(r, () =>
           [
             `${r.counts.wings} wings, ${r.counts.rooms} rooms, ${r.counts.drawers} drawers, ${r.counts.tunnels} tunnels`,
@@ -123,9 +95,9 @@ export function registerPalace(program: Command): void {
       action(async (ctx) => {
         const o = ctx.opts;
         if (o.section !== undefined && !['kg', 'graph', 'status'].includes(String(o.section))) throw invalid('--section', '--section must be kg, graph or status');
-        const all = (await view(ctx, '/stats', {}, 'palace_stats')) as Record<string, unknown>;
-        const picked: Record<string, unknown> = o.section ? { [String(o.section)]: all[String(o.section)] } : { ...all };
-        if (o.tags) picked.tags = ((await runTool(ctx.config, 'palace_list_tags', {})) as { tags: Record<string, number> }).tags;
+        const all: Record<string, object> = await runTool(ctx.config, 'palace_stats', {});
+        const picked: Record<string, object | undefined> = o.section ? { [String(o.section)]: all[String(o.section)] } : { ...all };
+        if (o.tags) picked.tags = (await runTool(ctx.config, 'palace_list_tags', {})).tags;
         ctx.out.result(picked, () =>
           Object.entries(picked)
             .map(([name, block]) => `${name}:\n${Object.entries(block as Record<string, unknown>).map(([k, v]) => `  ${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join('\n')}`)
@@ -140,7 +112,7 @@ export function registerPalace(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
-        const r = (await runTool(ctx.config, 'palace_get_taxonomy', {})) as { taxonomy: Record<string, Record<string, number>> };
+        const r = await runTool(ctx.config, 'palace_get_taxonomy', {});
         ctx.out.result(r, () => {
           const wings = Object.entries(r.taxonomy);
           return wings.length === 0 ? 'No wings.' : wings.map(([w, rooms]) => `${w}\n${table(rooms)}`).join('\n');
@@ -150,7 +122,7 @@ export function registerPalace(program: Command): void {
 
   const rooms = program.command('rooms').description('rooms: list (default), add, rename, remove');
   const roomsList = async (ctx: CommandContext) => {
-    const r = (await runTool(ctx.config, 'palace_rooms_list', { wing: ctx.opts.wing })) as { rooms: Array<{ wing: string; room: string; drawers: number }> };
+    const r = await runTool(ctx.config, 'palace_rooms_list', { wing: flag(ctx.opts.wing) });
     ctx.out.result(r, () => (r.rooms.length === 0 ? 'No rooms.' : r.rooms.map((x) => `  ${x.wing}/${x.room}  ${x.drawers}`).join('\n')));
   };
   rooms.option('--wing <wing>', 'only this wing').option('--json', 'machine-readable output').action(action(roomsList));
@@ -160,7 +132,7 @@ export function registerPalace(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, wing: string, room: string) => {
-        const r = (await runTool(ctx.config, 'palace_rooms_add', { wing, room })) as { created: boolean };
+        const r = await runTool(ctx.config, 'palace_rooms_add', { wing, room });
         ctx.out.result(r, () => (r.created ? `Added ${wing}/${room}` : `${wing}/${room} already exists`));
       }),
     );
@@ -169,7 +141,7 @@ export function registerPalace(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx, wing: string, room: string, newRoom: string) => {
-        const r = (await runTool(ctx.config, 'palace_rooms_rename', { wing, room, new_room: newRoom })) as { moved_drawers: number };
+        const r = await runTool(ctx.config, 'palace_rooms_rename', { wing, room, new_room: newRoom });
         ctx.out.result(r, () => `Renamed ${wing}/${room} to ${wing}/${newRoom} (${r.moved_drawers} drawers moved)`);
       }),
     );

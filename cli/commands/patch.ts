@@ -11,9 +11,8 @@ import type { Command } from 'commander';
 
 import { isEventId } from '../../hub/src/core/ids.js';
 import { patchPathProblems } from '../../hub/src/core/patch-paths.js';
-import type { Artifact, EventPage, LogEvent } from '../../hub/src/core/types.js';
+import type { LogEvent } from '../../hub/src/core/types.js';
 import { HubError, invalid } from '../../hub/src/errors.js';
-import type { StoredArtifact } from '../../hub/src/logstream/logstream.js';
 import { action, type CommandContext } from '../context.js';
 import { eventLine } from '../format.js';
 import { gitOk, runGit, type Git } from '../git.js';
@@ -38,7 +37,7 @@ function agentOf(ctx: CommandContext, fallback?: string | null): string {
 
 /** One page of events through the one road (the live hub, or the MCP server in-process). */
 async function listEvents(ctx: CommandContext, query: Record<string, unknown>): Promise<LogEvent[]> {
-  return ((await runTool(ctx.config, 'palace_event_list', query)) as EventPage).events;
+  return ((await runTool(ctx.config, 'palace_event_list', query))).events;
 }
 
 async function requestOf(ctx: CommandContext, correlationId: string): Promise<LogEvent> {
@@ -120,7 +119,7 @@ interface TaskInfo {
 }
 
 async function taskOf(ctx: CommandContext, correlationId: string): Promise<TaskInfo | undefined> {
-  const page = (await runTool(ctx.config, 'palace_tasks', { correlation_id: correlationId, limit: 1 })) as { tasks: TaskInfo[] };
+  const page = await runTool(ctx.config, 'palace_tasks', { correlation_id: correlationId, limit: 1 });
   return page.tasks[0];
 }
 
@@ -240,12 +239,12 @@ export function registerPatch(program: Command, git: Git = runGit): void {
         if (!request.base_commit)
           ctx.out.note(`The request names no base commit; checked against HEAD (${base.slice(0, 12)}).`);
         await checkAppliesAt(git, repo, base, content);
-        const filed = (await runTool(ctx.config, 'palace_patch_submit', {
+        const filed = await runTool(ctx.config, 'palace_patch_submit', {
           correlation_id: task,
           from_agent: agent,
           content,
           body: str(o.body),
-        })) as { artifact: StoredArtifact; event: LogEvent };
+        });
         for (const warning of filed.artifact.warnings ?? []) ctx.out.warn(warning);
         ctx.out.result(filed, () =>
           [
@@ -285,7 +284,7 @@ export function registerPatch(program: Command, git: Git = runGit): void {
         // (With --json the result carries author, origin and attempt; stderr stays for warnings.)
         if (o.json !== true) ctx.out.note(`Patch ${event.id} by ${event.from_agent}, origin hub ${origin}, attempt ${attempt ?? 'none'}`);
         for (const reason of foreign) ctx.out.warn(`applying a foreign patch (--accept-foreign): ${reason}`);
-        const artifact = (await runTool(ctx.config, 'palace_artifact_get', { artifact_id: artifactId })) as Artifact;
+        const artifact = await runTool(ctx.config, 'palace_artifact_get', { artifact_id: artifactId });
         const unsafe = patchPathProblems(artifact.content);
         if (unsafe.length > 0)
           throw new HubError(
@@ -303,12 +302,12 @@ export function registerPatch(program: Command, git: Git = runGit): void {
           if (applied.code !== 0)
             failure = (applied.stderr || applied.stdout).trim() || `git apply exited ${applied.code}`;
         }
-        const ack = (await runTool(ctx.config, 'palace_event_ack', {
+        const ack = await runTool(ctx.config, 'palace_event_ack', {
           event_id: event.id,
           from_agent: agent,
           status: failure ? 'failed' : 'applied',
           body: failure ?? str(o.note),
-        })) as LogEvent;
+        });
         const status = failure ? 'failed' : 'applied';
         ctx.out.result(
           {

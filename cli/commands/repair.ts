@@ -109,7 +109,7 @@ export function registerRepair(program: Command): void {
         if (mode !== 'check' && mode !== 'rebuild') throw invalid('--mode', '--mode must be check or rebuild');
         if (ctx.opts.tasks) return repairTasks(ctx, mode);
         if (mode === 'rebuild') return rebuild(ctx);
-        const s = (await runTool(ctx.config, 'palace_repair_status', {})) as RepairStatus;
+        const s = await runTool(ctx.config, 'palace_repair_status', {});
         ctx.out.result(s, () => statusText(s));
         return s.ok ? 0 : 1;
       }),
@@ -120,7 +120,7 @@ export function registerRepair(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {
-        const s = (await runTool(ctx.config, 'palace_repair_status', {})) as RepairStatus;
+        const s = await runTool(ctx.config, 'palace_repair_status', {});
         ctx.out.result(s, () => statusText(s));
       }),
     );

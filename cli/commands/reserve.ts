@@ -7,7 +7,6 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 
 import type { Command } from 'commander';
 
-import type { LogEvent } from '../../hub/src/core/types.js';
 import { pathMatches } from '../../hub/src/core/globs.js';
 import { LOGSTREAM_FILE } from '../../hub/src/core/palace-files.js';
 import { describeHolder, type Reservation } from '../../hub/src/core/task-state.js';
@@ -16,6 +15,7 @@ import { action, type CommandContext } from '../context.js';
 import { reservationLine } from '../format.js';
 import { EXIT } from '../output.js';
 import { shellQuote as sh } from '../shell-quote.js';
+import { flag } from '../tool-args.js';
 import { runTool } from '../tool-runner.js';
 
 /** The line that marks a pre-commit hook as palace's own (install replaces only those). */
@@ -37,7 +37,6 @@ function git(repo: string, args: readonly string[]): string {
     throw invalid('--repo', `git ${args[0] ?? ''} failed in ${repo}: ${(e.stderr ?? e.message).trim()}`);
   }
 }
-
 
 /** The hook script: runs `palace guard check --staged`; blocks only on its "refused" exit (3). */
 export function guardScript(options: { node: string; palace: string; palaceDir: string; agent?: string | undefined; stream?: string | undefined }): string {
@@ -77,14 +76,9 @@ export function guardHits(paths: readonly string[], reservations: readonly Reser
   return hits;
 }
 
-interface ReserveResult {
-  reservation: Reservation;
-  overridden: Reservation[];
-}
-
 /** Reservations in force through the one road (the live hub, or the MCP server in-process). */
 async function reservationsOf(ctx: CommandContext, filter: Record<string, unknown>): Promise<{ reservations: Reservation[]; count: number }> {
-  return (await runTool(ctx.config, 'palace_reservations', filter)) as { reservations: Reservation[]; count: number };
+  return (await runTool(ctx.config, 'palace_reservations', filter));
 }
 
 export function registerReserve(program: Command): void {
@@ -102,15 +96,15 @@ export function registerReserve(program: Command): void {
       action(async (ctx, paths: string[]) => {
         const o = ctx.opts;
         const from = agentOf(ctx);
-        const result = (await runTool(ctx.config, 'palace_reserve', {
+        const result = await runTool(ctx.config, 'palace_reserve', {
           paths,
-          stream: o.stream,
+          stream: flag(o.stream),
           from_agent: from,
           exclusive: Boolean(o.exclusive),
-          ttl_ms: o.ttl,
-          correlation_id: o.task,
+          ttl_ms: flag(o.ttl),
+          correlation_id: flag(o.task),
           force: Boolean(o.force),
-        })) as ReserveResult;
+        });
         for (const r of result.overridden) ctx.out.warn(`forced over: ${describeHolder(r)}`);
         ctx.out.result(result, () => `Reserved (${result.reservation.reservation_id}):\n${reservationLine(result.reservation)}`);
       }),
@@ -142,7 +136,7 @@ export function registerReserve(program: Command): void {
     .action(
       action(async (ctx, id: string) => {
         const from = agentOf(ctx);
-        const event = (await runTool(ctx.config, 'palace_release', { reservation_id: id, from_agent: from })) as LogEvent;
+        const event = await runTool(ctx.config, 'palace_release', { reservation_id: id, from_agent: from });
         ctx.out.result(event, () => `Released ${id}.`);
       }),
     );

@@ -18,7 +18,6 @@ import type { Logger } from './log.js';
 import { startLeaseSweeper } from './logstream/lease-sweeper.js';
 import { INTEGRITY_CHECKING, quickCheckOffThread } from './logstream/integrity-check.js';
 import type { LogFile } from './logstream/event-store.js';
-import type { Memory } from './memory/drawers/memory.js';
 import { openPalace } from './palace.js';
 import {
   canonicalPalace,
@@ -31,6 +30,7 @@ import { createRequestLock } from './request-lock.js';
 import { SyncService } from './sync/sync-service.js';
 import type { HubServices } from './services.js';
 import { stdioCommand } from './launcher.js';
+import { statusz } from './status.js';
 import { PALACE_VERSION } from './version.js';
 
 /** How long close() lets MCP responses in flight finish before it cuts their connections. */
@@ -95,29 +95,6 @@ export function checkBindPolicy(host: string, token: string | undefined, allowIn
     );
 }
 
-/** The embedder's block of /statusz once memory is open: model, and its workers with their own RSS. */
-function embeddingStatus(memory: Memory | undefined): { embedding?: Record<string, unknown> } {
-  if (!memory) return {};
-  const info = memory.embedderInfo();
-  const pool = memory.embedWorkers();
-  return {
-    embedding: {
-      model: info.model,
-      device: info.device,
-      ...(pool
-        ? {
-            workers_max: pool.size,
-            workers_running: pool.workers.length,
-            workers_busy: pool.workers.filter((w) => w.state === 'busy').length,
-            idle_release_seconds: pool.idle_release_seconds,
-            queued_texts: pool.queued_texts,
-            workers: pool.workers.map((w) => ({ worker: w.worker, state: w.state, rss_mb: w.memory_mb, batches: w.batches })),
-          }
-        : {}),
-    },
-  };
-}
-
 export async function startHub(options: HubOptions): Promise<Hub> {
   const { config, log } = options;
   const host = options.host ?? '127.0.0.1';
@@ -129,7 +106,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
 
   const palace = openPalace(config, { role: 'hub', log, readOnly, networkExposed: !isLoopbackHost(host), hubToken: token !== undefined, syncService: SyncService });
   const { services } = palace;
-  const { logstream, memory, stats, startedAt } = services;
+  const { logstream, stats, startedAt } = services;
   const lock = createRequestLock();
   const sse = { clients: 0 };
   /** How a client starts `palace mcp` for this hub's palace, absolute (launcher.ts); the dashboard prints it. */
@@ -173,30 +150,18 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     sessions,
     server: { withLock: (fn) => lock.run(fn) },
     ...(options.uiDirs ? { uiDirs: options.uiDirs } : {}),
-    status: async () => {
+    // /statusz is assembled in status.ts (with palace_status); the server hands over what only it knows.
+    status: () => {
       const verdict = sqliteIntegrity();
-      return {
-        // Not ok only once a check has found a problem (or failed to run).
-        ok: verdict === 'ok' || verdict === INTEGRITY_CHECKING,
-        server: {
-          name: 'palace',
-          version: PALACE_VERSION,
-          transport: 'http',
-          scheme: listening.bound?.scheme,
-          host: listening.bound?.host,
-          port: listening.bound?.port,
-          pid: process.pid,
-          started_at: startedAt.toISOString(),
-          uptime_seconds: Math.round((Date.now() - startedAt.getTime()) / 1000),
-        },
-        palace: { path: palacePath, backend: config.backend, sqlite_integrity: verdict, ...(launcher ? { stdio_command: launcher } : {}) },
-        writer: services.describe().writer,
-        identity: services.identity.describe(),
+      return statusz(services, {
+        bound: listening.bound,
+        sqliteIntegrity: verdict,
+        integrityOk: verdict === 'ok' || verdict === INTEGRITY_CHECKING,
         requests: { total: stats.total, mcp: stats.mcpRequests, by_status: stats.byStatus, lock_pending: lock.pending, waits: { active: stats.waits.active, max: config.waitMaxConcurrent, refused: stats.waits.refused } },
-        logstream: { replica_id: logstream.replicaId, events: logstream.store.countEvents(), sse_clients: sse.clients },
-        clients: { recent: stats.recentClients() },
-        ...embeddingStatus(memory.peek()),
-      };
+        sseClients: sse.clients,
+        recentClients: stats.recentClients(),
+        stdioCommand: launcher,
+      });
     },
   });
 

@@ -6,6 +6,7 @@ import type { IdentityService } from './identity/identity.js';
 import type { Logger } from './log.js';
 import type { Logstream } from './logstream/logstream.js';
 import type { ResourceWatch } from './logstream/resource-watch.js';
+import type { ServiceDescription } from './status.js';
 import type { KgHandle } from './kg/knowledge-graph.js';
 import type { CypherService } from './kg/cypher-service.js';
 import type { MemoryHandle } from './memory/drawers/open-memory.js';
@@ -42,17 +43,6 @@ export interface HubServices {
   memorySync?: MemorySync;
   /** Subscribed MCP resources (tasks, inboxes): turns commits into resources/updated (issue 33). */
   resourceWatch: ResourceWatch;
-  /** Extra status blocks: the writer lease and listen address of a hub, or the local mode. */
-  describe(): Record<string, unknown>;
-}
-
-/** The status block of /stats and palace_stats. */
-export function hubStatus(hub: HubServices): Record<string, unknown> {
-  return {
-    version: hub.version,
-    role: hub.role,
-    uptime_seconds: Math.round((Date.now() - hub.startedAt.getTime()) / 1000),
-    read_only: hub.readOnly,
-    palace: hub.config.palacePath,
-  };
+  /** Extra status blocks: the writer lease and listen address of a hub, or the local mode (status.ts). */
+  describe(): ServiceDescription;
 }

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { createEventFeed, type FeedMode } from '../../hub/src/client/event-feed.js';
 import { createHubClient, HubClientError } from '../../hub/src/client/hub-client.js';
-import type { EventPage, LogEvent } from '../../hub/src/core/types.js';
+import type { LogEvent } from '../../hub/src/core/types.js';
 import type { Hub } from '../../hub/src/server.js';
 import { makeHubDirs, startTestHub, waitUntil, type HubDirs } from '../helpers/hub.js';
 
@@ -44,13 +44,13 @@ describe('createHubClient', () => {
     const { hub } = await hubWith({}, TOKEN);
     const client = createHubClient({ baseUrl: `${hub.url}/`, token: TOKEN });
     const e = await status(hub, 'hello');
-    const page = await client.callTool<EventPage>('palace_event_list', { limit: 5 });
+    const page = await client.call('palace_event_list', { limit: 5 });
     expect(page.events.map((x) => x.id)).toEqual([e.id]);
     expect(await client.listTools()).toContain('palace_event_wait');
     expect(await client.getJson<{ ok: boolean }>('/statusz')).toMatchObject({ ok: true });
 
     const bad = await client
-      .callTool('palace_event_list', { since_event_id: 'evt_20260101T000000_000000000000' })
+      .call('palace_event_list', { since_event_id: 'evt_20260101T000000_000000000000' })
       .catch((err: unknown) => err);
     expect(bad).toBeInstanceOf(HubClientError);
     expect((bad as HubClientError).code).toBe('log.unknown_cursor');
@@ -61,7 +61,7 @@ describe('createHubClient', () => {
     expect(await anonymous.health()).toBe(true);
 
     await hub.close();
-    const gone = await client.callTool('palace_event_list', {}).catch((err: unknown) => err);
+    const gone = await client.call('palace_event_list', {}).catch((err: unknown) => err);
     expect(gone).toMatchObject({ code: 'hub.unreachable', status: null });
     expect(await client.health()).toBe(false);
   });

@@ -91,7 +91,7 @@ describe('one error shape', () => {
   it('gives the same answer on the in-process CLI road', async () => {
     const server = await connectInProcess(hub.services);
     try {
-      const error = await server.callTool('palace_event_append', BAD_APPEND).then(
+      const error = await server.client.callAny('palace_event_append', BAD_APPEND).then(
         () => undefined,
         (err: unknown) => err,
       );

@@ -170,7 +170,23 @@ describe('daemon endpoints', () => {
 });
 
 describe('CLI list, move, graph, stats against the live hub', () => {
-  it('list and move use the endpoints; an unusable move exits 2, an unknown drawer 1', async () => {
+  it('take the same road as every other command: one MCP request each, no REST route (issue 33)', async () => {
+    const commands = [
+      ['list', '--wing', 'palace', '--json'],
+      ['move', ids.trivia as string, '--room', 'trivia', '--json'],
+      ['graph', '--json'],
+      ['stats', '--section', 'status', '--json'],
+    ];
+    for (const args of commands) {
+      const before = { total: hub.services.stats.total, mcp: hub.services.stats.mcpRequests };
+      const r = await cli(args);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      // Every request this command made was a POST /mcp (the old road was GET /list, PATCH /memory/:id, GET /graph, GET /stats).
+      expect({ total: hub.services.stats.total - before.total, mcp: hub.services.stats.mcpRequests - before.mcp }, args[0]).toEqual({ total: 1, mcp: 1 });
+    }
+  });
+
+  it('list and move go through the tools; an unusable move exits 2, an unknown drawer 1', async () => {
     const list = await cli(['list', '--wing', 'website', '--json']);
     expect(list.code).toBe(0);
     expect(parseJson<{ drawers: Array<{ drawer_id: string }> }>(list).drawers.map((d) => d.drawer_id)).toEqual([ids.other]);

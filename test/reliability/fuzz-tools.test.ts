@@ -190,7 +190,7 @@ function tame(name: string, args: Record<string, unknown>, root: string): Record
 /** Events the hub acknowledged writing (event ids in the results of successful mutating log tools). */
 const acknowledged = new Set<string>();
 /** Every tool that appends events: the mutating logstream and coordination tools (reserve, release, renew, ...). */
-const WRITES_EVENTS = new Set([...logstreamTools, ...coordinationTools].filter((t) => t.mutating).map((t) => t.name));
+const WRITES_EVENTS = new Set<string>([...logstreamTools, ...coordinationTools].filter((t) => t.mutating).map((t) => t.name));
 
 function collectEventIds(value: unknown, into: Set<string>): void {
   if (typeof value === 'string' && /^evt_[0-9A-Za-z_]+$/.test(value)) into.add(value);

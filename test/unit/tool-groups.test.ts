@@ -12,7 +12,7 @@ describe('tool groups', () => {
     for (const [group, load] of Object.entries(TOOL_GROUPS) as [ToolGroup, () => Promise<readonly { name: string }[]>][]) {
       const names = (await load()).map((t) => t.name);
       expect(names.length, group).toBeGreaterThan(0);
-      for (const name of names) expect(TOOL_GROUP_OF[name], name).toBe(group);
+      for (const name of names) expect((TOOL_GROUP_OF as Record<string, ToolGroup>)[name], name).toBe(group);
     }
   });
 

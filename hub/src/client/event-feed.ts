@@ -4,6 +4,7 @@
 
 import type { EventPage } from '../core/types.js';
 import { createSseParser } from '../core/sse-frames.js';
+import type { ArgsOf } from '../mcp/contract.js';
 import { HubClientError, type HubClient, type StreamQuery } from './hub-client.js';
 
 export const FEED_MODES = {
@@ -111,10 +112,11 @@ export function createEventFeed(options: EventFeedOptions): EventFeed {
     setMode(FEED_MODES.poll);
     const until = now() + streamRetryMs;
     while (!signal.aborted && now() < until) {
-      const page = await client.callTool<EventPage>(
+      const page = await client.call(
         'palace_event_wait',
-        { ...query, ...(cursor ? { since_event_id: cursor } : {}), timeout_ms: pollTimeoutMs },
-        signal,
+        // The feed's filters are the stream's query strings: the same names palace_event_wait takes.
+        { ...(query as ArgsOf<'palace_event_wait'>), ...(cursor ? { since_event_id: cursor } : {}), timeout_ms: pollTimeoutMs },
+        { signal },
       );
       deliver(page);
     }

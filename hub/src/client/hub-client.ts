@@ -1,26 +1,14 @@
 // The typed HTTP client of a running hub, over an injected fetch: MCP tool calls as plain JSON-RPC
 // POSTs (JSON or SSE replies, progress as it streams), JSON GETs and the raw event stream. Used by the
-// dashboard (browser), the tray and the CLI (Node); imports nothing from either.
+// dashboard (browser), the tray and the CLI (Node); imports nothing from either. Tool calls are the
+// typed ToolClient (tool-client.ts) over the HTTP handler below.
 
 import { createSseParser } from '../core/sse-frames.js';
+import { createToolClient, HubClientError, type RpcHandler, type RpcNotification, type RpcReply, type ToolClient } from './tool-client.js';
+
+export { HubClientError, parseToolResult, type ToolCallOptions } from './tool-client.js';
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
-
-/** A failed hub call with a stable code: the hub's own error code, or `hub.unreachable`, `rpc.*`. */
-export class HubClientError extends Error {
-  override readonly name = 'HubClientError';
-  readonly code: string;
-  /** HTTP status, or null when no response arrived. */
-  readonly status: number | null;
-  readonly field: string | undefined;
-
-  constructor(code: string, message: string, status: number | null = null, field?: string) {
-    super(message);
-    this.code = code;
-    this.status = status;
-    this.field = field;
-  }
-}
 
 export interface HubClientOptions {
   baseUrl: string;
@@ -32,33 +20,16 @@ export interface HubClientOptions {
 
 export type StreamQuery = Record<string, string | readonly string[] | undefined>;
 
-/** Options of one tool call beyond its arguments. */
-export interface ToolCallOptions {
-  signal?: AbortSignal;
-  /** Progress of a long tool (a mine), asked for as MCP progress notifications and read as they stream in. */
-  onProgress?: (progress: number, total: number | undefined, message: string | undefined) => void;
-}
-
-export interface HubClient {
+export interface HubClient extends ToolClient {
   readonly baseUrl: string;
   /** GET /healthz answered 200. */
   health(signal?: AbortSignal): Promise<boolean>;
   /** GET a JSON endpoint behind the token. */
   getJson<T>(path: string, signal?: AbortSignal): Promise<T>;
-  /** Calls an MCP tool and returns its parsed JSON result; tool errors throw HubClientError. */
-  callTool<T>(name: string, args?: Record<string, unknown>, signal?: AbortSignal, options?: ToolCallOptions): Promise<T>;
-  /** The names of the tools this hub serves (tools/list). */
-  listTools(signal?: AbortSignal): Promise<string[]>;
   /** MCP initialize with this client's name, so /statusz names it among the recent clients. */
   hello(name: string, version: string): Promise<void>;
   /** Opens GET /logstream/stream, resuming after `cursor` through Last-Event-ID. */
   openStream(query: StreamQuery, cursor: string | null, signal: AbortSignal): Promise<Response>;
-}
-
-interface RpcReply {
-  id?: unknown;
-  result?: unknown;
-  error?: { code?: number; message?: string; data?: { code?: string } };
 }
 
 function trimSlash(url: string): string {
@@ -80,19 +51,17 @@ async function errorFrom(res: Response): Promise<HubClientError> {
   return new HubClientError(code, message, res.status, field);
 }
 
-type ProgressFn = NonNullable<ToolCallOptions['onProgress']>;
-
 /**
  * The JSON-RPC reply with `id`, from a JSON body or from the data frames of an SSE body read as they
- * arrive (progress notifications go to `onProgress` on the way).
+ * arrive (notifications, such as progress, go to `onNotification` on the way).
  */
-async function replyFrom(res: Response, id: number, onProgress: ProgressFn | undefined): Promise<RpcReply> {
+async function replyFrom(res: Response, id: number, onNotification: ((n: RpcNotification) => void) | undefined): Promise<RpcReply> {
   const candidates: unknown[] = [];
   const take = (data: string): void => {
     const value = JSON.parse(data) as unknown;
     for (const c of [value].flat()) {
-      const m = c as { method?: string; params?: { progress?: number; total?: number; message?: string } };
-      if (m && typeof m === 'object' && m.method === 'notifications/progress') onProgress?.(m.params?.progress ?? 0, m.params?.total, m.params?.message);
+      const m = c as { id?: unknown; method?: string; params?: Record<string, unknown> };
+      if (m && typeof m === 'object' && typeof m.method === 'string' && m.id === undefined) onNotification?.(m as RpcNotification);
       else candidates.push(c);
     }
   };
@@ -116,31 +85,6 @@ async function replyFrom(res: Response, id: number, onProgress: ProgressFn | und
   throw new HubClientError('rpc.no_reply', 'the hub sent no reply for this request');
 }
 
-/** A tools/call result as its JSON value; an isError result throws HubClientError with the tool's code. */
-export function parseToolResult<T>(name: string, result: unknown): T {
-  return toolResult<T>(name, result);
-}
-
-function toolResult<T>(name: string, result: unknown): T {
-  const r = result as { content?: { type: string; text?: string }[]; isError?: boolean };
-  const text = r.content?.find((c) => c.type === 'text')?.text;
-  if (text === undefined) throw new HubClientError('rpc.bad_result', `${name} returned no text content`);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    if (!r.isError) return text as T;
-    // Arguments the tool's schema refused: the MCP server's text names the first bad field ("... at kind").
-    if (text.startsWith('MCP error -32602')) throw new HubClientError('input.invalid', text, null, /\bat ([A-Za-z_][\w.]*)\s*(?:;|$)/.exec(text)?.[1]);
-    throw new HubClientError('tool.failed', text);
-  }
-  if (r.isError) {
-    const e = (value as { error?: { code?: string; message?: string; field?: string } }).error;
-    throw new HubClientError(e?.code ?? 'tool.failed', e?.message ?? text, null, e?.field);
-  }
-  return value as T;
-}
-
 export function createHubClient(options: HubClientOptions): HubClient {
   const baseUrl = trimSlash(options.baseUrl);
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
@@ -149,7 +93,6 @@ export function createHubClient(options: HubClientOptions): HubClient {
       ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
       ...(options.agentToken ? { 'X-Palace-Agent-Token': options.agentToken } : {}),
     });
-  let nextId = 1;
 
   const request = async (path: string, init: RequestInit): Promise<Response> => {
     try {
@@ -160,13 +103,8 @@ export function createHubClient(options: HubClientOptions): HubClient {
     }
   };
 
-  const rpc = async (
-    method: string,
-    params: Record<string, unknown>,
-    signal?: AbortSignal,
-    onProgress?: ProgressFn,
-  ): Promise<unknown> => {
-    const id = nextId++;
+  /** One JSON-RPC request as a POST to /mcp: the HTTP road of the tool client. */
+  const handler: RpcHandler = async (body, { signal, onNotification }) => {
     const res = await request('/mcp', {
       method: 'POST',
       headers: {
@@ -174,21 +112,16 @@ export function createHubClient(options: HubClientOptions): HubClient {
         Accept: 'application/json, text/event-stream',
         ...auth(),
       },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method, params: onProgress ? { ...params, _meta: { progressToken: id } } : params }),
+      body: JSON.stringify(body),
       ...(signal ? { signal } : {}),
     });
     if (!res.ok) throw await errorFrom(res);
-    const reply = await replyFrom(res, id, onProgress);
-    if (reply.error)
-      throw new HubClientError(
-        reply.error.data?.code ?? 'rpc.error',
-        reply.error.message ?? 'JSON-RPC error',
-        res.status,
-      );
-    return reply.result;
+    return replyFrom(res, body.id, onNotification);
   };
+  const tools = createToolClient(handler);
 
   return {
+    ...tools,
     baseUrl,
     async health(signal) {
       try {
@@ -206,15 +139,8 @@ export function createHubClient(options: HubClientOptions): HubClient {
       if (!res.ok) throw await errorFrom(res);
       return (await res.json()) as T;
     },
-    async callTool<T>(name: string, args: Record<string, unknown> = {}, signal?: AbortSignal, options: ToolCallOptions = {}) {
-      return toolResult<T>(name, await rpc('tools/call', { name, arguments: args }, signal ?? options.signal, options.onProgress));
-    },
-    async listTools(signal) {
-      const result = (await rpc('tools/list', {}, signal)) as { tools?: { name: string }[] };
-      return (result.tools ?? []).map((t) => t.name);
-    },
     async hello(name, version) {
-      await rpc('initialize', {
+      await tools.rpc('initialize', {
         protocolVersion: '2025-06-18',
         capabilities: {},
         clientInfo: { name, version },

@@ -68,7 +68,7 @@ export function DrawerDetail({ id, onClose }: { id: string; onClose(): void }): 
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     let live = true;
-    store.client.callTool<Drawer>('palace_get_drawer', { drawer_id: id }).then(
+    store.client.call('palace_get_drawer', { drawer_id: id }).then(
       (d) => live && setDrawer(d),
       (err: Error) => live && setError(err.message),
     );

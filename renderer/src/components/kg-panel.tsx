@@ -31,7 +31,7 @@ function useEntities(available: boolean): { entities: KgEntity[] | null; totals:
     if (!available) return;
     let live = true;
     store.client
-      .callTool<{ kg?: { stats?: { entities: number; triples: number }; top_entities?: KgEntity[] } }>('palace_graph_stats', { limit })
+      .call('palace_graph_stats', { limit })
       .then(
         (r) => {
           if (!live) return;
@@ -63,7 +63,7 @@ export function KgPanel({ available }: { available: boolean }): ReactElement {
     setBusy(true);
     setError(null);
     store.client
-      .callTool<{ facts?: KgFact[] }>('palace_kg_query', {
+      .call('palace_kg_query', {
         entity: name.trim(),
         ...(asOf ? { as_of: asOf } : {}),
       })

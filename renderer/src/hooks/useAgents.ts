@@ -14,7 +14,7 @@ export function useAgents(): AgentsInfo | null {
     if (!tools?.includes('palace_agents')) return;
     let live = true;
     const read = (): void =>
-      void store.client.callTool<AgentsInfo>('palace_agents').then(
+      void store.client.call('palace_agents', {}).then(
         (r) => live && setInfo({ mode: r.mode, agents: r.agents }),
         () => undefined,
       );

@@ -6,7 +6,7 @@
 import { createEventFeed, type EventFeed, type FeedMode } from '../../../hub/src/client/event-feed.js';
 import { createHubClient, HubClientError, type HubClient } from '../../../hub/src/client/hub-client.js';
 import { IN_FLIGHT_STATUSES, stalledFilter, type TaskState, type TaskStatus } from '../../../hub/src/core/task-state.js';
-import { EVENT_STATUSES, type Artifact, type EventPage, type LogEvent } from '../../../hub/src/core/types.js';
+import { EVENT_STATUSES, type Artifact, type LogEvent } from '../../../hub/src/core/types.js';
 import type { HubInfo, PalaceBridge } from '../../../main/ipc-contract.js';
 import { EVENT_CAP, mergeEvents } from './event-log.js';
 import {
@@ -15,7 +15,6 @@ import {
   type PeersPayload,
   type StatusPayload,
   type TaskCountsPayload,
-  type TaskPagePayload,
 } from './hub-types.js';
 
 /** Which tasks the Tasks view lists: not done, all, one status, or claimed ones gone quiet. */
@@ -294,7 +293,7 @@ export class DashboardStore {
   /** Loads the newest events (one page); returns the tip id. Older pages come with loadOlderEvents. */
   private async loadEvents(gen: number): Promise<string | undefined> {
     try {
-      const page = await this.hub.callTool<EventPage>('palace_event_list', { order: 'desc', limit: 500 });
+      const page = await this.hub.call('palace_event_list', { order: 'desc', limit: 500 });
       if (gen !== this.generation) return undefined;
       this.set({
         events: mergeEvents(this.snapshot.events, page.events, this.eventCap),
@@ -315,7 +314,7 @@ export class DashboardStore {
     if (!oldest || this.snapshot.eventsLoadingOlder) return;
     this.set({ eventsLoadingOlder: true });
     try {
-      const page = await this.hub.callTool<EventPage>('palace_event_list', { order: 'desc', limit: 500, before_event_id: oldest });
+      const page = await this.hub.call('palace_event_list', { order: 'desc', limit: 500, before_event_id: oldest });
       this.eventCap = Math.max(this.eventCap, this.snapshot.events.length + page.events.length);
       this.set({
         events: mergeEvents(this.snapshot.events, page.events, this.eventCap),
@@ -370,10 +369,10 @@ export class DashboardStore {
       // The stalled list's own total is the count; any other list asks for it beside (one row). A hub
       // that cannot count them (older than last_event_before) leaves the chip out, not the list.
       const [page, stalledTotal] = await Promise.all([
-        this.hub.callTool<TaskPagePayload>('palace_tasks', args),
+        this.hub.call('palace_tasks', args),
         f === 'stalled'
           ? undefined
-          : this.hub.callTool<TaskPagePayload>('palace_tasks', { ...stalled, limit: 1 }).then(
+          : this.hub.call('palace_tasks', { ...stalled, limit: 1 }).then(
               (p) => p.total,
               () => null,
             ),
@@ -412,7 +411,7 @@ export class DashboardStore {
     }
     for (let i = 0; i < missing.length; i += 64) {
       const ids = missing.slice(i, i + 64);
-      const page = await this.hub.callTool<EventPage>('palace_event_list', { correlation_id: ids, type: 'task.request', limit: 500 });
+      const page = await this.hub.call('palace_event_list', { correlation_id: ids, type: 'task.request', limit: 500 });
       for (const e of page.events) if (e.correlation_id && !found.has(e.correlation_id)) found.set(e.correlation_id, e);
     }
     if (found.size > 0) this.set({ taskRequests: new Map([...this.snapshot.taskRequests, ...found]) });
@@ -448,7 +447,7 @@ export class DashboardStore {
         if (mode === 'stream' && !caughtUp) {
           caughtUp = true;
           void this.hub
-            .callTool<EventPage>('palace_event_list', { limit: 500 })
+            .call('palace_event_list', { limit: 500 })
             .then((page) => this.set({ events: mergeEvents(this.snapshot.events, page.events, this.eventCap) }))
             .catch(() => undefined);
         }
@@ -484,7 +483,7 @@ export class DashboardStore {
   artifact(id: string): Promise<Artifact> {
     let pending = this.artifacts.get(id);
     if (!pending) {
-      pending = this.hub.callTool<Artifact>('palace_artifact_get', { artifact_id: id });
+      pending = this.hub.call('palace_artifact_get', { artifact_id: id });
       pending.catch(() => this.artifacts.delete(id));
       this.artifacts.set(id, pending);
     }

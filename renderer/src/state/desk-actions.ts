@@ -23,7 +23,7 @@ function optional(fields: Record<string, string | undefined>): Record<string, st
 }
 
 export function createTask(client: HubClient, agent: string, task: NewTask): Promise<LogEvent> {
-  return client.callTool<LogEvent>('palace_event_append', {
+  return client.call('palace_event_append', {
     type: 'task.request',
     status: 'open',
     from_agent: agent,
@@ -45,13 +45,14 @@ export function replyOnTask(
   to: string,
   body: string,
 ): Promise<LogEvent> {
-  return client.callTool<LogEvent>('palace_event_append', {
+  return client.call('palace_event_append', {
     type: 'task.reply',
     from_agent: agent,
     to_agent: to,
     stream: request.stream,
     room: request.room,
-    correlation_id: request.correlation_id,
+    // A request without one is sent without it: the schema takes a string or nothing, never null.
+    correlation_id: request.correlation_id ?? undefined,
     body,
   });
 }
@@ -64,7 +65,7 @@ export function decidePatch(
   status: 'applied' | 'failed',
   note: string,
 ): Promise<LogEvent> {
-  return client.callTool<LogEvent>('palace_event_ack', {
+  return client.call('palace_event_ack', {
     event_id: patchEventId,
     from_agent: agent,
     status,
@@ -79,10 +80,10 @@ export function releaseClaim(
   correlationId: string,
   reason: string,
 ): Promise<unknown> {
-  return client.callTool('palace_task_release', { event_id: correlationId, from_agent: agent, reason });
+  return client.call('palace_task_release', { event_id: correlationId, from_agent: agent, reason });
 }
 
 /** Cancels a file reservation: `palace_release`, which appends `file.released`. */
 export function cancelReservation(client: HubClient, agent: string, reservationId: string): Promise<unknown> {
-  return client.callTool('palace_release', { reservation_id: reservationId, from_agent: agent });
+  return client.call('palace_release', { reservation_id: reservationId, from_agent: agent });
 }

@@ -49,7 +49,7 @@ function RoomDrawers({ wing, room, selected, onOpen }: { wing: string; room: str
   const [busy, setBusy] = useState(true);
   const [error, setError] = useState<string | null>(null);
   const fetchPage = (offset: number) =>
-    store.client.callTool<{ drawers?: DrawerRow[]; total?: number }>('palace_list_drawers', { wing, ...(room ? { room } : {}), limit: PAGE, offset });
+    store.client.call('palace_list_drawers', { wing, ...(room ? { room } : {}), limit: PAGE, offset });
   const apply = (offset: number, r: { drawers?: DrawerRow[]; total?: number }): void => {
     setRows((prev) => (offset === 0 ? (r.drawers ?? []) : [...prev, ...(r.drawers ?? [])]));
     setTotal(r.total ?? null);
@@ -128,9 +128,7 @@ function useTaxonomy(tools: readonly string[], asked: number): Taxonomy | null {
     let live = true;
     const load = async (): Promise<Taxonomy | null> => {
       if (tools.includes('palace_get_taxonomy')) {
-        const r = await store.client.callTool<{ taxonomy?: Record<string, Record<string, number>> }>(
-          'palace_get_taxonomy',
-        );
+        const r = await store.client.call('palace_get_taxonomy', {});
         return Object.fromEntries(
           Object.entries(r.taxonomy ?? {}).map(([w, rooms]) => [
             w,
@@ -139,7 +137,7 @@ function useTaxonomy(tools: readonly string[], asked: number): Taxonomy | null {
         );
       }
       if (tools.includes('palace_list_wings')) {
-        const r = await store.client.callTool<{ wings?: Record<string, number> }>('palace_list_wings');
+        const r = await store.client.call('palace_list_wings', {});
         return Object.fromEntries(
           Object.entries(r.wings ?? {}).map(([w, n]) => [w, { total: n, rooms: {} }]),
         );
@@ -202,7 +200,7 @@ export function MemoryView(): ReactElement {
     setBusy(true);
     setError(null);
     store.client
-      .callTool<{ results?: SearchHit[] }>('palace_search', {
+      .call('palace_search', {
         query: query.trim(),
         limit: 20,
         ...(wing ? { wing } : {}),

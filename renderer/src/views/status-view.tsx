@@ -87,7 +87,7 @@ function useMemoryCounts(): { memory: MemoryCounts | null; kg: { entities: numbe
     // yet): say so at once, then ask it to load (store and census; seconds on a big palace) and show
     // the counts. A palace with no drawer filed yet has no recorded embedder and nothing to count.
     const status = (includeMemory: boolean): Promise<MemoryCounts | null> =>
-      store.client.callTool<{ memory?: MemoryCounts }>('palace_status', includeMemory ? { include_memory: true } : {}).then((r) => r.memory ?? null);
+      store.client.call('palace_status', includeMemory ? { include_memory: true } : {}).then((r) => r.memory ?? null);
     status(false)
       .then(async (first) => {
         if (!live) return;
@@ -99,7 +99,7 @@ function useMemoryCounts(): { memory: MemoryCounts | null; kg: { entities: numbe
       })
       .catch((err: Error) => live && setFailed(err.message));
     if (tools.includes('palace_kg_stats'))
-      store.client.callTool<{ entities: number; triples: number }>('palace_kg_stats').then(
+      store.client.call('palace_kg_stats', {}).then(
         (r) => live && setKg({ entities: r.entities, triples: r.triples }),
         () => undefined,
       );

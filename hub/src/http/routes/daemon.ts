@@ -7,7 +7,8 @@ import { HubError, invalid } from '../../errors.js';
 import { ANONYMOUS, type Caller } from '../../identity/identity.js';
 import { optionalPlace } from '../../memory/drawers/drawer-input.js';
 import { graphView, listDrawers, statsView } from '../../memory/navigation/palace-views.js';
-import { hubStatus, type HubServices } from '../../services.js';
+import type { HubServices } from '../../services.js';
+import { hubStatus } from '../../status.js';
 import { bodyError, readJsonBody } from '../read-body.js';
 
 /** Methods each fixed daemon path answers (for 405 + Allow). */

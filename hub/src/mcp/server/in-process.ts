@@ -1,11 +1,13 @@
-// The hub's MCP server in this process, reached over an in-memory transport: the road the CLI takes
-// when no hub is live. Same registration code as buildServer (tool-server.ts), so the same zod
+// The hub's MCP server in this process, as a JSON-RPC handler (a request in, its reply out): the road
+// the CLI takes when no hub is live, through the same typed tool client as the HTTP road
+// (client/tool-client.ts). Same registration code as buildServer (tool-server.ts), so the same zod
 // validation and error results as over HTTP; given `tools`, it serves (and loads) only those.
+// No SDK in-memory transport: the server is connected to a transport whose only peer is handle().
 
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
-import { HubClientError, parseToolResult, type ToolCallOptions } from '../../client/hub-client.js';
+import { createToolClient, type RpcHandler, type RpcNotification, type RpcReply, type ToolClient } from '../../client/tool-client.js';
 import type { HubServices } from '../../services.js';
 import type { ToolDef } from '../tools/tool.js';
 import { buildToolServer, type BuildServerOptions } from './tool-server.js';
@@ -16,52 +18,79 @@ export interface InProcessOptions extends BuildServerOptions {
 }
 
 export interface InProcessServer {
-  /** Calls a tool and returns its parsed JSON result; a tool error throws HubClientError with its code. */
-  callTool<T>(name: string, args: Record<string, unknown>, options?: ToolCallOptions): Promise<T>;
+  /** Answers one JSON-RPC request, as POST /mcp would. */
+  handle: RpcHandler;
+  /** The typed tool client over handle(). */
+  client: ToolClient;
   close(): Promise<void>;
 }
 
 interface Pending {
-  resolve: (message: { result?: unknown; error?: { message?: string; data?: { code?: string } } }) => void;
-  onProgress: ToolCallOptions['onProgress'];
+  resolve(reply: RpcReply): void;
+  onNotification: ((n: RpcNotification) => void) | undefined;
+}
+
+/** The server side of handle(): what the server sends goes to the request it belongs to. */
+class HandlerTransport implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  readonly pending = new Map<number, Pending>();
+
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const m = message as { id?: unknown; method?: string; params?: { progressToken?: unknown } };
+    if (m.method === undefined) {
+      const call = typeof m.id === 'number' ? this.pending.get(m.id) : undefined;
+      if (call) {
+        this.pending.delete(m.id as number);
+        call.resolve(message as RpcReply);
+      }
+    } else if (m.id === undefined) {
+      // A notification: to the request it relates to (progress names its token, which is the request id).
+      const owner = options?.relatedRequestId ?? m.params?.progressToken;
+      this.pending.get(Number(owner))?.onNotification?.(message as RpcNotification);
+    }
+    // A server-to-client request (elicitation, sampling) has no one to answer it here.
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    this.onclose?.();
+    return Promise.resolve();
+  }
 }
 
 export async function connectInProcess(services: HubServices, options: InProcessOptions = {}): Promise<InProcessServer> {
   const { tools = (await import('../tools/registry.js')).TOOLS, ...serverOptions } = options;
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const transport = new HandlerTransport();
   const server = buildToolServer(services, tools, serverOptions);
-  await server.connect(serverSide);
-  const pending = new Map<number, Pending>();
-  clientSide.onmessage = (message: JSONRPCMessage) => {
-    const m = message as { id?: unknown; method?: string; params?: { progressToken?: unknown; progress?: number; total?: number; message?: string } };
-    if (m.method === 'notifications/progress') {
-      const call = pending.get(Number(m.params?.progressToken));
-      call?.onProgress?.(m.params?.progress ?? 0, m.params?.total, m.params?.message);
-      return;
-    }
-    if (typeof m.id === 'number' && m.method === undefined) {
-      const call = pending.get(m.id);
-      pending.delete(m.id);
-      call?.resolve(message as Parameters<Pending['resolve']>[0]);
-    }
-  };
-  await clientSide.start();
-  let nextId = 1;
-  return {
-    async callTool<T>(name: string, args: Record<string, unknown>, options: ToolCallOptions = {}): Promise<T> {
-      const id = nextId++;
-      const reply = await new Promise<Parameters<Pending['resolve']>[0]>((resolve) => {
-        pending.set(id, { resolve, onProgress: options.onProgress });
-        void clientSide.send({
-          jsonrpc: '2.0',
-          id,
-          method: 'tools/call',
-          params: { name, arguments: args, ...(options.onProgress ? { _meta: { progressToken: id } } : {}) },
-        });
+  await server.connect(transport);
+  const handle: RpcHandler = (request, { signal, onNotification }) =>
+    new Promise<RpcReply>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason as Error);
+      const onAbort = (): void => {
+        transport.pending.delete(request.id);
+        // The tool sees its signal abort (a wait ends), as when an HTTP client goes away.
+        transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: request.id, reason: 'aborted' } });
+        reject(signal?.reason as Error);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      transport.pending.set(request.id, {
+        resolve: (reply) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(reply);
+        },
+        onNotification,
       });
-      if (reply.error) throw new HubClientError(reply.error.data?.code ?? 'rpc.error', reply.error.message ?? 'JSON-RPC error');
-      return parseToolResult<T>(name, reply.result);
-    },
+      transport.onmessage?.(request as JSONRPCMessage);
+    });
+  return {
+    handle,
+    client: createToolClient(handle),
     async close() {
       await server.close();
     },

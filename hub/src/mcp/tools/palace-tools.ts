@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { graphView, listDrawers, statsView } from '../../memory/navigation/palace-views.js';
 import { addRoom, listRooms, removeRoom, renameRoom, taxonomy } from '../../memory/navigation/rooms.js';
 import { canonicalPalace } from '../../registration.js';
-import { hubStatus, type HubServices } from '../../services.js';
+import type { HubServices } from '../../services.js';
+import { hubStatus } from '../../status.js';
 import { defineTool } from './tool.js';
 
 const palaceOf = (hub: HubServices): string => canonicalPalace(hub.config.palacePath);

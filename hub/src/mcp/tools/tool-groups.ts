@@ -2,6 +2,7 @@
 // (the CLI with no hub, in-process) loads that tool's module only, not all 64 tools' schemas.
 // test/unit/tool-groups.test.ts checks this table against the registry (registry.ts).
 
+import type { ToolName } from '../contract.js';
 import type { ToolDef } from './tool.js';
 
 type Load = () => Promise<readonly ToolDef[]>;
@@ -25,8 +26,8 @@ export const TOOL_GROUPS = {
 
 export type ToolGroup = keyof typeof TOOL_GROUPS;
 
-/** Tool name -> the group (module) that defines it. */
-export const TOOL_GROUP_OF: Readonly<Record<string, ToolGroup>> = {
+/** Tool name -> the group (module) that defines it; typed by the wire contract, so it names every tool, once. */
+export const TOOL_GROUP_OF: Readonly<Record<ToolName, ToolGroup>> = {
   palace_event_append: 'logstream',
   palace_event_list: 'logstream',
   palace_event_wait: 'logstream',
@@ -97,7 +98,8 @@ export const TOOL_GROUP_OF: Readonly<Record<string, ToolGroup>> = {
 
 /** The named tools, loading only the modules that define them; unknown names are left out. */
 export async function loadTools(names: readonly string[]): Promise<readonly ToolDef[]> {
-  const groups = [...new Set(names.flatMap((name) => TOOL_GROUP_OF[name] ?? []))];
+  const groupOf: Readonly<Record<string, ToolGroup | undefined>> = TOOL_GROUP_OF;
+  const groups = [...new Set(names.flatMap((name) => groupOf[name] ?? []))];
   const loaded = await Promise.all(groups.map((group) => TOOL_GROUPS[group]()));
   return loaded.flat().filter((tool) => names.includes(tool.name));
 }

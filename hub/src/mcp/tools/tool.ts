@@ -17,21 +17,30 @@ export interface ToolContext {
   withLock?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
-export interface ToolDef<Shape extends z.ZodRawShape = z.ZodRawShape> {
-  name: string;
+/**
+ * One tool. `Name` and `Result` are kept as literal and inferred types by defineTool, so the wire
+ * contract (mcp/contract.ts) maps each tool name to its argument and result types.
+ */
+export interface ToolDef<Shape extends z.ZodRawShape = z.ZodRawShape, Name extends string = string, Result = unknown, Mutating extends boolean = boolean> {
+  name: Name;
   title: string;
   description: string;
   input: Shape;
-  /** Writes state: hidden from tools/list and refused on a read-only hub. */
-  mutating: boolean;
+  /** Writes state: hidden from tools/list and refused on a read-only hub (and its identity arguments may be left out). */
+  mutating: Mutating;
   /** Runs outside the global request lock (every logstream tool does). */
   lockFree: boolean;
   /** Mutating but long: runs outside the lock and takes it per write step through `ctx.withLock`. */
   stepLocked?: boolean;
-  handler(args: z.infer<z.ZodObject<Shape>>, services: HubServices, ctx: ToolContext): Promise<unknown> | unknown;
+  handler(args: z.infer<z.ZodObject<Shape>>, services: HubServices, ctx: ToolContext): Promise<Result> | Result;
 }
 
-/** Identity helper that keeps each tool's argument types tied to its schema. */
-export function defineTool<Shape extends z.ZodRawShape>(def: ToolDef<Shape>): ToolDef<Shape> {
+/**
+ * Identity helper that keeps each tool's argument types tied to its schema, its name literal and its
+ * result type (inferred from the handler, or stated as `defineTool<Result>()({...})` to check the handler).
+ */
+export function defineTool<const Name extends string, Shape extends z.ZodRawShape, Result, const Mutating extends boolean>(
+  def: ToolDef<Shape, Name, Result, Mutating>,
+): ToolDef<Shape, Name, Result, Mutating> {
   return def;
 }

@@ -23,7 +23,7 @@ import { asBenchHit, codeRelevant, convoRelevant, fileReader, loadCodeSet, loadC
 const K = 10;
 
 export const PLANS: Record<string, Partial<SearchPlan>> = {
-  base: { pathBoost: false, headerOnly: false, boilerplate: false, definition: false, expand: false },
+  base: { pathBoost: false, headerOnly: false, boilerplate: false, definition: false, implied: false, expand: false },
   names: { names: true },
   path: { path: true },
   'names+path': { names: true, path: true },
@@ -39,6 +39,8 @@ export const PLANS: Record<string, Partial<SearchPlan>> = {
   all: { names: true, path: true, boilerplate: true, definition: true, fileDecay: true },
   chosen: {},
   'chosen+expand': { expand: true },
+  'chosen+implied': { implied: true },
+  'chosen+expand+implied': { expand: true, implied: true },
 };
 
 /** The newest cached palace of a set (its folder holds `<set>/` and `palace/`); LAB_OLDER=n: the n-th older one. */

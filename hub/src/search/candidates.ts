@@ -54,6 +54,7 @@ export const SEARCH_DEFAULTS: Readonly<SearchPlan> = {
   headerOnly: true,
   boilerplate: true,
   definition: true,
+  implied: false,
   fileDecay: false,
   expand: false,
 };

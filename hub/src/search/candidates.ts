@@ -6,7 +6,8 @@
 //
 // Lists (each optional, measured alone and together in docs/retrieval.md):
 //  - vector: cosine similarity of the query's embedding;
-//  - text: BM25 over content and the derived fields (symbols, path words, identifier parts, file comment);
+//  - text: BM25 over content and the derived fields (symbols, path words, identifier parts, file comment,
+//    definition signatures and doc comments), optionally with expansion words (search/expand.ts);
 //  - names: BM25 over the names alone (the symbols a chunk defines, its path's words): a definition
 //    and path scan that the content's words cannot drown;
 //  - path: mined files whose path words meet the query's stems (path-scan.ts), each with its chunks
@@ -47,6 +48,7 @@ export const SEARCH_DEFAULTS: Readonly<SearchPlan> = {
   // Measured in docs/retrieval.md (issue 32): the names and path lists and the file decay lowered both
   // code sets; the path-keyword rule raised both; the header rule raised the own set's R@10; boilerplate
   // and definition rules change nothing on the three sets (none asks by identifier or meets a licence).
+  // Expansion and implied definitions helped the own code set only (docs/retrieval.md, second round): off.
   names: false,
   path: false,
   pathBoost: true,

@@ -356,6 +356,8 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
         ),
         `Bundled embedder (${info.model}, ${info.dimensions}-d), embedded LanceDB; top ${K} per search; recall@k = share of questions with a relevant hit in the top k; MRR over the top ${K}.`,
         `Hybrid search uses \`${DEFAULT_FUSION}\`; why, and the variants tried offline: docs/retrieval.md.`,
+        'Code chunks carry enrichment (issue 32): the signatures and doc comments of their definitions, as the `doc` BM25 field; query expansion (PMI from the palace) and implied definitions are off by default, measured in docs/retrieval.md. Search figures are noisy on a loaded machine; recall figures are not.',
+        'The fusion options other than the default are bench-only (bench/fusion-variants.ts); each is scored with the test-file prior only, not the ranking rules, so its line for `headroom-mnz` differs from hybrid above.',
         ...FUSION_METHODS.map(
           (m) =>
             `Fusion option \`${m}\` on the same candidates (${POOL} per list): code ${fmt(codeRun.methods[m])}; ${packageRuns.map((p) => `${p.set.name} ${fmt(p.run.methods[m])}; `).join('')}conversations ${fmt(convoRun.methods[m])}.`,

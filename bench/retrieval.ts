@@ -111,20 +111,35 @@ interface Corpus {
   cached: boolean;
 }
 
+/** File in a cached palace's folder: the fingerprint of the embedding-input code it was embedded with. */
+const EMBEDDING_INPUT_MARKER = 'embedding-input';
+
+function embeddingInputFingerprint(): string {
+  return createHash('sha256')
+    .update(readFileSync(join(DIST_HUB, 'memory', 'drawers', 'embedding-input.js')))
+    .digest('hex')
+    .slice(0, 12);
+}
+
 /**
  * The embedder a mine uses: the bundled one, except that a document text whose embedding input an
  * older cached palace of the same set and model already embedded gets that stored vector back (the
  * vector is a pure function of the input text, so the mine's result is the same as with a fresh
- * embedding; a chunker change that leaves the embedding inputs alone re-mines in minutes, not an hour
+ * embedding; only palaces marked as embedded by the same embedding-input code count); a chunker change that leaves the embedding inputs alone re-mines in minutes, not an hour
  * on a loaded machine). Misses go to the embedder.
  */
 async function reusingEmbedder(set: string, except: string, embedder: WorkerEmbedder): Promise<{ embedder: Embedder; reused: () => number }> {
   const base = join(tmpdir(), 'palace-bench-retrieval');
   const known = new Map<string, Float32Array>();
   const { dimensions } = embedder.info();
+  const input = embeddingInputFingerprint();
   for (const d of existsSync(base) ? readdirSync(base) : []) {
     const dir = join(base, d);
     if (!d.startsWith(`${set}-`) || dir === except || !existsSync(join(dir, 'ready'))) continue;
+    // Only a palace embedded from inputs made by this same embedding-input code: its stored vectors
+    // are keyed here by the input this code makes of each row.
+    const marker = join(dir, EMBEDDING_INPUT_MARKER);
+    if (!existsSync(marker) || readFileSync(marker, 'utf8').trim() !== input) continue;
     const store = await LanceDbVectorStore.open({ palacePath: join(dir, 'palace'), dimensions, log: silentLogger }).catch(() => undefined);
     if (!store) continue;
     try {
@@ -192,6 +207,7 @@ async function minedCorpus(
   } finally {
     await store.close();
   }
+  writeFileSync(join(dir, EMBEDDING_INPUT_MARKER), embeddingInputFingerprint());
   writeFileSync(ready, new Date().toISOString());
   return { set, root, palace, cached: false };
 }

@@ -14,6 +14,7 @@ import { sanitizeQuery } from '../hub/src/core/sanitize-query.js';
 import { silentLogger } from '../hub/src/log.js';
 import { projectPath, sourceDrawerId } from '../hub/src/memory/drawers/memory.js';
 import { readManifest } from '../hub/src/mine/manifest.js';
+import { TermAssociations } from '../hub/src/search/expand.js';
 import { rankedSearch, SEARCH_DEFAULTS, type SearchMode, type SearchPlan } from '../hub/src/search/candidates.js';
 import { minedProjectFiles } from '../hub/src/search/path-scan.js';
 import { LanceDbVectorStore } from '../hub/src/vector/lancedb-vector-store.js';
@@ -22,7 +23,7 @@ import { asBenchHit, codeRelevant, convoRelevant, fileReader, loadCodeSet, loadC
 const K = 10;
 
 export const PLANS: Record<string, Partial<SearchPlan>> = {
-  base: {},
+  base: { pathBoost: false, headerOnly: false, boilerplate: false, definition: false, implied: false, expand: false },
   names: { names: true },
   path: { path: true },
   'names+path': { names: true, path: true },
@@ -36,16 +37,20 @@ export const PLANS: Record<string, Partial<SearchPlan>> = {
   'names+pathBoost': { names: true, pathBoost: true },
   'names+boiler+def': { names: true, boilerplate: true, definition: true },
   all: { names: true, path: true, boilerplate: true, definition: true, fileDecay: true },
+  chosen: {},
+  'chosen+expand': { expand: true },
+  'chosen+implied': { implied: true },
+  'chosen+expand+implied': { expand: true, implied: true },
 };
 
-/** The newest cached palace of a set (its folder holds `<set>/` and `palace/`). */
+/** The newest cached palace of a set (its folder holds `<set>/` and `palace/`); LAB_OLDER=n: the n-th older one. */
 function cached(set: string): string | undefined {
   const base = join(tmpdir(), 'palace-bench-retrieval');
   if (!existsSync(base)) return undefined;
   return readdirSync(base)
     .filter((d) => d.startsWith(`${set}-`) && existsSync(join(base, d, 'ready')))
     .map((d) => join(base, d))
-    .sort((a, b) => statSync(join(b, 'ready')).mtimeMs - statSync(join(a, 'ready')).mtimeMs)[0];
+    .sort((a, b) => statSync(join(b, 'ready')).mtimeMs - statSync(join(a, 'ready')).mtimeMs)[Number(process.env.LAB_OLDER ?? 0)];
 }
 
 async function main(): Promise<void> {
@@ -74,7 +79,9 @@ async function main(): Promise<void> {
       const palace = join(dir, 'palace');
       const read = fileReader(root);
       const store = await LanceDbVectorStore.open({ palacePath: palace, dimensions: embedder.info().dimensions, log: silentLogger });
-      const sources = { store, minedFiles: () => minedProjectFiles(readManifest(palace)), relPath: projectPath, chunkId: sourceDrawerId };
+      const associations = TermAssociations.build(await store.scan({}));
+      const sources = { store, minedFiles: () => minedProjectFiles(readManifest(palace)), relPath: projectPath, chunkId: sourceDrawerId, associations: () => associations };
+      console.log(`${set.name}: ${dir} (${associations.units} code chunks in the term associations)`);
       try {
         const queries = set.questions.map((q) => sanitizeQuery(q.question).query);
         const vectors = await embedder.embed(queries, 'query');
@@ -113,7 +120,8 @@ async function main(): Promise<void> {
               const { analyzeQuery } = await import('../hub/src/search/query.js');
               const a = analyzeQuery(queries[i] ?? '');
               const scan = pathScan(files, a.stems, 5).map((m) => `${m.file.rel_path}(${m.score.toFixed(1)}:${m.matched.join(',')})`);
-              console.log(`\n${q.id} rank ${ranks[q.id]} ${q.question}\n  truth: ${q.truth ?? ''}\n  stems: ${a.stems.join(' ')}\n  path scan: ${scan.join('  ')}`);
+              const exp = associations.expand(a.stems).map((e) => `${e.from}->${e.word}(${e.pmi.toFixed(1)})`);
+              console.log(`\n${q.id} rank ${ranks[q.id]} ${q.question}\n  truth: ${q.truth ?? ''}\n  stems: ${a.stems.join(' ')}\n  expansion: ${exp.join(' ')}\n  path scan: ${scan.join('  ')}`);
               for (const h of hits.slice(0, 5))
                 console.log(`  ${h.score.toFixed(3)} ${projectPath(h.item) ?? h.item.source_file} ${String(h.item.metadata.line_start)}-${String(h.item.metadata.line_end)} [${Object.keys(h.ranks).join(',')}] ${(Array.isArray(h.item.metadata.symbols) ? h.item.metadata.symbols.join(',') : '').slice(0, 60)}`);
             }

@@ -1,7 +1,7 @@
 // The `retrieval` benchmark suite: recall@5, recall@10 and MRR@10 of memory search per mode (vector,
 // text, hybrid) on the two labelled sets of bench/retrieval/ (this repository's code at a pinned
 // commit; a written conversational corpus), with the bundled embedder. Each fusion method of
-// core/fusion.ts is also scored on the same candidate lists (the options table of docs/retrieval.md).
+// bench/fusion-variants.ts is also scored on the same candidate lists (the options table of docs/retrieval.md).
 // Mined palaces are cached per set + corpus + fingerprint of the mining and indexing code (PALACE_BENCH_RETRIEVAL_FRESH=1 re-mines).
 
 import { createHash } from 'node:crypto';
@@ -10,11 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { DEFAULT_FUSION, FUSION_METHODS, fuseScored, type FusionMethod } from '../hub/src/core/fusion.js';
+import { DEFAULT_FUSION, FUSION_METHODS, fuseScored, type FusionMethod } from './fusion-variants.js';
 import { sanitizeQuery } from '../hub/src/core/sanitize-query.js';
 import { demoteTestFiles } from '../hub/src/core/test-paths.js';
 import { silentLogger } from '../hub/src/log.js';
+import type { Embedder } from '../hub/src/embed/embedder.js';
 import { createWorkerEmbedder, type WorkerEmbedder } from '../hub/src/embed/worker-embedder.js';
+import { embeddingInput } from '../hub/src/memory/drawers/embedding-input.js';
 import { Memory, projectPath } from '../hub/src/memory/drawers/memory.js';
 import { readManifest } from '../hub/src/mine/manifest.js';
 import { CANDIDATE_WINDOW } from '../hub/src/search/candidates.js';
@@ -109,6 +111,67 @@ interface Corpus {
   cached: boolean;
 }
 
+/** File in a cached palace's folder: the fingerprint of the embedding-input code it was embedded with. */
+const EMBEDDING_INPUT_MARKER = 'embedding-input';
+
+function embeddingInputFingerprint(): string {
+  return createHash('sha256')
+    .update(readFileSync(join(DIST_HUB, 'memory', 'drawers', 'embedding-input.js')))
+    .digest('hex')
+    .slice(0, 12);
+}
+
+/**
+ * The embedder a mine uses: the bundled one, except that a document text whose embedding input an
+ * older cached palace of the same set and model already embedded gets that stored vector back (the
+ * vector is a pure function of the input text, so the mine's result is the same as with a fresh
+ * embedding; only palaces marked as embedded by the same embedding-input code count); a chunker change that leaves the embedding inputs alone re-mines in minutes, not an hour
+ * on a loaded machine). Misses go to the embedder.
+ */
+async function reusingEmbedder(set: string, except: string, embedder: WorkerEmbedder): Promise<{ embedder: Embedder; reused: () => number }> {
+  const base = join(tmpdir(), 'palace-bench-retrieval');
+  const known = new Map<string, Float32Array>();
+  const { dimensions } = embedder.info();
+  const input = embeddingInputFingerprint();
+  for (const d of existsSync(base) ? readdirSync(base) : []) {
+    const dir = join(base, d);
+    if (!d.startsWith(`${set}-`) || dir === except || !existsSync(join(dir, 'ready'))) continue;
+    // Only a palace embedded from inputs made by this same embedding-input code: its stored vectors
+    // are keyed here by the input this code makes of each row.
+    const marker = join(dir, EMBEDDING_INPUT_MARKER);
+    if (!existsSync(marker) || readFileSync(marker, 'utf8').trim() !== input) continue;
+    const store = await LanceDbVectorStore.open({ palacePath: join(dir, 'palace'), dimensions, log: silentLogger }).catch(() => undefined);
+    if (!store) continue;
+    try {
+      for (const row of await store.scan({}, { withVectors: true })) if (row.vector && row.vector.length === dimensions) known.set(embeddingInput(row.content, row.metadata), row.vector);
+    } finally {
+      await store.close();
+    }
+  }
+  let reused = 0;
+  const wrapped: Embedder = {
+    info: () => embedder.info(),
+    close: () => Promise.resolve(),
+    workers: () => embedder.workers(),
+    warm: () => embedder.warm(),
+    async embed(texts, kind) {
+      if (kind !== 'document' || known.size === 0) return embedder.embed(texts, kind);
+      const missing = texts.filter((t) => !known.has(t));
+      const fresh = missing.length > 0 ? await embedder.embed(missing, kind) : [];
+      let at = 0;
+      return texts.map((t) => {
+        const v = known.get(t);
+        if (v) {
+          reused++;
+          return v;
+        }
+        return fresh[at++] ?? new Float32Array(dimensions);
+      });
+    },
+  };
+  return { embedder: wrapped, reused: () => reused };
+}
+
 /** The mined palace of a set, reused when the set's corpus and the chunker are unchanged. */
 async function minedCorpus(
   set: string,
@@ -127,8 +190,9 @@ async function minedCorpus(
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   fill(root);
+  const reusing = await reusingEmbedder(set, dir, embedder);
   const store = await LanceDbVectorStore.open({ palacePath: palace, dimensions: model.dimensions, log: silentLogger });
-  const memory = new Memory({ store, embedder });
+  const memory = new Memory({ store, embedder: reusing.embedder });
   try {
     const t0 = performance.now();
     const report = await mineSource(async () => memory, palace, { path: root, mode: set === 'convos' ? 'convos' : 'projects' }, {
@@ -137,10 +201,13 @@ async function minedCorpus(
         if (p.files_done % 50 === 0) ctx.progress(`${set}: mined ${p.files_done}/${p.files_total} files`);
       },
     });
-    ctx.progress(`${set}: mined ${report.files_mined} files into ${report.drawers_filed} drawers in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    ctx.progress(
+      `${set}: mined ${report.files_mined} files into ${report.drawers_filed} drawers in ${((performance.now() - t0) / 1000).toFixed(0)} s (${reusing.reused()} vectors reused from an older cached palace)`,
+    );
   } finally {
     await store.close();
   }
+  writeFileSync(join(dir, EMBEDDING_INPUT_MARKER), embeddingInputFingerprint());
   writeFileSync(ready, new Date().toISOString());
   return { set, root, palace, cached: false };
 }
@@ -305,6 +372,8 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
         ),
         `Bundled embedder (${info.model}, ${info.dimensions}-d), embedded LanceDB; top ${K} per search; recall@k = share of questions with a relevant hit in the top k; MRR over the top ${K}.`,
         `Hybrid search uses \`${DEFAULT_FUSION}\`; why, and the variants tried offline: docs/retrieval.md.`,
+        'Code chunks carry enrichment (issue 32): the signatures and doc comments of their definitions, as the `doc` BM25 field; query expansion (PMI from the palace) and implied definitions are off by default, measured in docs/retrieval.md. Search figures are noisy on a loaded machine; recall figures are not.',
+        'The fusion options other than the default are bench-only (bench/fusion-variants.ts); each is scored with the test-file prior only, not the ranking rules, so its line for `headroom-mnz` differs from hybrid above.',
         ...FUSION_METHODS.map(
           (m) =>
             `Fusion option \`${m}\` on the same candidates (${POOL} per list): code ${fmt(codeRun.methods[m])}; ${packageRuns.map((p) => `${p.set.name} ${fmt(p.run.methods[m])}; `).join('')}conversations ${fmt(convoRun.methods[m])}.`,

@@ -1,7 +1,7 @@
 // A counterexample fast-check found in CI: the adaptive weighted mean summed to 1.0000000000000002.
 import { describe, expect, it } from 'vitest';
 
-import { fuseScored } from '../../hub/src/core/fusion.js';
+import { fuseScored } from '../../bench/fusion-variants.js';
 
 type Item = { id: string; useful: boolean | null };
 const hits = (pairs: Array<[string, number]>) => pairs.map(([id, score]) => ({ item: { id, useful: null } as Item, score }));

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { FUSION_METHODS, fuseScored, type FusedHit, type ScoredList } from '../../hub/src/core/fusion.js';
+import { FUSION_METHODS, fuseScored, type FusedHit, type ScoredList } from '../../bench/fusion-variants.js';
 
 interface Item {
   id: string;

@@ -58,3 +58,17 @@ export function identifierWords(content: string, metadata: Record<string, unknow
 export function fileContext(metadata: Record<string, unknown>): string {
   return typeof metadata.file_comment === 'string' ? metadata.file_comment : '';
 }
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((s): s is string => typeof s === 'string') : [];
+}
+
+/**
+ * What a code chunk's definitions say they are (issue 32 enrichment, mine/code-relations.ts): their
+ * signatures and doc comments, identifiers split into words beside their verbatim form; '' otherwise.
+ */
+export function docWords(metadata: Record<string, unknown>): string {
+  const doc = typeof metadata.doc === 'string' ? metadata.doc : '';
+  return [...stringList(metadata.signatures), doc].flatMap(wordsOf).join(' ');
+}
+

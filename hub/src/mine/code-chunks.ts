@@ -10,6 +10,7 @@ import { extname } from 'node:path';
 import type { Language as TsLanguage, Node as TsNode, Parser as TsParser } from 'web-tree-sitter';
 
 import type { SourceChunk } from '../memory/drawers/memory.js';
+import { chunkRelations } from './code-relations.js';
 import { chunksOfRows, lineStarts, lineWindowChunks, rowWindows, WINDOW_CHARS, type RowRange } from './line-windows.js';
 
 /** Neighbouring units merge while the result stays within this many characters. */
@@ -182,6 +183,7 @@ interface Definition {
   qualified: string;
   row: number;
   endRow: number;
+  node: TsNode;
 }
 
 /** Every named definition in the tree with its qualified name (`Application.listen`). */
@@ -194,7 +196,7 @@ function definitions(root: TsNode): Definition[] {
       const name = nameOf(node);
       if (name) {
         const qualified = name.startsWith(`${scope.at(-1) ?? '\u0000'}.`) ? name : [...scope, name].join('.');
-        out.push({ qualified, row: node.startPosition.row, endRow: node.endPosition.row });
+        out.push({ qualified, row: node.startPosition.row, endRow: node.endPosition.row, node });
         inner = [...scope, name.includes('.') ? (name.split('.').at(-1) ?? name) : name];
         if (node.type === 'method_declaration' && name.includes('.')) inner = [...scope, ...name.split('.')];
       }
@@ -340,9 +342,10 @@ function chunksOfTree(root: TsNode, text: string, language: CodeLanguage): Sourc
   const defs = definitions(root);
   const fileComment = leadingComment(members, language);
   const ranges = mergeSmall(refine(unitsOf(members, 0, lastRow), text, starts, 0), starts, text.length, defs);
+  const relations = chunkRelations(root, defs);
   return chunksOfRows(text, starts, ranges, (r) => {
     const symbols = symbolsIn(defs, r);
-    return { language, ...(symbols.length > 0 ? { symbols } : {}), ...(fileComment !== '' ? { file_comment: fileComment } : {}) };
+    return { language, ...(symbols.length > 0 ? { symbols } : {}), ...(fileComment !== '' ? { file_comment: fileComment } : {}), ...relations(r) };
   });
 }
 

@@ -6,15 +6,17 @@
 //
 // Lists (each optional, measured alone and together in docs/retrieval.md):
 //  - vector: cosine similarity of the query's embedding;
-//  - text: BM25 over content and the derived fields (symbols, path words, identifier parts, file comment);
+//  - text: BM25 over content and the derived fields (symbols, path words, identifier parts, file comment,
+//    definition signatures and doc comments), optionally with expansion words (search/expand.ts);
 //  - names: BM25 over the names alone (the symbols a chunk defines, its path's words): a definition
 //    and path scan that the content's words cannot drown;
 //  - path: mined files whose path words meet the query's stems (path-scan.ts), each with its chunks
 //    that best hold the query's words.
 
-import { DEFAULT_FUSION, fuseScored, type FusedHit } from '../core/fusion.js';
+import { fuseScored, HEADROOM_MNZ, type FusedHit } from '../core/fusion.js';
 import { demoteTestFiles } from '../core/test-paths.js';
 import type { DrawerFilter, StoredDrawer, VectorStore } from '../vector/vector-store.js';
+import { EXPANSION_WEIGHT, type Expansion, type TermAssociations } from './expand.js';
 import { pathScan, type MinedFile, type PathMatch } from './path-scan.js';
 import { analyzeQuery, identifierParts, stem, stemsMeet, type QueryAnalysis } from './query.js';
 import { applyRankRules, type RankRules } from './rank.js';
@@ -38,12 +40,15 @@ export interface SearchPlan extends RankRules {
   /** Path-keyword match as a ranking rule: a hit's score x(1 + its file's path-scan score / the best file's) / 2. */
   pathBoost: boolean;
   testPrior: boolean;
+  /** Query expansion: identifier words associated with the query's words in the palace's own code (search/expand.ts). */
+  expand: boolean;
 }
 
 export const SEARCH_DEFAULTS: Readonly<SearchPlan> = {
   // Measured in docs/retrieval.md (issue 32): the names and path lists and the file decay lowered both
   // code sets; the path-keyword rule raised both; the header rule raised the own set's R@10; boilerplate
   // and definition rules change nothing on the three sets (none asks by identifier or meets a licence).
+  // Expansion and implied definitions helped the own code set only (docs/retrieval.md, second round): off.
   names: false,
   path: false,
   pathBoost: true,
@@ -51,7 +56,9 @@ export const SEARCH_DEFAULTS: Readonly<SearchPlan> = {
   headerOnly: true,
   boilerplate: true,
   definition: true,
+  implied: false,
   fileDecay: false,
+  expand: false,
 };
 
 export interface CandidateSources {
@@ -62,10 +69,14 @@ export interface CandidateSources {
   relPath: (d: StoredDrawer) => string | undefined;
   /** The id of chunk `index` of a mined file. */
   chunkId: (sourceFile: string, index: number) => string;
+  /** Term associations of the palace's code, when built (query expansion). */
+  associations?: () => TermAssociations | undefined;
 }
 
 export interface RankedSearch {
   analysis: QueryAnalysis;
+  /** The words query expansion added to the keyword list (none when it did not run). */
+  expansion: Expansion[];
   hits: FusedHit<StoredDrawer>[];
   /** Cosine similarity of the vector list's hits. */
   similarity: Map<string, number>;
@@ -138,11 +149,13 @@ export async function rankedSearch(
 ): Promise<RankedSearch> {
   const { query, filter, limit, mode, vector } = request;
   const analysis = analyzeQuery(query);
+  const expansion = plan.expand && mode !== 'vector' ? (sources.associations?.()?.expand(analysis.stems) ?? []) : [];
+  const textOptions = expansion.length > 0 ? { expansion: { words: expansion.map((e) => e.word), weight: EXPANSION_WEIGHT } } : {};
   // Always the same window, whatever the limit: a store's top 40 need not be the first 40 of its top 60
   // (an ANN index refines more candidates for a larger k), so a larger limit never changes the window.
   const [vectorHits, textHits, nameHits, pathHits] = await Promise.all([
     vector && mode !== 'text' ? sources.store.search(vector, filter, CANDIDATE_WINDOW) : Promise.resolve([]),
-    mode !== 'vector' ? sources.store.fullText(query, filter, CANDIDATE_WINDOW).catch(() => []) : Promise.resolve([]),
+    mode !== 'vector' ? sources.store.fullText(query, filter, CANDIDATE_WINDOW, textOptions).catch(() => []) : Promise.resolve([]),
     plan.names && mode === 'hybrid' && analysis.terms.length > 0
       ? sources.store.fullText(analysis.terms.join(' '), filter, CANDIDATE_WINDOW, { fields: 'names' }).catch(() => [])
       : Promise.resolve([]),
@@ -153,7 +166,7 @@ export async function rankedSearch(
   if (mode !== 'vector') lists.text = textHits.map((h) => ({ item: h.drawer, score: h.score }));
   if (nameHits.length > 0) lists.names = nameHits.map((h) => ({ item: h.drawer, score: h.score }));
   if (pathHits.length > 0) lists.path = pathHits;
-  let hits = fuseScored(lists, (d) => d.id, (d) => d.useful, DEFAULT_FUSION, CANDIDATE_WINDOW);
+  let hits = fuseScored(lists, (d) => d.id, (d) => d.useful, HEADROOM_MNZ, CANDIDATE_WINDOW);
   if (plan.pathBoost && mode === 'hybrid') hits = boostByPath(hits, pathScan(sources.minedFiles?.() ?? [], analysis.stems, PATH_BOOST_FILES));
   if (plan.testPrior) hits = demoteTestFiles(hits, query, sources.relPath);
   hits = applyRankRules(hits, analysis, plan, sources.relPath);
@@ -161,7 +174,7 @@ export async function rankedSearch(
     // Past the window: further candidates of the vector and keyword lists, after every fused one.
     const [moreVector, moreText] = await Promise.all([
       vector && mode !== 'text' ? sources.store.search(vector, filter, limit) : Promise.resolve([]),
-      mode !== 'vector' ? sources.store.fullText(query, filter, limit).catch(() => []) : Promise.resolve([]),
+      mode !== 'vector' ? sources.store.fullText(query, filter, limit, textOptions).catch(() => []) : Promise.resolve([]),
     ]);
     hits = [
       ...hits,
@@ -171,7 +184,7 @@ export async function rankedSearch(
       ),
     ];
   }
-  return { analysis, hits, similarity: new Map(vectorHits.map((h) => [h.drawer.id, 1 - h.distance])) };
+  return { analysis, expansion, hits, similarity: new Map(vectorHits.map((h) => [h.drawer.id, 1 - h.distance])) };
 }
 
 /** Each hit: score x(1 + its file's path score / the best file's, 0 for a file the path scan did not match) / 2, re-sorted (stable). */

@@ -10,7 +10,7 @@
 
 import type { FusedHit } from '../core/fusion.js';
 import type { StoredDrawer } from '../vector/vector-store.js';
-import type { QueryAnalysis } from './query.js';
+import { identifierParts, stem, stemsMeet, type QueryAnalysis } from './query.js';
 
 export const DEMOTE = 0.5;
 export const PROMOTE = 2;
@@ -52,6 +52,21 @@ export function definesNamed(d: StoredDrawer, analysis: QueryAnalysis): boolean 
   return d.metadata.symbols.some((s) => typeof s === 'string' && (named.has(s.toLowerCase()) || named.has(s.split('.').at(-1)?.toLowerCase() ?? '')));
 }
 
+/**
+ * Whether a drawer's chunk defines a symbol the query implies without spelling it: every word of the
+ * symbol's own name (at least two: `parseSetCookie`, `max_redirections`) meets one of the query's
+ * stems ("how are set-cookie headers parsed" implies `parseSetCookie`). One-word names are left out:
+ * any common query word would imply one (`start`, `close`).
+ */
+export function definesImplied(d: StoredDrawer, analysis: QueryAnalysis): boolean {
+  if (analysis.stems.length < 2 || !Array.isArray(d.metadata.symbols)) return false;
+  return d.metadata.symbols.some((s) => {
+    if (typeof s !== 'string') return false;
+    const parts = identifierParts(s.split('.').at(-1) ?? s).map((p) => stem(p.toLowerCase()));
+    return parts.length >= 2 && parts.every((p) => analysis.stems.some((q) => stemsMeet(q, p)));
+  });
+}
+
 /** A line that only brings names in (import, require, use, include, from ... import, export ... from). */
 const IMPORT_LINE = /^\s*(import\b|export\s+(\*|\{[^}]*\})\s+from\b|(const|let|var)\s+[\w{}\s,:]+=\s*require\(|use\s+[\w:]+|#include\b|from\s+[\w.]+\s+import\b|package\s+[\w.]+;?\s*$|['"]use strict['"];?\s*$|\}\s*=\s*require\()/;
 const COMMENT_LINE = /^\s*(\/\/|\/\*|\*|#(?!include)|<!--|--)/;
@@ -79,6 +94,8 @@ export interface RankRules {
   headerOnly: boolean;
   boilerplate: boolean;
   definition: boolean;
+  /** The definition rule also for symbols the query implies by their words (definesImplied). */
+  implied: boolean;
   fileDecay: boolean;
 }
 
@@ -99,7 +116,9 @@ export function applyRankRules(
   let out = hits;
   const wantsBoilerplate = asksForBoilerplate(analysis.text);
   if (rules.boilerplate || rules.definition || rules.headerOnly) {
-    const defining = rules.definition ? new Set(out.filter((h) => definesNamed(h.item, analysis)).map((h) => h.item.id)) : new Set<string>();
+    const defining = rules.definition
+      ? new Set(out.filter((h) => definesNamed(h.item, analysis) || (rules.implied && definesImplied(h.item, analysis))).map((h) => h.item.id))
+      : new Set<string>();
     out = resort(
       out.map((h) => {
         let factor = 1;

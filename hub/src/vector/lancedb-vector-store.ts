@@ -2,7 +2,7 @@
 // handle per process (a second handle can miss deletes). Cosine distance; BM25 full-text indexes on
 // content, on `keywords` (symbols and path tokens), on `identifiers` (the parts of the compound
 // identifiers a code drawer uses) and on `context` (its file's leading comment), all derived in
-// core/search-keywords.ts; an ANN index is built in the background only past ~50k rows (flat search is fast below).
+// core/search-keywords.ts, and on `doc` (signatures and doc comments of a code chunk's definitions); an ANN index is built in the background only past ~50k rows (flat search is fast below).
 // The table is created in a staging directory and renamed into place, so a full disk never leaves
 // a half-created table; one left by an older build (no committed version) is removed on open.
 
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { Field, FixedSizeList, Float32, Int32, Int8, Schema, Utf8 } from 'apache-arrow';
 
-import { fileContext, identifierWords, searchKeywords } from '../core/search-keywords.js';
+import { docWords, fileContext, identifierWords, searchKeywords } from '../core/search-keywords.js';
 import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { checkDimensions, drawerFromRecord, metadataFromJson } from './drawer-record.js';
@@ -20,9 +20,9 @@ import { CENSUS_COLUMNS, type DrawerFilter, type DrawerPatch, type FullTextOptio
 
 const TABLE = 'drawers';
 /** Columns a table written by an older build gets in place when opened (no rebuild needed). */
-export const IN_PLACE_COLUMNS: readonly string[] = ['keywords', 'identifiers', 'context'];
+export const IN_PLACE_COLUMNS: readonly string[] = ['keywords', 'identifiers', 'context', 'doc'];
 /** Columns with a BM25 index that full-text search matches (any may match; the scores add up). */
-const FTS_COLUMNS = ['content', 'keywords', 'identifiers', 'context'] as const;
+const FTS_COLUMNS = ['content', 'keywords', 'identifiers', 'context', 'doc'] as const;
 /** Rows re-derived per write while filling the `identifiers` of a table written before it existed. */
 const BACKFILL_BATCH = 500;
 const ANN_THRESHOLD = 50_000;
@@ -137,6 +137,9 @@ export function schemaFor(dimensions: number): Schema {
     new Field('identifiers', new Utf8(), true),
     // The leading comment of the file a code drawer was cut from ('' otherwise), full-text indexed.
     new Field('context', new Utf8(), true),
+    // Chunk enrichment (issue 32), derived from metadata the miner records: the signatures and doc
+    // comments of a code chunk's definitions; '' otherwise.
+    new Field('doc', new Utf8(), true),
   ]);
 }
 
@@ -161,6 +164,7 @@ function toRow(d: StoredDrawer): Row {
     keywords: searchKeywords(d.metadata),
     identifiers: identifierWords(d.content, d.metadata),
     context: fileContext(d.metadata),
+    doc: docWords(d.metadata),
   };
 }
 
@@ -249,6 +253,8 @@ export class LanceDbVectorStore implements VectorStore {
     if (!(await table.schema()).fields.some((f) => f.name === 'identifiers')) await table.addColumns([{ name: 'identifiers', valueSql: 'CAST(NULL AS STRING)' }]);
     // The context column is derived from metadata only drawers mined since carry: '' until re-mined.
     if (!(await table.schema()).fields.some((f) => f.name === 'context')) await table.addColumns([{ name: 'context', valueSql: "CAST('' AS STRING)" }]);
+    // So is the enrichment column (doc): '' until the file is re-mined.
+    if (!(await table.schema()).fields.some((f) => f.name === 'doc')) await table.addColumns([{ name: 'doc', valueSql: "CAST('' AS STRING)" }]);
     const store = new LanceDbVectorStore(db, table, options.dimensions, options.log, options.annThreshold);
     const indices = await table.listIndices();
     store.ftsReady = FTS_COLUMNS.every((c) => indices.some((i) => i.columns.includes(c)));
@@ -345,7 +351,18 @@ export class LanceDbVectorStore implements VectorStore {
   async fullText(text: string, filter: DrawerFilter, limit: number, options: FullTextOptions = {}): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
     if (!(await this.ensureFts())) return [];
     const columns = options.fields === 'names' ? ['keywords'] : [...FTS_COLUMNS];
-    let query = this.table.query().fullTextSearch(new lancedb.MultiMatchQuery(text, columns), {}).limit(limit);
+    const words = options.expansion?.words.filter((w) => /^[\p{L}\p{N}_$]+$/u.test(w)) ?? [];
+    // Expansion words as a second, down-weighted clause: a drawer matching either counts, the scores add.
+    const fts: lancedb.FullTextQuery =
+      words.length > 0 && options.expansion
+        ? new lancedb.BooleanQuery([
+            // Boosts below 1 act as 0 in LanceDB 0.37 (measured): the query's own words are boosted by
+            // 1 / weight instead, which gives the same ranking.
+            [lancedb.Occur.Should, new lancedb.MultiMatchQuery(text, columns, { boosts: columns.map(() => 1 / Math.min(1, Math.max(0.1, options.expansion?.weight ?? 1))) })],
+            [lancedb.Occur.Should, new lancedb.MultiMatchQuery(words.join(' '), columns)],
+          ])
+        : new lancedb.MultiMatchQuery(text, columns);
+    let query = this.table.query().fullTextSearch(fts, {}).limit(limit);
     const where = filterSql(filter);
     if (where) query = query.where(where);
     const rows = (await query.toArray()) as Row[];

@@ -54,6 +54,8 @@ export interface ScanOptions {
 export interface FullTextOptions {
   /** 'all' (default): content and every derived field; 'names': symbols and path words only. */
   fields?: 'all' | 'names';
+  /** Further words matched beside the query's own, each weighing `weight` (< 1) of a query word (query expansion, search/expand.ts). Backends without weighted queries may ignore it. */
+  expansion?: { words: readonly string[]; weight: number };
 }
 
 export interface VectorStore {

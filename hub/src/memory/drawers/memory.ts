@@ -15,6 +15,7 @@ import { hitPresentation, type HitLocation, type HitSnippet } from '../../search
 import { DECISIONS_ROOM, DIARY_ROOM } from './room-names.js';
 import { CensusVectorStore, type PlacementCounts, type RowStamp } from './placement-census.js';
 import { assertContentSize, drawerContent, drawerId, MEMORY_LIMITS, optionalPlace, placeName, tagList } from './drawer-input.js';
+import { AssociationIndex } from '../../search/association-index.js';
 import { embeddingInput } from './embedding-input.js';
 import { rankedSearch, SEARCH_DEFAULTS, type SearchPlan } from '../../search/candidates.js';
 import type { MinedFile } from '../../search/path-scan.js';
@@ -262,6 +263,8 @@ export class Memory {
   private onFirstWrite: (() => void) | undefined;
   private readonly minedFiles: (() => readonly MinedFile[]) | undefined;
   private readonly minedEntry: ((sourceFile: string) => MinedEntry | undefined) | undefined;
+  /** Term associations of the mined code, for query expansion (built on first use when the plan expands). */
+  private readonly associationIndex: AssociationIndex | undefined;
   /** Which candidate sources and ranking rules search runs. */
   searchPlan: Readonly<SearchPlan>;
   /** Memory replication of shared wings (set by openMemory when the palace replicates; docs/memory-replication.md). */
@@ -277,6 +280,7 @@ export class Memory {
     this.searchPlan = options.searchPlan ?? SEARCH_DEFAULTS;
     // Every write goes through the census, so counts by wing and room never need a scan.
     this.store = options.store instanceof CensusVectorStore ? options.store : new CensusVectorStore(options.store, new Set([DECISIONS_ROOM, DIARY_ROOM]));
+    this.associationIndex = options.minedFiles ? new AssociationIndex(this.store, options.minedFiles, sourceDrawerId) : undefined;
     this.embedder = options.embedder;
     this.now = options.now ?? (() => new Date());
     this.key = embedderKey(options.embedder.info());
@@ -557,8 +561,9 @@ export class Memory {
     const filter = this.filterOf(raw);
     const [vector] = mode === 'text' ? [undefined] : await this.embedder.embed([query], 'query');
     // Candidates on a fixed window whatever the limit, fused, the test-file prior and the ranking rules (search/candidates.ts).
+    const associations = this.searchPlan.expand && mode !== 'vector' ? await this.associationIndex?.current() : undefined;
     const { hits, similarity } = await rankedSearch(
-      { store: this.store, minedFiles: this.minedFiles, relPath: projectPath, chunkId: sourceDrawerId },
+      { store: this.store, minedFiles: this.minedFiles, relPath: projectPath, chunkId: sourceDrawerId, associations: () => associations },
       { query, filter, limit, mode, vector },
       this.searchPlan,
     );

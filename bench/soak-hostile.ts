@@ -1,7 +1,8 @@
 // The soak's hostile load (issue 17): SSE readers that replay a big log and stop reading, a flood of
 // palace_event_wait calls past the hub's cap, and oversized list inputs; and (issue 29) a backtracking
 // glob matched against long paths, terminal escapes in bodies, rounds aimed at an unknown URL and a
-// fake peer serving huge artifacts and an endless listing; plus the /healthz prober that measures the
+// fake peer serving huge artifacts and an endless listing, a first-use impostor then a late pin of the
+// real origin, and an origin signing two chains (soak-trust.ts); plus the /healthz prober that measures the
 // hub's worst latency with and without that load. Counts outcomes; never asserts timings.
 
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
@@ -18,6 +19,7 @@ import { rawPublicKey } from '../hub/src/logstream/signatures.js';
 import { createSseParser } from '../hub/src/core/sse-frames.js';
 import { Logstream } from '../hub/src/logstream/logstream.js';
 import { RawMcp } from './hub-clients.js';
+import { trustAttackPass } from './soak-trust.js';
 import { sleep } from './stats.js';
 
 export interface HostileOptions {
@@ -52,6 +54,10 @@ export interface HostileCounts {
   unknownRoundsRefused: number;
   /** Rounds against the hostile peer (huge artifacts, endless listing) that ended. */
   hostilePeerRounds: number;
+  /** Late pins after a first-use impostor: the real events pulled, the forgeries quarantined. */
+  latePins: number;
+  /** Equivocations (one key, two chains) refused. */
+  equivocations: number;
   /** Anything the hostile load saw that the hub must never do (an oversized input accepted, a 5xx...). */
   failures: string[];
 }
@@ -169,6 +175,8 @@ export function startHostileLoad(
     escapeBodies: 0,
     unknownRoundsRefused: 0,
     hostilePeerRounds: 0,
+    latePins: 0,
+    equivocations: 0,
     failures: [],
   };
   let running = true;
@@ -232,7 +240,8 @@ export function startHostileLoad(
           counts.failures.push(`${name} accepted ${options.oversizedValues} list values`);
         } catch (err) {
           const message = (err as Error).message;
-          if (message.includes('-32602') && message.includes('at most')) counts.oversizedRefused++;
+          // Refused before any work: a JSON-RPC -32602, or (since tool errors carry stable codes) input.invalid.
+          if ((message.includes('-32602') || message.includes('input.invalid')) && message.includes('at most')) counts.oversizedRefused++;
           else counts.failures.push(`${name} oversized: ${message.slice(0, 200)}`);
         }
         await sleep(100);
@@ -248,6 +257,7 @@ export function startHostileLoad(
       counts.failures.push(`backtracking glob not reservable: ${(err as Error).message.slice(0, 200)}`);
     }
     const peer = options.palace ? await startHostilePeer(options.palace) : undefined;
+    let pass = 0;
     while (running) {
       try {
         await mcp.call('palace_reservations', { path: 'a'.repeat(250), stream: 'project/hostile' });
@@ -274,6 +284,7 @@ export function startHostileLoad(
         const status = await postRound(url, {});
         if (status === 200) counts.hostilePeerRounds++;
         else counts.failures.push(`the round against the hostile peer answered ${status}`);
+        if (options.palace) await trustAttackPass(url, options.palace, [{ name: 'hostile', url: peer.url }], pass++, counts, counts.failures);
       }
       await sleep(1_000);
     }
@@ -308,7 +319,7 @@ async function postRound(url: string, body: unknown): Promise<number> {
  * A fake peer in peers.json (trusted on first use): its signed page names 10 artifacts of 20 MiB
  * each (streamed, never held here), and its artifact listing never ends.
  */
-async function startHostilePeer(palace: string): Promise<{ close: () => Promise<void> }> {
+async function startHostilePeer(palace: string): Promise<{ url: string; close: () => Promise<void> }> {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const replica = `rep_${randomBytes(6).toString('hex')}`;
   const ids = Array.from({ length: 10 }, () => makeId('art', new Date(), randomBytes(6).toString('hex')));
@@ -354,8 +365,10 @@ async function startHostilePeer(palace: string): Promise<{ close: () => Promise<
     res.end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  writeFileSync(join(palace, 'peers.json'), JSON.stringify({ peers: [{ name: 'hostile', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }] }), { mode: 0o600 });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  writeFileSync(join(palace, 'peers.json'), JSON.stringify({ peers: [{ name: 'hostile', url }] }), { mode: 0o600 });
   return {
+    url,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -3,6 +3,7 @@
 
 import { cliSuite } from './cli.js';
 import type { Suite } from './figure.js';
+import { hostileSuite } from './hostile.js';
 import { hubSuite } from './hub.js';
 import { logstreamSuite } from './logstream.js';
 import { mcpSuite } from './mcp.js';
@@ -13,7 +14,7 @@ import { retrievalSuite } from './retrieval.js';
 import { scaleSuite } from './scale.js';
 import { syncSuite } from './sync.js';
 
-export const SUITES: readonly Suite[] = [logstreamSuite, hubSuite, mcpSuite, memorySuite, syncSuite, memorySyncSuite, mineSuite, cliSuite, retrievalSuite, scaleSuite];
+export const SUITES: readonly Suite[] = [logstreamSuite, hubSuite, mcpSuite, memorySuite, syncSuite, memorySyncSuite, hostileSuite, mineSuite, cliSuite, retrievalSuite, scaleSuite];
 
 export function findSuite(name: string): Suite | undefined {
   return SUITES.find((s) => s.name === name);

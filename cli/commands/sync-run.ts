@@ -131,6 +131,14 @@ function estateText(m: MeshMessage): string {
     for (const r of p.rejected_pages.slice(0, 3)) lines.push(`    refused (${r.at}): ${r.reason}`);
   }
   if (m.gossip_origins.length > 0) lines.push(`  known through gossip: ${m.gossip_origins.join(' ')}`);
+  for (const e of m.equivocations ?? [])
+    lines.push(
+      `  EQUIVOCATION: origin ${e.origin} signed two chains at position ${e.pos} (held ${e.ours_chain.slice(0, 12)}…, peer ${e.via_peer ?? '?'} showed ${e.theirs_chain.slice(0, 12)}…; key ${e.public_key_fingerprint}, ${e.detected_at}): its events are no longer accepted; both statements are kept`,
+    );
+  for (const q of m.quarantined ?? [])
+    lines.push(
+      `  quarantined: ${q.events} event(s) that claimed origin ${q.origin}, signed by ${q.public_key_fingerprint} (not its pinned key), held as ${q.held_as} since ${q.quarantined_at}: kept, not served`,
+    );
   for (const [origin, n] of Object.entries(m.self.unverified_events))
     lines.push(`  legacy: ${n} event(s) of ${origin} held from before signed sync, not yet covered by its signature`);
   return lines.join('\n');
@@ -270,6 +278,7 @@ export async function runSync(ctx: CommandContext): Promise<number> {
       log: makeLogger('palace:sync', { level: 'error' }),
       watchFile: false,
       verify: ctx.config.syncVerify,
+      stallMs: ctx.config.syncStallMs,
       ...(timeoutMs === undefined ? {} : { requestTimeoutMs: timeoutMs }),
     });
     try {

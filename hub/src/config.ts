@@ -67,6 +67,8 @@ export interface PalaceConfig {
   syncMaxSkewMs: number;
   /** Check origin signatures on pulled pages (PALACE_SYNC_VERIFY, default on; off only for benchmarks). */
   syncVerify: boolean;
+  /** A pulled artifact body that sends nothing for this long is cut off, in ms (PALACE_SYNC_STALL_MS, default 15000). */
+  syncStallMs: number;
   hubForward: boolean;
   /** The tool profile `palace mcp` serves unless --profile says otherwise (PALACE_MCP_PROFILE, default full). */
   mcpProfile: 'full' | 'lean';
@@ -294,6 +296,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: Env = process.e
     waitProgressMs: number(env, 'PALACE_WAIT_PROGRESS_MS', 10_000, 100),
     syncMaxSkewMs: Math.floor(number(env, 'PALACE_SYNC_MAX_SKEW_MS', 300_000)),
     syncVerify: oneOf(env, 'PALACE_SYNC_VERIFY', ['1', '0'] as const, '1') === '1',
+    syncStallMs: Math.floor(number(env, 'PALACE_SYNC_STALL_MS', 15_000, 1)),
     hubForward: !(forward && ['0', 'false', 'no', 'off'].includes(forward)),
     mcpProfile: oneOf(env, 'PALACE_MCP_PROFILE', ['full', 'lean'] as const, 'full'),
     embeddingDevice: oneOf(env, 'PALACE_EMBEDDING_DEVICE', ['cpu', 'cuda', 'dml', 'coreml', 'auto'] as const, 'cpu'),

@@ -43,6 +43,7 @@ export const ERROR_CODES = {
   'sync.bad_signature': { http: 422, exit: 1 },
   'sync.clock_skew': { http: 422, exit: 1 },
   'sync.not_shared': { http: 403, exit: 1 },
+  'sync.equivocation': { http: 409, exit: 1 },
   'backend.unreachable': { http: 502, exit: 1 },
   'backend.driver_missing': { http: 500, exit: 2 },
   'backend.auth': { http: 502, exit: 2 },

@@ -118,6 +118,7 @@ export function openPalace(config: Readonly<PalaceConfig>, options: OpenPalaceOp
       log: log.child('sync'),
       verify: config.syncVerify,
       memory: memorySync,
+      stallMs: config.syncStallMs,
     });
 
   let closing: Promise<void> | undefined;

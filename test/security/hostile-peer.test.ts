@@ -194,7 +194,7 @@ describe('sync against a peer built to exhaust or mislead the hub', () => {
     const result = round?.results[0];
     expect(result?.ok).toBe(false);
     expect(result?.pulled_events).toBe(0);
-    expect(result?.error?.message).toMatch(/larger than \d+ bytes/);
+    expect(result?.error?.message).toMatch(/content passes \d+ bytes \(the local artifact limit\); cut off while streaming/);
     // One artifact was started, then cut off at the cap; the other nine were never asked for.
     expect(peer.hits['/sync/artifact']).toBe(1);
     expect(growth).toBeLessThan(100 * MiB);

@@ -11,6 +11,7 @@ import { MAX_PAGE_EVENTS, type OpsPage, type OriginKey, type OriginKeySource } f
 import { signBytes } from './signatures.js';
 import { EVENT_COLUMNS, toReplicated, type EventRow } from './sqlite-rows.js';
 import type { StoreCore } from './store-core.js';
+import { SyncEvidence } from './sync-evidence.js';
 
 export class ReplicaServe extends ArtifactStore {
   /** This log's replica identity, minted once with the log; never synced, never rotated. */
@@ -19,6 +20,8 @@ export class ReplicaServe extends ArtifactStore {
   readonly publicKey: string;
   /** How far ahead of the local clock a remote stamp may be, in ms. */
   readonly maxSkewMs: number;
+  /** Quarantined impostor events and equivocation proofs (sync-evidence.ts). */
+  readonly evidence: SyncEvidence;
   private lastSigned: Checkpoint | undefined;
   private readonly vouches = new Map<string, string>();
 
@@ -27,6 +30,24 @@ export class ReplicaServe extends ArtifactStore {
     this.replicaId = core.replicaId;
     this.publicKey = core.publicKey;
     this.maxSkewMs = core.maxSkewMs;
+    this.evidence = new SyncEvidence(core.db, core.now, !core.db.readonly);
+  }
+
+  /** Per origin the newest signed statement held: this replica's head signed now, others' newest checkpoint. */
+  signedHeads(): Checkpoint[] {
+    const heads: Checkpoint[] = [];
+    const own = this.core
+      .stmt(`SELECT ${EVENT_COLUMNS}, chain, origin_pos FROM events WHERE origin_replica = ? ORDER BY origin_seq DESC LIMIT 1`)
+      .get(this.replicaId) as ChainedRow | undefined;
+    if (own?.chain && own.origin_pos !== null && this.core.key) heads.push(this.signCheckpoint(own));
+    const rows = this.core.stmt(
+      `SELECT c.origin_replica, c.origin_seq, c.pos, c.chain, c.sig FROM checkpoints c
+         JOIN (SELECT origin_replica AS o, max(origin_seq) AS m FROM checkpoints GROUP BY origin_replica) t
+           ON c.origin_replica = t.o AND c.origin_seq = t.m
+        WHERE c.origin_replica != ?`,
+    ).all(this.replicaId) as Array<{ origin_replica: string; origin_seq: number; pos: number; chain: string; sig: string }>;
+    for (const r of rows) heads.push({ origin: r.origin_replica, seq: r.origin_seq, pos: r.pos, chain: r.chain, sig: r.sig });
+    return heads;
   }
 
   versionVector(): VersionVector {

@@ -6,6 +6,7 @@ import type { KeyObject } from 'node:crypto';
 
 import type { Checkpoint } from '../core/chain.js';
 import type { Artifact } from '../core/types.js';
+import type { SyncEvidence } from './sync-evidence.js';
 import type { ApplyResult, ReplicatedArtifact, ReplicatedEvent, VersionVector } from '../core/replication.js';
 
 /** Most events one `eventsAfter` call returns (the wire page limit). */
@@ -94,4 +95,8 @@ export interface ReplicaStore {
   rememberOriginKey(key: OriginKey, vouch: string | null, replace?: boolean): void;
   /** Every non-TOFU origin key held, vouched for by this hub's signature. */
   keyStatements(): Array<{ replica_id: string; public_key: string; vouch: string }>;
+  /** Per origin the newest signed statement held (own head signed now), exchanged to detect equivocation. */
+  signedHeads(): Checkpoint[];
+  /** Quarantined impostor events and equivocation proofs. */
+  readonly evidence: SyncEvidence;
 }

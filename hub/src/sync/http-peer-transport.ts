@@ -3,6 +3,7 @@
 // never replayed to another origin). Every failure becomes a HubError whose message names the peer.
 
 import { HubError } from '../errors.js';
+import { readArtifactStream } from './artifact-stream.js';
 import type { PeerTransport } from './peer-transport.js';
 import {
   PROTOCOL_HEADER,
@@ -31,7 +32,11 @@ export interface HttpPeerTransportOptions {
   fetch?: typeof fetch;
   timeoutMs?: number;
   maxResponseBytes?: number;
+  /** An artifact body that sends nothing for this long is cut off (ms, default 15000). */
+  stallMs?: number;
 }
+
+export const DEFAULT_STALL_MS = 15_000;
 
 /** A base URL checked and normalized (no trailing slash); throws `sync.peers_file` naming it. */
 export function peerBaseUrl(raw: string): string {
@@ -94,6 +99,7 @@ export function createHttpPeerTransport(options: HttpPeerTransportOptions): Peer
   const doFetch = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const cap = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+  const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
   const headers: Record<string, string> = {
     Accept: 'application/json',
     'Accept-Encoding': 'gzip',
@@ -170,7 +176,43 @@ export function createHttpPeerTransport(options: HttpPeerTransportOptions): Peer
     }
   }
 
+  /** GET /sync/artifact with the content streamed to `path` (artifact-stream.ts). */
+  async function artifactToFile(
+    id: string,
+    path: string,
+    signal?: AbortSignal,
+  ): Promise<{ message: MessageOf<'artifact'>; bytes: number; sha256: string }> {
+    const what = `peer '${name}' /sync/artifact`;
+    const limit = Math.min(cap, MAX_ARTIFACT_RESPONSE_BYTES);
+    const url = `${base}/sync/artifact?${new URLSearchParams({ id }).toString()}`;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    let streamed;
+    try {
+      const res = await doFetch(url, { method: 'GET', headers, signal: combined, redirect: 'error' });
+      if (res.status < 200 || res.status >= 300) throw failHttp(res.status, await readCapped(res, 64 * 1024, what));
+      const declared = Number(res.headers.get('content-length') ?? '0');
+      if (res.headers.get('content-encoding') === null && declared > limit) {
+        await res.body?.cancel().catch(() => undefined);
+        throw new HubError('sync.bad_message', `${what}: declares ${declared} bytes, more than the ${limit} accepted`);
+      }
+      const reader = res.body?.getReader();
+      if (!reader) throw new HubError('sync.bad_message', `${what}: the response has no body`);
+      streamed = await readArtifactStream(reader, { path, what, maxResponseBytes: limit, stallMs });
+    } catch (err) {
+      if (err instanceof HubError) throw err;
+      throw new HubError('sync.peer_failed', `${what}: ${describeFailure(err, timeoutMs)}`, { cause: err });
+    }
+    try {
+      return { message: parseMessage('artifact', streamed.message), bytes: streamed.bytes, sha256: streamed.sha256 };
+    } catch (err) {
+      const e = err as HubError;
+      throw new HubError(e.code, `${what}: ${e.message}`, { cause: err, ...(e.data ? { data: e.data } : {}) });
+    }
+  }
+
   return {
+    artifactToFile,
     versionVector: (signal) => get('version_vector', '/sync/version_vector', {}, signal),
     ops: (origin, after, limit, signal) =>
       get('ops', '/sync/ops', { origin, after: String(after), limit: String(limit) }, signal),

@@ -96,6 +96,9 @@ export function buildEstate(input: EstateInput): MeshMessage {
   const self = input.replica.replicaId;
   const peers = input.peers.map((p) => peerEstate(p, input.status(p.name), input.inFlight(p.name)));
   const named = new Set(peers.map((p) => p.replica_id).filter((id): id is string => id !== null));
+  const quarantined = input.replica.evidence.quarantined();
+  const heldAs = new Set(quarantined.map((q) => q.held_as));
+  const unverified = Object.fromEntries(Object.entries(input.replica.unverifiedCounts()).filter(([origin]) => !heldAs.has(origin)));
   return {
     type: 'mesh',
     protocol: PROTOCOL_VERSION,
@@ -106,7 +109,7 @@ export function buildEstate(input: EstateInput): MeshMessage {
       public_key: input.replica.publicKey,
       public_key_fingerprint: input.replica.publicKey ? fingerprint(input.replica.publicKey) : '',
       max_skew_ms: input.replica.maxSkewMs,
-      unverified_events: input.replica.unverifiedCounts(),
+      unverified_events: unverified,
     },
     origin_keys: Object.keys(vector)
       .concat(peers.map((p) => p.replica_id).filter((id): id is string => id !== null))
@@ -119,8 +122,25 @@ export function buildEstate(input: EstateInput): MeshMessage {
           : [];
       }),
     peers,
+    quarantined: quarantined.map((q) => ({
+      origin: q.origin,
+      held_as: q.held_as,
+      events: q.events,
+      public_key_fingerprint: fingerprint(q.public_key),
+      reason: q.reason,
+      quarantined_at: q.quarantined_at,
+    })),
+    equivocations: input.replica.evidence.equivocations().map((e) => ({
+      origin: e.origin,
+      pos: e.pos,
+      ours_chain: e.ours.chain_at_pos,
+      theirs_chain: e.theirs.chain,
+      public_key_fingerprint: fingerprint(e.public_key),
+      via_peer: e.via_peer,
+      detected_at: e.detected_at,
+    })),
     gossip_origins: Object.keys(vector)
-      .filter((origin) => origin !== self && !named.has(origin))
+      .filter((origin) => origin !== self && !named.has(origin) && !heldAs.has(origin))
       .sort(),
     sync_interval_s: input.intervalSeconds,
     sync_enabled: input.enabled,

@@ -10,6 +10,12 @@ export interface PeerTransport {
   ops(origin: string, after: number, limit: number, signal?: AbortSignal): Promise<OpsMessage>;
   /** One artifact with its content; rejects with `artifact.not_found` when the peer does not hold it. */
   artifact(id: string, signal?: AbortSignal): Promise<ArtifactMessage>;
+  /**
+   * One artifact, its content streamed to the new file `path` (never held whole), hashed on the way;
+   * returns the message with an empty content, the content's UTF-8 size and sha256. Optional: a
+   * transport without it is asked for `artifact` and the content written out.
+   */
+  artifactToFile?(id: string, path: string, signal?: AbortSignal): Promise<{ message: ArtifactMessage; bytes: number; sha256: string }>;
   /** Ids of the artifacts the peer can serve, after its local cursor `after`. */
   artifacts(after: number, limit: number, signal?: AbortSignal): Promise<ArtifactsMessage>;
   /** The memory feeds the peer serves to replica `forReplica` (docs/memory-replication.md). */

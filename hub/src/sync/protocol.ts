@@ -133,6 +133,8 @@ const versionVectorMessage = z.object({
   public_key: publicKey,
   /** Origin keys this hub trusts, each vouched for by its own signature. */
   keys: z.array(keyStatementSchema).max(10_000),
+  /** Per origin the newest checkpoint held (its own head signed now): compared to detect equivocation. */
+  heads: z.array(checkpointSchema).max(10_000).optional(),
 });
 
 const opsMessage = z.object({
@@ -218,6 +220,29 @@ const meshMessage = z.object({
     }),
   ),
   peers: z.array(peerEstateSchema),
+  /** Events a pin showed were signed by an impostor's key: held under a quarantine origin, never served. */
+  quarantined: z.array(
+    z.object({
+      origin: z.string(),
+      held_as: z.string(),
+      events: z.number().int().nonnegative(),
+      public_key_fingerprint: z.string(),
+      reason: z.string(),
+      quarantined_at: z.string(),
+    }),
+  ),
+  /** Origins caught signing two chains at one position (both statements kept); no longer accepted. */
+  equivocations: z.array(
+    z.object({
+      origin: z.string(),
+      pos: z.number().int().positive(),
+      ours_chain: z.string(),
+      theirs_chain: z.string(),
+      public_key_fingerprint: z.string(),
+      via_peer: z.string().nullable(),
+      detected_at: z.string(),
+    }),
+  ),
   /** Origins this hub holds events of that are neither itself nor a peer named in peers.json. */
   gossip_origins: z.array(replicaId),
   sync_interval_s: z.number().nonnegative(),

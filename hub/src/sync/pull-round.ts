@@ -13,7 +13,8 @@ import { join } from 'node:path';
 
 import { checkpointBytes } from '../core/chain.js';
 import { isArtifactId } from '../core/ids.js';
-import { publicKeyFromRaw, verifyBytes } from '../logstream/signatures.js';
+import { fingerprint, publicKeyFromRaw, verifyBytes } from '../logstream/signatures.js';
+import type { QuarantineRecord } from '../logstream/sync-evidence.js';
 import type { ReplicatedArtifact } from '../core/replication.js';
 import { checkRemoteArtifact, checkRemoteClock, pullPlan, remoteEventRecord, type VersionVector } from '../core/replication.js';
 import { LIMITS } from '../core/validate.js';
@@ -22,6 +23,7 @@ import { MAX_PAGE_EVENTS, type ReplicaStore } from '../logstream/replica-store.j
 import type { PeerTransport } from './peer-transport.js';
 import type { PeerEntry } from './peers-file.js';
 import type { OpsMessage } from './protocol.js';
+import { checkHeads, equivocationError } from './equivocation.js';
 import { admitPeer, originKeyFor, type PeerTrust } from './trust.js';
 
 export interface PullOptions {
@@ -64,6 +66,8 @@ export interface PullReport {
   errors: HubError[];
   /** Pages and identities refused this round (a subset of the failures). */
   rejected: Rejection[];
+  /** Set when a late pin quarantined what an impostor had given under the peer's replica id. */
+  quarantined?: QuarantineRecord;
   /** Things worth knowing that are not failures (e.g. a vector that promised more than was served). */
   notes: string[];
 }
@@ -170,9 +174,56 @@ function spoolDir(): string {
 }
 
 /**
- * Fetches the artifacts a page needs, one at a time: each is checked (fields, size, sha256) as it
- * arrives and its body written to `dir`; what the page holds is its metadata with a `content` that
- * reads the body back when the store asks for it, so a page never holds its artifacts in memory.
+ * One artifact fetched into the file `path`: streamed there by the transport when it can (the content
+ * is hashed on the way and never held whole), else read whole and written out. Checked on arrival
+ * (fields, size, sha256). The artifact returned reads its content back from the file when asked.
+ */
+async function fetchToSpool(
+  transport: PeerTransport,
+  id: string,
+  path: string,
+  signal: AbortSignal | undefined,
+): Promise<{ artifact: ReplicatedArtifact; signature: string | null; bytes: number }> {
+  let meta: Omit<ReplicatedArtifact, 'content'>;
+  let signature: string | null;
+  let bytes: number;
+  let sha256: string;
+  if (transport.artifactToFile) {
+    const streamed = await transport.artifactToFile(id, path, signal);
+    const { content: _empty, ...rest } = streamed.message.artifact;
+    void _empty;
+    meta = rest;
+    signature = streamed.message.signature;
+    bytes = streamed.bytes;
+    sha256 = streamed.sha256;
+    if (meta.id !== id) throw new HubError('sync.bad_message', `asked for artifact ${id}, the peer served ${meta.id}`);
+    if (bytes === 0) throw new HubError('sync.bad_message', `remote artifact ${id}: content must not be empty`);
+    checkRemoteArtifact({ ...meta, content: ' ' }); // its fields (the content was checked while it streamed)
+  } else {
+    const message = await transport.artifact(id, signal);
+    const a = message.artifact;
+    if (a.id !== id) throw new HubError('sync.bad_message', `asked for artifact ${id}, the peer served ${a.id}`);
+    bytes = checkRemoteArtifact(a).bytes; // fields, and content within the local 4 MiB limit
+    sha256 = createHash('sha256').update(a.content, 'utf8').digest('hex');
+    writeFileSync(path, a.content, 'utf8');
+    const { content: _content, ...rest } = a;
+    void _content;
+    meta = rest;
+    signature = message.signature;
+  }
+  if (sha256 !== meta.sha256)
+    throw new HubError('sync.hash_mismatch', `remote artifact ${id} failed hash verification; refused`, { data: { artifact_id: id } });
+  const artifact = Object.defineProperty({ ...meta, content: '' }, 'content', {
+    enumerable: true,
+    get: () => readFileSync(path, 'utf8'),
+  });
+  return { artifact, signature, bytes };
+}
+
+/**
+ * Fetches the artifacts a page needs, one at a time, each streamed into `dir` and checked on arrival;
+ * what the page holds is their metadata with a `content` read back from disk when the store asks for
+ * it, so a page never holds its artifacts in memory.
  */
 async function pageArtifacts(
   transport: PeerTransport,
@@ -185,36 +236,21 @@ async function pageArtifacts(
   const out: ReplicatedArtifact[] = [];
   let pageBytes = 0;
   for (const id of ids) {
-    let message;
+    let fetched;
     try {
-      message = await transport.artifact(id, signal);
+      fetched = await fetchToSpool(transport, id, join(dir, `${out.length}`), signal);
     } catch (err) {
       const e = toHubError(err);
       if (e.code === 'artifact.not_found')
         throw new HubError('sync.bad_message', `the peer served event ${event(id)} but not its artifact ${id}`);
       throw e;
     }
-    const a = message.artifact;
-    if (a.id !== id) throw new HubError('sync.bad_message', `asked for artifact ${id}, the peer served ${a.id}`);
-    const { bytes } = checkRemoteArtifact(a); // fields, and content within the local 4 MiB limit
-    const computed = createHash('sha256').update(a.content, 'utf8').digest('hex');
-    if (computed !== a.sha256)
-      throw new HubError('sync.hash_mismatch', `remote artifact ${id} failed hash verification; refused`, { data: { artifact_id: id } });
-    pageBytes += bytes;
-    budget.artifactBytes += bytes;
+    pageBytes += fetched.bytes;
+    budget.artifactBytes += fetched.bytes;
     if (pageBytes > MAX_PAGE_ARTIFACT_BYTES)
       throw new HubError('sync.bad_message', `the page's artifacts pass ${MAX_PAGE_ARTIFACT_BYTES} bytes; refused`);
     if (budget.artifactBytes > MAX_ROUND_ARTIFACT_BYTES) throw new BudgetSpent();
-    const path = join(dir, `${out.length}`);
-    writeFileSync(path, a.content, 'utf8');
-    const { content: _content, ...meta } = a;
-    void _content;
-    out.push(
-      Object.defineProperty({ ...meta, content: '' }, 'content', {
-        enumerable: true,
-        get: () => readFileSync(path, 'utf8'),
-      }),
-    );
+    out.push(fetched.artifact);
   }
   return out;
 }
@@ -259,6 +295,24 @@ export async function pullFromPeer(
     return report;
   }
   report.trust = { trust: trust.trust, fingerprint: trust.fingerprint, firstUse: trust.firstUse };
+  if (trust.quarantined) {
+    const q = trust.quarantined;
+    report.quarantined = q;
+    note(
+      report,
+      budget,
+      `late pin: ${q.events} event(s) held as origin ${q.origin} were signed by key ${fingerprint(q.public_key)} (trusted on first use), not by the pinned key; they are quarantined as ${q.held_as} (kept, not served, not ${q.origin}'s) and ${q.origin}'s own events are pulled from the start`,
+      true,
+    );
+  }
+  const equivocating = new Set<string>();
+  if (verify)
+    for (const e of checkHeads(replica, remote.heads ?? [], peer.name)) {
+      const origin = (e.data?.origin as string | undefined) ?? null;
+      if (origin) equivocating.add(origin);
+      report.errors.push(e);
+      report.rejected.push({ origin, error: e });
+    }
 
   const plan = pullPlan(replica.verifiedVector(), remote.version_vector, replica.replicaId).filter(
     (t) => t.origin === remote.replica_id || !options.skipOrigins?.has(t.origin),
@@ -268,6 +322,9 @@ export async function pullFromPeer(
     let after = target.after;
     let prefetched: { after: number; page: Promise<OpsMessage> } | undefined;
     try {
+      if (equivocating.has(origin)) continue; // reported above
+      if (replica.evidence.isEquivocating(origin))
+        throw equivocationError(origin, 'proven earlier: see the equivocations in /sync/peers');
       const key: KeyObject | null = verify
         ? originKeyFor(replica, origin, { name: peer.name, replicaId: remote.replica_id, trust }, remote)
         : null;
@@ -355,6 +412,8 @@ async function pullLooseArtifacts(
   signal: AbortSignal | undefined,
 ): Promise<void> {
   let cursor = replica.artifactCursor(peerReplica);
+  let spool: string | undefined;
+  let spooled = 0;
   try {
     for (let pages = 0; ; pages++) {
       signal?.throwIfAborted();
@@ -373,12 +432,17 @@ async function pullLooseArtifacts(
           note(report, budget, `artifact ${item.id} of origin ${item.origin_replica} skipped: no key is known for its origin`);
           continue;
         }
-        const message = await transport.artifact(item.id, signal);
-        if (message.artifact.id !== item.id)
-          throw new HubError('sync.bad_message', `asked for artifact ${item.id}, the peer served ${message.artifact.id}`);
-        const key = verify && known ? (publicKeyFromRaw(known.publicKey) ?? null) : null;
-        budget.artifactBytes += Buffer.byteLength(message.artifact.content, 'utf8');
-        if (replica.applySignedArtifact(message.artifact, message.signature, key)) report.pulledArtifacts++;
+        spool ??= spoolDir();
+        const path = join(spool, `${spooled++}`);
+        let fetched;
+        try {
+          fetched = await fetchToSpool(transport, item.id, path, signal);
+          const key = verify && known ? (publicKeyFromRaw(known.publicKey) ?? null) : null;
+          budget.artifactBytes += fetched.bytes;
+          if (replica.applySignedArtifact(fetched.artifact, fetched.signature, key)) report.pulledArtifacts++;
+        } finally {
+          rmSync(path, { force: true });
+        }
         if (budget.artifactBytes > MAX_ROUND_ARTIFACT_BYTES) {
           note(report, budget, `this round's artifact budget (${MAX_ROUND_ARTIFACT_BYTES} bytes) is spent; the next round goes on`, true);
           return;
@@ -393,5 +457,7 @@ async function pullLooseArtifacts(
     if (signal?.aborted) return;
     report.errors.push(e);
     if (isRejection(e)) report.rejected.push({ origin: null, error: e });
+  } finally {
+    if (spool) rmSync(spool, { recursive: true, force: true });
   }
 }

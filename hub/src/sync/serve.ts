@@ -27,6 +27,7 @@ export function versionVectorMessage(replica: ReplicaStore, name: string): Versi
     version_vector: replica.verifiedVector(),
     public_key: replica.publicKey,
     keys: replica.keyStatements(),
+    heads: replica.signedHeads(),
   };
 }
 

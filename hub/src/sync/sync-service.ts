@@ -46,6 +46,8 @@ export interface SyncServiceOptions {
   verify?: boolean;
   /** Memory replication of shared wings, pulled after the log in each round (docs/memory-replication.md). */
   memory?: MemorySync;
+  /** Cut off an artifact body that sends nothing for this long, ms (PALACE_SYNC_STALL_MS; default 15000). */
+  stallMs?: number;
 }
 
 const STOP_GRACE_MS = 5_000;
@@ -98,6 +100,7 @@ export class SyncService {
           name: peer.name,
           fetch: doFetch,
           timeoutMs,
+          ...(options.stallMs === undefined ? {} : { stallMs: options.stallMs }),
         }));
   }
 
@@ -335,6 +338,10 @@ export class SyncService {
           `peer '${peer.name}' has no public_key in peers.json: trusting its key ${report.trust.fingerprint} on first use (it may give only its own events); check it with \`palace sync trust ${peer.url}\` and pin it`,
         );
     }
+    if (report.quarantined)
+      this.log.warn(
+        `peer '${peer.name}': ${report.quarantined.events} event(s) held as origin ${report.quarantined.origin} were signed by a key trusted on first use, not the pinned one; quarantined as ${report.quarantined.held_as}`,
+      );
     for (const r of report.rejected) {
       s.rejected.unshift({ at, origin: r.origin, code: r.error.code, reason: r.error.message });
       this.log.warn(`refused a page from peer '${peer.name}': ${r.error.message}`);

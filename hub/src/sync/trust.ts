@@ -8,6 +8,7 @@ import { vouchBytes } from '../core/chain.js';
 import { fingerprint, publicKeyFromRaw, verifyBytes } from '../logstream/signatures.js';
 import { HubError } from '../errors.js';
 import type { ReplicaStore } from '../logstream/replica-store.js';
+import type { QuarantineRecord } from '../logstream/sync-evidence.js';
 import type { PeerEntry } from './peers-file.js';
 import type { VersionVectorMessage } from './protocol.js';
 
@@ -17,6 +18,11 @@ export interface PeerTrust {
   key: KeyObject;
   /** Set when the peer was trusted on first use just now (the caller warns loudly). */
   firstUse: boolean;
+  /**
+   * Set when a pin replaced a key trusted on first use for this replica: what was held under its name
+   * (signed by that other key) was quarantined just now, and the origin is pulled again from 1.
+   */
+  quarantined?: QuarantineRecord;
 }
 
 function untrusted(message: string, data: Record<string, unknown> = {}): HubError {
@@ -50,13 +56,22 @@ export function admitPeer(
       throw untrusted(
         `peer '${peer.name}' claims replica ${remote.replica_id}, whose key this hub already holds (${fingerprint(known.publicKey)}, ${known.source}): refused`,
       );
+    // A late pin: the key trusted on first use for this replica id is not its real one. What that key
+    // signed under this name is moved aside (kept as evidence), so the real origin is pulled from 1.
+    let quarantined: QuarantineRecord | null = null;
+    if (known && known.publicKey !== remote.public_key && known.source === 'tofu')
+      quarantined = replica.evidence.quarantine(
+        remote.replica_id,
+        { publicKey: known.publicKey, source: known.source },
+        `peers.json pins key ${presented} for replica ${remote.replica_id} (peer '${peer.name}'), not the key ${fingerprint(known.publicKey)} trusted on first use`,
+      );
     if (known?.publicKey !== remote.public_key || known.source !== 'pinned')
       replica.rememberOriginKey(
         { origin: remote.replica_id, publicKey: remote.public_key, source: 'pinned', vouchedBy: null },
         null,
         true,
       );
-    return { trust: 'pinned', fingerprint: presented, key, firstUse: false };
+    return { trust: 'pinned', fingerprint: presented, key, firstUse: false, ...(quarantined ? { quarantined } : {}) };
   }
   const other = pinnedElsewhere.get(remote.replica_id);
   if (other !== undefined && other !== peer.name)

@@ -77,6 +77,10 @@ export interface PeersPayload {
     unverified_events: VersionVector;
   };
   peers: PeerEntry[];
+  /** Origins proven to have signed two chains at one position: no longer accepted (issue 29). */
+  equivocations: Array<{ origin: string; pos: number | null; ours_chain: string; theirs_chain: string; via_peer: string | null; detected_at: string | null; public_key_fingerprint: string | null }>;
+  /** Events an impostor gave under a replica id whose real key was pinned later: kept aside, never served. */
+  quarantined: Array<{ origin: string; held_as: string; events: number | null; public_key_fingerprint: string | null; reason: string; quarantined_at: string | null }>;
   /** Replicas known only through gossip (no entry of their own in peers.json). */
   unnamed_origins: string[];
   sync_interval_s: number | null;
@@ -129,6 +133,29 @@ export function normalizePeers(raw: unknown): PeersPayload {
           return { at: str(j.at), origin: str(j.origin), code: str(j.code) ?? '?', reason: str(j.reason) ?? '' };
         }),
         memory_wings: (Array.isArray(e.memory_wings) ? e.memory_wings : []).filter((w): w is string => typeof w === 'string'),
+      };
+    }),
+    equivocations: (Array.isArray(r.equivocations) ? r.equivocations : []).map((x) => {
+      const j = obj(x);
+      return {
+        origin: str(j.origin) ?? '?',
+        pos: num(j.pos),
+        ours_chain: str(j.ours_chain) ?? '',
+        theirs_chain: str(j.theirs_chain) ?? '',
+        via_peer: str(j.via_peer),
+        detected_at: str(j.detected_at),
+        public_key_fingerprint: str(j.public_key_fingerprint),
+      };
+    }),
+    quarantined: (Array.isArray(r.quarantined) ? r.quarantined : []).map((x) => {
+      const j = obj(x);
+      return {
+        origin: str(j.origin) ?? '?',
+        held_as: str(j.held_as) ?? '?',
+        events: num(j.events),
+        public_key_fingerprint: str(j.public_key_fingerprint),
+        reason: str(j.reason) ?? '',
+        quarantined_at: str(j.quarantined_at),
       };
     }),
     unnamed_origins: (Array.isArray(r.unnamed_origins)

@@ -56,6 +56,8 @@ export function PeersView(): ReactElement {
   const {
     self,
     peers: list,
+    equivocations,
+    quarantined,
     unnamed_origins: unnamed,
     sync_interval_s: interval,
     sync_enabled: enabled,
@@ -95,6 +97,42 @@ export function PeersView(): ReactElement {
           </div>
         ) : null}
       </section>
+      {equivocations.length > 0 ? (
+        <section className="card" data-testid="equivocations">
+          <header className="card-head">
+            <h2 className="card-title error-text">
+              <IconAlert size={14} /> Equivocation
+            </h2>
+          </header>
+          <div className="callout callout-bad">
+            {equivocations.map((e, i) => (
+              <div key={i} title={formatDateTime(e.detected_at)}>
+                Origin <span className="mono">{e.origin}</span> signed two different chains at position {e.pos ?? '?'}{' '}
+                (held <span className="mono">{e.ours_chain.slice(0, 12)}…</span>, peer {e.via_peer ?? '?'} showed{' '}
+                <span className="mono">{e.theirs_chain.slice(0, 12)}…</span>, key{' '}
+                <span className="mono">{e.public_key_fingerprint ?? '?'}</span>). Its events are no longer accepted; both
+                signed statements are kept as evidence.
+              </div>
+            ))}
+          </div>
+        </section>
+      ) : null}
+      {quarantined.length > 0 ? (
+        <section className="card" data-testid="quarantined">
+          <header className="card-head">
+            <h2 className="card-title warn-text">Quarantined</h2>
+          </header>
+          <ul className="plain-list small">
+            {quarantined.map((q) => (
+              <li key={q.held_as} title={q.reason}>
+                {plural(q.events ?? 0, 'event')} that claimed origin <span className="mono">{q.origin}</span>, signed by{' '}
+                <span className="mono">{q.public_key_fingerprint ?? '?'}</span> (not its pinned key), kept as{' '}
+                <span className="mono">{q.held_as}</span> since {formatDateTime(q.quarantined_at)}; never served.
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
       <section className="card">
         <header className="card-head">
           <h2 className="card-title">Peers</h2>

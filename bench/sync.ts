@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { LogEvent } from '../hub/src/core/types.js';
 import { Logstream } from '../hub/src/logstream/logstream.js';
 import type { MeshMessage } from '../hub/src/sync/protocol.js';
-import { makeTraffic } from './event-fixtures.js';
+import { makeTraffic, ownTasks } from './event-fixtures.js';
 import type { Figure, Suite, SuiteContext, SuiteResult } from './figure.js';
 import { benchConfig } from './bench-config.js';
 import { percentile, sleep } from './stats.js';
@@ -57,18 +57,25 @@ async function meshReady(hubs: readonly MeshHub[], ctx: SuiteContext): Promise<v
 /** Writes one round's events, a third on each palace, concurrently; returns them. */
 async function writeRound(
   logs: readonly Logstream[],
-  next: () => ReturnType<ReturnType<typeof makeTraffic>>,
+  nexts: ReadonlyArray<() => ReturnType<ReturnType<typeof makeTraffic>>>,
   round: number,
 ): Promise<LogEvent[]> {
   const written: Array<Promise<LogEvent>> = [];
   for (let i = 0; i < EVENTS_PER_ROUND; i++) {
     const log = logs[i % logs.length];
-    if (!log) continue;
+    const next = nexts[i % logs.length];
+    if (!log || !next) continue;
     const input = next();
     if (i % PATCH_EVERY === 0) {
       const content = `diff --git a/f${round}-${i} b/f${round}-${i}\n${'+ a changed line of code in the patch\n'.repeat(110)}`;
       const artifact = log.putArtifact({ kind: 'patch', created_by: String(input.from_agent), content });
       written.push(log.append({ ...input, artifact_ids: [artifact.id] }));
+    } else if (input.type === 'task.request') {
+      // A request is committed before anything else of its task is handed over: a claim ack checked
+      // while its request still waits in the same group commit is refused (task.out_of_order).
+      const request = log.append(input);
+      written.push(request);
+      await request;
     } else written.push(log.append(input));
   }
   return Promise.all(written);
@@ -133,7 +140,16 @@ async function measure(ctx: SuiteContext, verify: boolean): Promise<Measured> {
         keys,
       );
     await meshReady(hubs, ctx);
-    const next = makeTraffic(7);
+    // Each palace writes its own tasks (own generator, own correlation ids): with one shared generator a
+    // hub would be handed a claim ack for a task whose request another hub wrote and has not yet sent
+    // it, which the hub rightly refuses (task.out_of_order).
+    const nexts = logs.map((_, h) => {
+      const gen = makeTraffic(7 + h);
+      return () => {
+        const input = gen();
+        return ownTasks([input], `h${h}`)[0] ?? input;
+      };
+    });
     const converge: number[] = [];
     const cpu: number[] = [];
     const writeMs: number[] = [];
@@ -144,7 +160,7 @@ async function measure(ctx: SuiteContext, verify: boolean): Promise<Measured> {
       const expected = round * EVENTS_PER_ROUND;
       const t0 = performance.now();
       const cpuBefore = hubCpuMs(hubs);
-      const events = await writeRound(logs, next, round);
+      const events = await writeRound(logs, nexts, round);
       const written = performance.now();
       writeMs.push(written - t0);
       // Each event has to reach the two hubs that did not write it.

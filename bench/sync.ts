@@ -259,7 +259,7 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
     `Wire: ${(wire / 1e6).toFixed(1)} MB both directions incl. HTTP headers, artifacts, idle version-vector polls and any duplicate pulls in the full mesh, against ${(deliveredJson / 1e6).toFixed(1)} MB of event JSON delivered (artifacts excluded from the reference; their JSON adds ${(artifactBytes / 1e6).toFixed(1)} MB). Sync responses are gzipped when the puller sends Accept-Encoding: gzip (palace always does).`,
     `Without gzip, paging every origin of one hub through /sync/ops returns ${(identity.wire / 1e6).toFixed(1)} MB for ${(identity.json / 1e6).toFixed(1)} MB of the same events' JSON.`,
   ];
-  return { figures, notes };
+  return { figures, notes, ...(EVENTS_PER_ROUND === 10_000 ? {} : { smoke: `PALACE_BENCH_SYNC_EVENTS=${EVENTS_PER_ROUND}` }) };
 }
 
 function hubLookup(logs: readonly Logstream[], id: string): unknown {

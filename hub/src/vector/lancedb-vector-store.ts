@@ -54,6 +54,18 @@ async function guarded<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Runs a LanceDB commit again when it lost a race with another commit on the table (up to 5 tries, backing off). */
+export async function retryOnCommitConflict<T>(run: () => Promise<T>, tries = 5, delayMs = 50): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (attempt >= tries || !/retryable commit conflict/i.test((err as Error).message ?? '')) throw err;
+      await new Promise((resolve) => setTimeout(resolve, delayMs * attempt));
+    }
+  }
+}
+
 /**
  * Whether `<vectors>/drawers.lance` exists without one committed version: what a first write that
  * failed part-way (a full disk) left in older builds. Such a directory holds no data (a table's
@@ -389,14 +401,20 @@ export class LanceDbVectorStore implements VectorStore {
     return { places: [...counts.values()], marked: rows.map(fromRow) };
   }
 
-  /** Builds the FTS index once: concurrent first searches share one build (two would conflict). */
+  /**
+   * Builds the FTS index once: concurrent first searches share one build (two would conflict). A
+   * build that loses a race with a background compaction (LanceDB: "Retryable commit conflict") is
+   * tried again, a few times, rather than leaving that search without its keyword half. It is not
+   * queued behind maintenance: a search must not wait out an ANN index build.
+   */
   private ensureFts(): Promise<boolean> {
     if (this.ftsReady) return Promise.resolve(true);
     this.ftsBuild ??= (async () => {
       if ((await this.table.countRows()) === 0) return false;
       const present = await this.table.listIndices();
       for (const column of FTS_COLUMNS)
-        if (!present.some((i) => i.columns.includes(column))) await guarded(() => this.table.createIndex(column, { config: lancedb.Index.fts(), replace: true }));
+        if (!present.some((i) => i.columns.includes(column)))
+          await guarded(() => retryOnCommitConflict(() => this.table.createIndex(column, { config: lancedb.Index.fts(), replace: true })));
       this.ftsReady = true;
       return true;
     })().finally(() => {

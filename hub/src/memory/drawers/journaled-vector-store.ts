@@ -5,7 +5,8 @@
 import { HubError } from '../../errors.js';
 import { isPidAlive } from '../../registration.js';
 import type { FaultPoint } from '../../config.js';
-import type { DrawerFilter, DrawerPatch, FullTextOptions, PlacementSummary, ScanOptions, StoredDrawer, VectorStore } from '../../vector/vector-store.js';
+import { ForwardingVectorStore } from '../../vector/forwarding-store.js';
+import type { DrawerFilter, DrawerPatch, StoredDrawer, VectorStore } from '../../vector/vector-store.js';
 import type { JournalEntry, JournalOp, MemoryJournal } from './memory-journal.js';
 import { embeddingInput } from './embedding-input.js';
 
@@ -17,14 +18,16 @@ export interface JournaledStoreOptions {
   faultPoint?: FaultPoint | undefined;
 }
 
-export class JournaledVectorStore implements VectorStore {
+export class JournaledVectorStore extends ForwardingVectorStore {
   private chain: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly inner: VectorStore,
+    inner: VectorStore,
     private readonly journal: MemoryJournal,
     private readonly options: JournaledStoreOptions = {},
-  ) {}
+  ) {
+    super(inner);
+  }
 
   /** Journals `write`, applies it, marks it applied; the caller hears back only after all three. */
   private write<T>(write: JournalOp, apply: () => Promise<T>): Promise<T> {
@@ -57,40 +60,20 @@ export class JournaledVectorStore implements VectorStore {
     }
   }
 
-  upsert(drawers: readonly StoredDrawer[]): Promise<void> {
+  override upsert(drawers: readonly StoredDrawer[]): Promise<void> {
     if (drawers.length === 0) return Promise.resolve();
     return this.write({ op: 'upsert', drawers: [...drawers] }, () => this.inner.upsert(drawers));
   }
 
-  patch(filter: DrawerFilter, patch: DrawerPatch): Promise<number> {
+  override patch(filter: DrawerFilter, patch: DrawerPatch): Promise<number> {
     return this.write({ op: 'patch', filter, patch }, () => this.inner.patch(filter, patch));
   }
 
-  delete(filter: DrawerFilter): Promise<number> {
+  override delete(filter: DrawerFilter): Promise<number> {
     return this.write({ op: 'delete', filter }, () => this.inner.delete(filter));
   }
 
-  scan(filter: DrawerFilter, options?: ScanOptions): Promise<StoredDrawer[]> {
-    return this.inner.scan(filter, options);
-  }
-
-  placementSummary(rooms: readonly string[]): Promise<PlacementSummary | undefined> {
-    return this.inner.placementSummary?.(rooms) ?? Promise.resolve(undefined);
-  }
-
-  search(vector: Float32Array, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; distance: number }>> {
-    return this.inner.search(vector, filter, limit);
-  }
-
-  fullText(query: string, filter: DrawerFilter, limit: number, options?: FullTextOptions): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
-    return this.inner.fullText(query, filter, limit, options);
-  }
-
-  count(filter?: DrawerFilter): Promise<number> {
-    return this.inner.count(filter);
-  }
-
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     await this.chain;
     await this.inner.close();
     this.journal.close();

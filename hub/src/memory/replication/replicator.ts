@@ -10,7 +10,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 import { decodeVector, encodeVector, compareVersions, type FeedRecordBody, type FeedRecordKind, type FeedRow } from '../../core/memory-feed.js';
-import type { DrawerFilter, DrawerPatch, FullTextOptions, PlacementSummary, ScanOptions, StoredDrawer, VectorStore } from '../../vector/vector-store.js';
+import { ForwardingVectorStore } from '../../vector/forwarding-store.js';
+import type { DrawerFilter, DrawerPatch, StoredDrawer, VectorStore } from '../../vector/vector-store.js';
 import { embeddingInput } from '../drawers/embedding-input.js';
 import { PLACEMENT_HISTORY_KEY, PLACEMENT_HISTORY_MAX, type PlacementRecord } from '../drawers/memory.js';
 import type { FeedStore, PendingRecord } from './feed-store.js';
@@ -56,11 +57,13 @@ export function feedRow(d: StoredDrawer): FeedRow {
 
 const ID_BATCH = 500;
 
-export class CaptureStore implements VectorStore {
+export class CaptureStore extends ForwardingVectorStore {
   constructor(
-    private readonly inner: VectorStore,
+    inner: VectorStore,
     private readonly ctx: ReplicationContext,
-  ) {}
+  ) {
+    super(inner);
+  }
 
   private active(): ReadonlySet<string> | undefined {
     if (remoteContext.getStore() === true) return undefined;
@@ -75,7 +78,7 @@ export class CaptureStore implements VectorStore {
     return out;
   }
 
-  async upsert(drawers: readonly StoredDrawer[]): Promise<void> {
+  override async upsert(drawers: readonly StoredDrawer[]): Promise<void> {
     const shared = this.active();
     if (!shared) return this.inner.upsert(drawers);
     const before = await this.wingsOf(drawers.map((d) => d.id));
@@ -89,7 +92,7 @@ export class CaptureStore implements VectorStore {
     this.ctx.feed().appendLocal(items);
   }
 
-  async patch(filter: DrawerFilter, patch: DrawerPatch): Promise<number> {
+  override async patch(filter: DrawerFilter, patch: DrawerPatch): Promise<number> {
     const shared = this.active();
     if (!shared) return this.inner.patch(filter, patch);
     const before = new Map((await this.inner.scan(filter, { columns: ['id', 'wing'] })).map((r) => [r.id, r.wing]));
@@ -106,7 +109,7 @@ export class CaptureStore implements VectorStore {
     return n;
   }
 
-  async delete(filter: DrawerFilter): Promise<number> {
+  override async delete(filter: DrawerFilter): Promise<number> {
     const shared = this.active();
     if (!shared) return this.inner.delete(filter);
     const gone = (await this.inner.scan(filter, { columns: ['id', 'wing'] })).filter((r) => shared.has(r.wing));
@@ -115,29 +118,6 @@ export class CaptureStore implements VectorStore {
     return n;
   }
 
-  scan(filter: DrawerFilter, options?: ScanOptions): Promise<StoredDrawer[]> {
-    return this.inner.scan(filter, options);
-  }
-
-  placementSummary(rooms: readonly string[]): Promise<PlacementSummary | undefined> {
-    return this.inner.placementSummary?.(rooms) ?? Promise.resolve(undefined);
-  }
-
-  search(vector: Float32Array, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; distance: number }>> {
-    return this.inner.search(vector, filter, limit);
-  }
-
-  fullText(query: string, filter: DrawerFilter, limit: number, options?: FullTextOptions): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
-    return this.inner.fullText(query, filter, limit, options);
-  }
-
-  count(filter?: DrawerFilter): Promise<number> {
-    return this.inner.count(filter);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
 }
 
 /** What applying a batch of remote records did. */

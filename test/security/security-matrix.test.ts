@@ -48,6 +48,9 @@ const ROUTES: Record<string, RouteRow> = {
   'GET /sync/ops': {},
   'GET /sync/artifact': {},
   'GET /sync/artifacts': {},
+  // Memory replication feeds (issue 34): a hub's shared-wing heads for a puller, and one feed's page.
+  'GET /sync/memory/heads': {},
+  'GET /sync/memory/page': {},
   'GET /sync/peers': {},
   'POST /sync/round': { mutating: true, body: '{}', headers: JSON_HEADERS },
   'POST /cypher': { body: JSON.stringify({ cypher: 'MATCH (n) RETURN n LIMIT 1' }), headers: JSON_HEADERS },

@@ -151,7 +151,15 @@ export function PeersView(): ReactElement {
             sync cycle.
           </p>
         ) : (
-          <table className="table" data-testid="peer-table">
+          <table className="table peer-table" data-testid="peer-table">
+            <colgroup>
+              <col className="peer-col-name" />
+              <col className="peer-col-key" />
+              <col className="peer-col-reach" />
+              <col className="peer-col-success" />
+              <col className="peer-col-error" />
+              <col className="peer-col-drift" />
+            </colgroup>
             <thead>
               <tr>
                 <th>Peer</th>

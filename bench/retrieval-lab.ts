@@ -23,7 +23,10 @@ import { asBenchHit, codeRelevant, convoRelevant, fileReader, loadCodeSet, loadC
 const K = 10;
 
 export const PLANS: Record<string, Partial<SearchPlan>> = {
-  base: { pathBoost: false, headerOnly: false, boilerplate: false, definition: false, implied: false, expand: false },
+  base: { pathBoost: false, headerOnly: false, boilerplate: false, definition: false, implied: false, expand: false, rescore: false },
+  // The defaults before the third round (fused with CombMNZ, no names list, no expansion).
+  fused: { rescore: false, names: false, expand: false },
+  rescore: { names: false, expand: false },
   names: { names: true },
   path: { path: true },
   'names+path': { names: true, path: true },
@@ -41,6 +44,12 @@ export const PLANS: Record<string, Partial<SearchPlan>> = {
   'chosen+expand': { expand: true },
   'chosen+implied': { implied: true },
   'chosen+expand+implied': { expand: true, implied: true },
+  'names+expand': { names: true, expand: true },
+  'names+implied': { names: true, implied: true },
+  'names+expand+implied': { names: true, expand: true, implied: true },
+  'names-pathBoost': { names: true, pathBoost: false },
+  'names+expand-pathBoost': { names: true, expand: true, pathBoost: false },
+  'names+path+expand': { names: true, path: true, expand: true },
 };
 
 /** The newest cached palace of a set (its folder holds `<set>/` and `palace/`); LAB_OLDER=n: the n-th older one. */

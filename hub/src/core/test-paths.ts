@@ -31,14 +31,14 @@ export function asksForTests(query: string): boolean {
  * order), unless the query asks for tests. `relPath`: a hit's path in its mined project, undefined for
  * drawers that are not project files (never demoted).
  */
-export function demoteTestFiles<T>(hits: FusedHit<T>[], query: string, relPath: (item: T) => string | undefined): FusedHit<T>[] {
+export function demoteTestFiles<T>(hits: FusedHit<T>[], query: string, relPath: (item: T) => string | undefined, factor = TEST_FILE_FACTOR): FusedHit<T>[] {
   if (asksForTests(query)) return hits;
   let changed = false;
   const out = hits.map((h) => {
     const path = relPath(h.item);
     if (path === undefined || !isTestPath(path)) return h;
     changed = true;
-    return { ...h, score: h.score * TEST_FILE_FACTOR };
+    return { ...h, score: h.score * factor };
   });
   return changed ? out.map((h, i) => ({ h, i })).sort((a, b) => b.h.score - a.h.score || a.i - b.i).map(({ h }) => h) : out;
 }

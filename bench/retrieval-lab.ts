@@ -79,6 +79,8 @@ async function main(): Promise<void> {
   const out: Record<string, Record<string, Record<string, number>>> = {};
   try {
     for (const set of sets) {
+      // LAB_SETS=code,convos: only those sets (LAB_DUMP reads misses one by one: keep the validation set out).
+      if (process.env.LAB_SETS && !process.env.LAB_SETS.split(',').includes(set.name)) continue;
       const dir = cached(set.name);
       if (!dir) {
         console.log(`${set.name}: no cached palace (run npm run bench -- retrieval first)`);

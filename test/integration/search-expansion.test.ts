@@ -87,14 +87,14 @@ describe('query expansion in Memory.search', () => {
     dir.cleanup();
   });
 
-  it('finds the code named otherwise with expansion on, and not with the default plan', async () => {
+  it('finds the code named otherwise with expansion on (the default), and not with it off', async () => {
     const secret = sourceDrawerId('/p/src/secrets.ts', 0);
-    const plain = new Memory({ store, embedder: hashEmbedder, minedFiles: () => files });
-    // The question shares no word with the answer (`redactSecret`); the default plan finds the comments only.
+    const plain = new Memory({ store, embedder: hashEmbedder, minedFiles: () => files, searchPlan: { ...SEARCH_DEFAULTS, expand: false } });
+    // The question shares no word with the answer (`redactSecret`); without expansion search finds the comments only.
     const offIds = (await plain.search({ query: 'where is a credential hidden', mode: 'text', limit: 10 })).results.map((h) => h.drawer_id);
     expect(offIds.length).toBeGreaterThan(0);
     expect(offIds).not.toContain(secret);
-    const expanding = new Memory({ store, embedder: hashEmbedder, minedFiles: () => files, searchPlan: { ...SEARCH_DEFAULTS, expand: true } });
+    const expanding = new Memory({ store, embedder: hashEmbedder, minedFiles: () => files });
     const onIds = (await expanding.search({ query: 'where is a credential hidden', mode: 'text', limit: 10 })).results.map((h) => h.drawer_id);
     expect(onIds).toContain(secret);
     // The chunks holding the question's own word still come first.

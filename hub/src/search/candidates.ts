@@ -27,9 +27,9 @@ export const CANDIDATE_WINDOW = 40;
 /**
  * The test-file prior on rescored hits (search/rescore.ts): the score there is exp(z), so x0.5 is
  * ln 2 ≈ 0.7 standard deviations of the two features; a test file that repeats every word of the
- * code it tests stands about one above it (test/integration/mine-search-priors.test.ts), so its
- * factor is x0.25 (1.4 sd). On the three bench sets x0.5 and x0.25 give the same recall (MRR +0.005
- * on the own code set with x0.25; docs/retrieval.md).
+ * code it tests can stand about one above it (test/integration/mine-search-priors.test.ts), so its
+ * factor is x0.25 (1.4 sd). On the three bench sets x0.5 and x0.25 give the same recall
+ * (docs/retrieval.md, third round).
  */
 const RESCORED_TEST_FILE_FACTOR = 0.25;
 /** Files the path scan takes, and chunks per file. */
@@ -53,7 +53,7 @@ export interface SearchPlan extends RankRules {
   expand: boolean;
   /**
    * Hybrid: score every candidate of the union on both features (cosine and BM25, search/rescore.ts)
-   * instead of fusing the lists with 0 for a list that missed a drawer.
+   * instead of fusing the lists with 0 for a list that missed a drawer (CombMNZ).
    */
   rescore: boolean;
 }
@@ -104,8 +104,7 @@ function matchesFilter(d: StoredDrawer, filter: DrawerFilter): boolean {
   if (filter.source_file !== undefined && d.source_file !== filter.source_file) return false;
   if (filter.parent_id !== undefined && d.parent_id !== filter.parent_id) return false;
   if (filter.ids !== undefined && !filter.ids.includes(d.id)) return false;
-  if (filter.tags !== undefined && filter.tags.length > 0 && !filter.tags.some((t) => d.tags.includes(t)))
-    return false;
+  if (filter.tags !== undefined && filter.tags.length > 0 && !filter.tags.some((t) => d.tags.includes(t))) return false;
   return true;
 }
 
@@ -119,8 +118,7 @@ function dot(a: Float32Array, b: Float32Array): number {
 /** Distinct stems of a text's words (identifiers split). */
 function stemsOf(text: string): Set<string> {
   const out = new Set<string>();
-  for (const word of text.match(/[\p{L}\p{N}_$]+/gu) ?? [])
-    for (const part of identifierParts(word)) if (part.length >= 2) out.add(stem(part));
+  for (const word of text.match(/[\p{L}\p{N}_$]+/gu) ?? []) for (const part of identifierParts(word)) if (part.length >= 2) out.add(stem(part));
   return out;
 }
 
@@ -134,22 +132,14 @@ async function pathList(
   const files = sources.minedFiles?.() ?? [];
   const matches = pathScan(files, analysis.stems, PATH_FILES);
   if (matches.length === 0) return [];
-  const ids = matches.flatMap((m) =>
-    Array.from({ length: Math.min(m.file.drawers, PATH_MAX_CHUNKS) }, (_, i) =>
-      sources.chunkId(m.file.source_file, i),
-    ),
-  );
-  const rows = (await sources.store.scan({ ids }, { withVectors: vector !== undefined })).filter((d) =>
-    matchesFilter(d, filter),
-  );
+  const ids = matches.flatMap((m) => Array.from({ length: Math.min(m.file.drawers, PATH_MAX_CHUNKS) }, (_, i) => sources.chunkId(m.file.source_file, i)));
+  const rows = (await sources.store.scan({ ids }, { withVectors: vector !== undefined })).filter((d) => matchesFilter(d, filter));
   const out: Array<{ item: StoredDrawer; score: number }> = [];
   for (const m of matches) {
     const chunks = rows
       .filter((d) => d.source_file === m.file.source_file)
       .map((d) => {
-        const words = stemsOf(
-          `${d.content} ${Array.isArray(d.metadata.symbols) ? d.metadata.symbols.join(' ') : ''}`,
-        );
+        const words = stemsOf(`${d.content} ${Array.isArray(d.metadata.symbols) ? d.metadata.symbols.join(' ') : ''}`);
         let held = 0;
         for (const q of new Set(analysis.stems)) if ([...words].some((w) => stemsMeet(q, w))) held++;
         const cos = vector && d.vector?.length === vector.length ? dot(vector, d.vector) : 0;
@@ -159,8 +149,7 @@ async function pathList(
       .slice(0, PATH_CHUNKS_PER_FILE);
     const best = chunks[0]?.local ?? 0;
     // The file's weight first; its chunks ordered within it by their share of its best chunk.
-    for (const c of chunks)
-      out.push({ item: c.d, score: m.score * (best > 0 ? 0.5 + 0.5 * (c.local / best) : 0.5) });
+    for (const c of chunks) out.push({ item: c.d, score: m.score * (best > 0 ? 0.5 + 0.5 * (c.local / best) : 0.5) });
   }
   return out.sort((a, b) => b.score - a.score);
 }
@@ -171,116 +160,101 @@ async function pathList(
  */
 export async function rankedSearch(
   sources: CandidateSources,
-  request: {
-    query: string;
-    filter: DrawerFilter;
-    limit: number;
-    mode: SearchMode;
-    vector: Float32Array | undefined;
-  },
+  request: { query: string; filter: DrawerFilter; limit: number; mode: SearchMode; vector: Float32Array | undefined },
   plan: Readonly<SearchPlan> = SEARCH_DEFAULTS,
 ): Promise<RankedSearch> {
   const { query, filter, limit, mode, vector } = request;
   const analysis = analyzeQuery(query);
-  const expansion =
-    plan.expand && mode !== 'vector' ? (sources.associations?.()?.expand(analysis.stems) ?? []) : [];
-  const textOptions =
-    expansion.length > 0
-      ? { expansion: { words: expansion.map((e) => e.word), weight: EXPANSION_WEIGHT } }
-      : {};
+  const expansion = plan.expand && mode !== 'vector' ? (sources.associations?.()?.expand(analysis.stems) ?? []) : [];
+  const textOptions = expansion.length > 0 ? { expansion: { words: expansion.map((e) => e.word), weight: EXPANSION_WEIGHT } } : {};
   // Always the same window, whatever the limit: a store's top 40 need not be the first 40 of its top 60
   // (an ANN index refines more candidates for a larger k), so a larger limit never changes the window.
-  const [vectorHits, textHits, nameHits, pathHits] = await Promise.all([
-    vector && mode !== 'text' ? sources.store.search(vector, filter, CANDIDATE_WINDOW) : Promise.resolve([]),
-    mode !== 'vector'
-      ? sources.store.fullText(query, filter, CANDIDATE_WINDOW, textOptions).catch(() => [])
-      : Promise.resolve([]),
+  const rescoring = plan.rescore && mode === 'hybrid' && vector !== undefined;
+  const vectorP = vector && mode !== 'text' ? sources.store.search(vector, filter, CANDIDATE_WINDOW) : Promise.resolve([]);
+  const namesP =
     plan.names && mode === 'hybrid' && analysis.terms.length > 0
-      ? sources.store
-          .fullText(analysis.terms.join(' '), filter, CANDIDATE_WINDOW, { fields: 'names' })
-          .catch(() => [])
-      : Promise.resolve([]),
-    plan.path && mode === 'hybrid' ? pathList(sources, analysis, filter, vector) : Promise.resolve([]),
+      ? sources.store.fullText(analysis.terms.join(' '), filter, CANDIDATE_WINDOW, { fields: 'names' }).catch(() => [])
+      : Promise.resolve([]);
+  const pathP = plan.path && mode === 'hybrid' ? pathList(sources, analysis, filter, vector) : Promise.resolve([]);
+  // Rescoring: the BM25 of the other sources' candidates, asked of the index by id while the keyword list runs.
+  const otherBm25P = rescoring
+    ? Promise.all([vectorP, namesP, pathP]).then(([v, n, p]) =>
+        bm25Of(sources, query, filter, [...new Set([...v.map((h) => h.drawer.id), ...n.map((h) => h.drawer.id), ...p.map((h) => h.item.id)])], textOptions),
+      )
+    : Promise.resolve(new Map<string, number>());
+  const [vectorHits, textHits, nameHits, pathHits, otherBm25] = await Promise.all([
+    vectorP,
+    mode !== 'vector' ? sources.store.fullText(query, filter, CANDIDATE_WINDOW, textOptions).catch(() => []) : Promise.resolve([]),
+    namesP,
+    pathP,
+    otherBm25P,
   ]);
   const lists: Record<string, Array<{ item: StoredDrawer; score: number }>> = {};
   if (mode !== 'text') lists.vector = vectorHits.map((h) => ({ item: h.drawer, score: 1 - h.distance }));
   if (mode !== 'vector') lists.text = textHits.map((h) => ({ item: h.drawer, score: h.score }));
   if (nameHits.length > 0) lists.names = nameHits.map((h) => ({ item: h.drawer, score: h.score }));
   if (pathHits.length > 0) lists.path = pathHits;
-  const rescoring = plan.rescore && mode === 'hybrid' && vector !== undefined;
-  let hits = rescoring
-    ? await rescored(sources, lists, query, filter, vector, textOptions)
-    : fuseScored(
-        lists,
-        (d) => d.id,
-        (d) => d.useful,
-        HEADROOM_MNZ,
-        CANDIDATE_WINDOW,
-      );
-  if (plan.pathBoost && mode === 'hybrid')
-    hits = boostByPath(hits, pathScan(sources.minedFiles?.() ?? [], analysis.stems, PATH_BOOST_FILES));
-  if (plan.testPrior)
-    hits = demoteTestFiles(
-      hits,
-      query,
-      sources.relPath,
-      rescoring ? RESCORED_TEST_FILE_FACTOR : TEST_FILE_FACTOR,
-    );
+  let hits =
+    rescoring && vector !== undefined
+      ? await rescored(sources, lists, otherBm25, filter, vector)
+      : fuseScored(lists, (d) => d.id, (d) => d.useful, HEADROOM_MNZ, CANDIDATE_WINDOW);
+  if (plan.pathBoost && mode === 'hybrid') hits = boostByPath(hits, pathScan(sources.minedFiles?.() ?? [], analysis.stems, PATH_BOOST_FILES));
+  if (plan.testPrior) hits = demoteTestFiles(hits, query, sources.relPath, rescoring ? RESCORED_TEST_FILE_FACTOR : TEST_FILE_FACTOR);
   hits = applyRankRules(hits, analysis, plan, sources.relPath);
   if (limit > hits.length) {
     // Past the window: further candidates of the vector and keyword lists, after every fused one.
     const [moreVector, moreText] = await Promise.all([
       vector && mode !== 'text' ? sources.store.search(vector, filter, limit) : Promise.resolve([]),
-      mode !== 'vector'
-        ? sources.store.fullText(query, filter, limit, textOptions).catch(() => [])
-        : Promise.resolve([]),
+      mode !== 'vector' ? sources.store.fullText(query, filter, limit, textOptions).catch(() => []) : Promise.resolve([]),
     ]);
     hits = [
       ...hits,
       ...beyondWindow(
-        {
-          vector: moreVector.map((h) => ({ item: h.drawer, score: 1 - h.distance })),
-          text: moreText.map((h) => ({ item: h.drawer, score: h.score })),
-        },
+        { vector: moreVector.map((h) => ({ item: h.drawer, score: 1 - h.distance })), text: moreText.map((h) => ({ item: h.drawer, score: h.score })) },
         new Set(hits.map((h) => h.item.id)),
       ),
     ];
   }
-  return {
-    analysis,
-    expansion,
-    hits,
-    similarity: new Map(vectorHits.map((h) => [h.drawer.id, 1 - h.distance])),
-  };
+  return { analysis, expansion, hits, similarity: new Map(vectorHits.map((h) => [h.drawer.id, 1 - h.distance])) };
+}
+
+/** The BM25 of drawers by id for the query (0 for one holding none of its words; none asked: empty). */
+async function bm25Of(
+  sources: CandidateSources,
+  query: string,
+  filter: DrawerFilter,
+  wanted: string[],
+  textOptions: Parameters<CandidateSources['store']['fullText']>[3],
+): Promise<Map<string, number>> {
+  const ids = filter.ids ? wanted.filter((id) => filter.ids?.includes(id)) : wanted;
+  if (ids.length === 0) return new Map();
+  const hits = await sources.store.fullText(query, { ...filter, ids }, ids.length, textOptions).catch(() => []);
+  return new Map(hits.map((h) => [h.drawer.id, h.score]));
 }
 
 /**
  * The union of every list's candidates, each with its cosine (from its vector, which comes back with a
- * keyword hit too) and its BM25 (asked of the index for the ids no keyword list returned), scored by
- * search/rescore.ts. The pool is the lists' fixed windows, so the order never depends on the limit.
+ * keyword hit too) and its BM25 (the keyword list's score, else asked of the index by id: `otherBm25`),
+ * scored by search/rescore.ts. The pool is the lists' fixed windows, so the order never depends on the limit.
  */
 async function rescored(
   sources: CandidateSources,
   lists: Record<string, Array<{ item: StoredDrawer; score: number }>>,
-  query: string,
+  otherBm25: ReadonlyMap<string, number>,
   filter: DrawerFilter,
   vector: Float32Array,
-  textOptions: Parameters<CandidateSources['store']['fullText']>[3],
 ): Promise<FusedHit<StoredDrawer>[]> {
-  const pool = new Map<string, PoolCandidate<StoredDrawer> & { hasBm25: boolean }>();
+  const pool = new Map<string, PoolCandidate<StoredDrawer>>();
   for (const [name, list] of Object.entries(lists))
     list.forEach((h, i) => {
       let c = pool.get(h.item.id);
       if (!c) {
-        c = { item: h.item, cos: Number.NaN, bm25: 0, ranks: {}, hasBm25: false };
+        c = { item: h.item, cos: Number.NaN, bm25: otherBm25.get(h.item.id) ?? 0, ranks: {} };
         pool.set(h.item.id, c);
       }
       if (c.ranks[name] === undefined) c.ranks[name] = i + 1;
       if (name === 'vector') c.cos = h.score;
-      if (name === 'text') {
-        c.bm25 = h.score;
-        c.hasBm25 = true;
-      }
+      if (name === 'text') c.bm25 = h.score;
     });
   const missingVector: string[] = [];
   for (const c of pool.values())
@@ -288,63 +262,30 @@ async function rescored(
       if (c.item.vector?.length === vector.length) c.cos = dot(vector, c.item.vector);
       else missingVector.push(c.item.id);
     }
-  const missingBm25 = [...pool.values()].filter((c) => !c.hasBm25).map((c) => c.item.id);
-  const ids = (wanted: string[]): DrawerFilter => ({
-    ...filter,
-    ids: filter.ids ? wanted.filter((id) => filter.ids?.includes(id)) : wanted,
-  });
-  const [vectors, scores] = await Promise.all([
-    missingVector.length > 0
-      ? sources.store.scan(ids(missingVector), { withVectors: true })
-      : Promise.resolve([]),
-    missingBm25.length > 0
-      ? sources.store.fullText(query, ids(missingBm25), missingBm25.length, textOptions).catch(() => [])
-      : Promise.resolve([]),
-  ]);
-  for (const d of vectors) {
-    const c = pool.get(d.id);
-    if (c && d.vector?.length === vector.length) c.cos = dot(vector, d.vector);
-  }
-  for (const h of scores) {
-    const c = pool.get(h.drawer.id);
-    if (c) c.bm25 = h.score;
-  }
-  const candidates = [...pool.values()].map(({ hasBm25: _, ...c }) => ({
-    ...c,
-    cos: Number.isNaN(c.cos) ? 0 : c.cos,
-  }));
-  return rescorePool(
-    candidates,
-    (d) => d.id,
-    (d) => d.useful,
-  );
+  // Keyword hits come back with their vectors; a source that did not bring one is read by id.
+  if (missingVector.length > 0)
+    for (const d of await sources.store.scan({ ...filter, ids: missingVector }, { withVectors: true })) {
+      const c = pool.get(d.id);
+      if (c && d.vector?.length === vector.length) c.cos = dot(vector, d.vector);
+    }
+  const candidates = [...pool.values()].map((c) => ({ ...c, cos: Number.isNaN(c.cos) ? 0 : c.cos }));
+  return rescorePool(candidates, (d) => d.id, (d) => d.useful);
 }
 
 /** Each hit: score x(1 + its file's path score / the best file's, 0 for a file the path scan did not match) / 2, re-sorted (stable). */
-function boostByPath(
-  hits: FusedHit<StoredDrawer>[],
-  matches: readonly PathMatch[],
-): FusedHit<StoredDrawer>[] {
+function boostByPath(hits: FusedHit<StoredDrawer>[], matches: readonly PathMatch[]): FusedHit<StoredDrawer>[] {
   const best = matches[0]?.score ?? 0;
   if (best <= 0) return hits;
   const byFile = new Map(matches.map((m) => [m.file.source_file, m.score / best]));
-  return (
-    hits
-      // x(1 + share) / 2: the same order as x(1 + share), and the score stays in [0, 1].
-      .map((h, i) => ({
-        h: { ...h, score: (h.score * (1 + (byFile.get(h.item.source_file ?? '') ?? 0))) / 2 },
-        i,
-      }))
-      .sort((a, b) => b.h.score - a.h.score || a.i - b.i)
-      .map(({ h }) => h)
-  );
+  return hits
+    // x(1 + share) / 2: the same order as x(1 + share), and the score stays in [0, 1].
+    .map((h, i) => ({ h: { ...h, score: (h.score * (1 + (byFile.get(h.item.source_file ?? '') ?? 0))) / 2 }, i }))
+    .sort((a, b) => b.h.score - a.h.score || a.i - b.i)
+    .map(({ h }) => h);
 }
 
 /** Candidates not fused (past the window): score 0, interleaved by their rank in each list. */
-function beyondWindow(
-  full: Record<string, Array<{ item: StoredDrawer; score: number }>>,
-  taken: Set<string>,
-): FusedHit<StoredDrawer>[] {
+function beyondWindow(full: Record<string, Array<{ item: StoredDrawer; score: number }>>, taken: Set<string>): FusedHit<StoredDrawer>[] {
   const out: FusedHit<StoredDrawer>[] = [];
   const longest = Math.max(0, ...Object.values(full).map((l) => l.length));
   for (let i = 0; i < longest; i++)
@@ -352,12 +293,7 @@ function beyondWindow(
       const h = list[i];
       if (!h || taken.has(h.item.id)) continue;
       taken.add(h.item.id);
-      out.push({
-        item: h.item,
-        score: 0,
-        components: Object.fromEntries(Object.keys(full).map((n) => [n, null])),
-        ranks: { [name]: i + 1 },
-      });
+      out.push({ item: h.item, score: 0, components: Object.fromEntries(Object.keys(full).map((n) => [n, null])), ranks: { [name]: i + 1 } });
     }
   return out;
 }

@@ -371,8 +371,8 @@ async function run(ctx: SuiteContext): Promise<SuiteResult> {
           (p) => `${p.set.name} set: ${p.run.questions} questions over the installed package ${p.set.package}@${p.set.version} (${p.run.drawers} drawers${p.cached ? ', cached palace' : ''}), written before any tuning (issue 32).`,
         ),
         `Bundled embedder (${info.model}, ${info.dimensions}-d), embedded LanceDB; top ${K} per search; recall@k = share of questions with a relevant hit in the top k; MRR over the top ${K}.`,
-        `Hybrid search uses \`${DEFAULT_FUSION}\`; why, and the variants tried offline: docs/retrieval.md.`,
-        'Code chunks carry enrichment (issue 32): the signatures and doc comments of their definitions, as the `doc` BM25 field; query expansion (PMI from the palace) and implied definitions are off by default, measured in docs/retrieval.md. Search figures are noisy on a loaded machine; recall figures are not.',
+        `Hybrid search rescores the union of its candidates (vector, keyword and names lists, 40 each) on both cosine and BM25 (search/rescore.ts, issue 32); the fusion options below (\`${DEFAULT_FUSION}\` was the default before) fuse the two lists only. Why, and the variants tried: docs/retrieval.md.`,
+        'Code chunks carry enrichment (issue 32): the signatures and doc comments of their definitions, as the `doc` BM25 field; query expansion (PMI from the palace) is on, implied definitions off, measured in docs/retrieval.md. Search figures are noisy on a loaded machine; recall figures are not.',
         'The fusion options other than the default are bench-only (bench/fusion-variants.ts); each is scored with the test-file prior only, not the ranking rules, so its line for `headroom-mnz` differs from hybrid above.',
         ...FUSION_METHODS.map(
           (m) =>

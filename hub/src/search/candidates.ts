@@ -4,6 +4,11 @@
 // limits and show one order). A limit above the window takes further candidates of the vector and
 // keyword lists after the fused ones, in rank order, with score 0.
 //
+// Hybrid search rescores (search/rescore.ts): the lists only choose the candidates; each candidate
+// of their union is scored on its cosine and its BM25 (asked of the index by id when the keyword list
+// did not return it), so a list that missed a drawer no longer counts as 0 for it. `vector` and `text`
+// modes (one list) keep the headroom scaling of core/fusion.ts.
+//
 // Lists (each optional, measured alone and together in docs/retrieval.md):
 //  - vector: cosine similarity of the query's embedding;
 //  - text: BM25 over content and the derived fields (symbols, path words, identifier parts, file comment,

@@ -17,7 +17,7 @@ import type { TaskProjection } from './task-projection.js';
 export interface CoordinationReads {
   readonly store: {
     getEvent(id: string): LogEvent | undefined;
-    readonly tasks: Pick<TaskProjection, 'eventsOf' | 'hasEvents' | 'openFor' | 'page' | 'ready' | 'requestId' | 'statuses'>;
+    readonly tasks: Pick<TaskProjection, 'claimedBy' | 'eventsOf' | 'hasEvents' | 'openFor' | 'ready' | 'requestId' | 'statuses'>;
     readonly reservations: Pick<ReservationProjection, 'held' | 'ready'>;
   };
   list(raw: RawQuery): EventPage;
@@ -225,8 +225,8 @@ export function readyQueue(
   ls.completeTasks();
   const out: Array<TaskView & { resume?: true }> = [];
   const notOffered: NotOffered[] = [];
-  const mine = ls.store.tasks.page({ status: ['claimed'], worker: [agent], ...(stream ? { stream: [stream] } : {}), order: 'asc', limit: MAX_READY_LIMIT });
-  for (const t of ls.enrichTasks(mine.tasks.filter((t) => t.worker === agent))) {
+  const mine = ls.store.tasks.claimedBy(agent, stream, limit ?? MAX_READY_LIMIT);
+  for (const t of ls.enrichTasks(mine)) {
     out.push({ ...t, resume: true });
     if (out.length === limit) return { tasks: out, not_offered: notOffered };
   }

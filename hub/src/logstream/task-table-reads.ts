@@ -154,6 +154,20 @@ export class TaskTableReads {
   }
 
   /**
+   * The tasks `worker` holds a claim on (optionally of one stream), oldest first, at most `limit`: the
+   * head of its ready queue (claims to resume). Just the rows: no total or counts, which would count
+   * every task of the worker (a whole-table scan, ~40 ms at 25k tasks, on every palace_task_ready).
+   */
+  claimedBy(worker: string, stream: string | null, limit: number): TaskState[] {
+    const rows = this.stmt(
+      `SELECT state_json FROM tasks WHERE status = 'claimed' AND worker = ?${stream === null ? '' : ' AND stream = ?'} ORDER BY first_seq LIMIT ?`,
+    )
+      .pluck()
+      .all(worker, ...(stream === null ? [] : [stream]), limit) as string[];
+    return rows.map((json) => JSON.parse(json) as TaskState);
+  }
+
+  /**
    * `quietByScan`: the last_event_before term is written so that SQLite cannot read it on
    * tasks_quiet_idx (a unary +), and filters rows met in first_seq order instead.
    */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
-import { REPLICA_ID_PATTERN, isArtifactId, isEventId, isoSeconds, makeId } from '../../hub/src/core/ids.js';
+import { randomBytes } from 'node:crypto';
+
+import { REPLICA_ID_PATTERN, eventIdHex, isArtifactId, isEventId, isoSeconds, makeId } from '../../hub/src/core/ids.js';
 
 const DATE = new Date('2026-01-31T12:34:56.789Z');
 
@@ -37,6 +39,36 @@ describe('makeId', () => {
     expect(isArtifactId(evt)).toBe(false);
     expect(isArtifactId(art)).toBe(true);
     expect(isEventId(art)).toBe(false);
+  });
+});
+
+describe('eventIdHex', () => {
+  const random = (bytes: number): string => randomBytes(bytes).toString('hex');
+
+  it('starts with the 1/256th of the second (2 hex), then 10 random hex: a valid event id', () => {
+    expect(eventIdHex(new Date('2026-01-31T12:34:56.000Z'), () => 'abcdefabcd')).toBe('00abcdefabcd');
+    expect(eventIdHex(new Date('2026-01-31T12:34:56.500Z'), () => 'abcdefabcd')).toBe('80abcdefabcd');
+    expect(eventIdHex(new Date('2026-01-31T12:34:56.999Z'), () => 'abcdefabcd')).toBe('ffabcdefabcd');
+    expect(isEventId(makeId('evt', DATE, eventIdHex(DATE, random)))).toBe(true);
+  });
+
+  it('asks for 5 random bytes', () => {
+    const asked: number[] = [];
+    eventIdHex(DATE, (bytes) => {
+      asked.push(bytes);
+      return '0'.repeat(bytes * 2);
+    });
+    expect(asked).toEqual([5]);
+  });
+
+  it('sorts ids of one second in time order (one commit lands on one leaf of the id index)', () => {
+    const ids = Array.from({ length: 1000 }, (_, ms) => {
+      const date = new Date(Date.UTC(2026, 0, 31, 12, 34, 56, ms));
+      return makeId('evt', date, eventIdHex(date, random));
+    });
+    const ticks = ids.map((id) => id.slice(-12, -10));
+    expect([...ticks].sort()).toEqual(ticks);
+    expect(new Set(ticks).size).toBe(256);
   });
 });
 

@@ -17,6 +17,17 @@ export function makeId(prefix: 'evt' | 'art', date: Date, hex12: string): string
   return `${prefix}_${stamp}_${hex12}`;
 }
 
+/**
+ * The 12 hex of an event id: 2 hex of the 1/256th of its second, then 10 random hex. Ids made in the
+ * same ~4 ms sort together, so one commit's events land on the same leaf of the id index instead of
+ * one random leaf each; over a second that keeps as many random bits as 12 random hex (8 bits of time
+ * traded for 8 of chance: two ids collide only within the same 4 ms).
+ */
+export function eventIdHex(date: Date, randomHex: (bytes: number) => string): string {
+  const tick = Math.floor((date.getUTCMilliseconds() * 256) / 1000);
+  return tick.toString(16).padStart(2, '0') + randomHex(5);
+}
+
 export function isEventId(value: string): boolean {
   return ID_PATTERN.test(value) && value.startsWith('evt_');
 }

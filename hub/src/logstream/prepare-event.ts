@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 
 import { invalid } from '../errors.js';
-import { isoSeconds, makeId } from '../core/ids.js';
+import { eventIdHex, isoSeconds, makeId } from '../core/ids.js';
 import { capabilityList } from '../core/capabilities.js';
 import type { LogEvent, NewEvent } from '../core/types.js';
 import { artifactIds, eventBody, eventStatus, eventToAgent, eventType, metadataJson, requiredField, routingField } from '../core/validate.js';
@@ -55,7 +55,7 @@ export function prepareEvent(raw: AppendInput, ctx: PrepareContext): NewEvent {
   if ((toAgent === undefined || toAgent === null || toAgent === '') && correlationId !== null && (type === 'task.reply' || type === 'patch.ready'))
     toAgent = ctx.requestOf(correlationId)?.from_agent;
   return {
-    id: makeId('evt', now, ctx.randomHex(6)),
+    id: makeId('evt', now, eventIdHex(now, ctx.randomHex)),
     type,
     stream: requiredField('stream', raw.stream),
     room: requiredField('room', raw.room),

@@ -14,7 +14,6 @@ import type { NewEvent } from '../../hub/src/core/types.js';
 import { Logstream, LOGSTREAM_FILE } from '../../hub/src/logstream/logstream.js';
 import { SCHEMA_VERSION } from '../../hub/src/logstream/schema.js';
 import type { TaskPage } from '../../hub/src/logstream/task-projection.js';
-import type { SqliteEventStore } from '../../hub/src/logstream/sqlite-event-store.js';
 import type { Hub } from '../../hub/src/server.js';
 import { callJson, connectHttpClient, makeHubDirs, resultJson, startTestHub, type HubDirs } from '../helpers/hub.js';
 
@@ -126,11 +125,24 @@ describe('palace_tasks last_event_before (quiet since)', () => {
   });
 
   it('reads the count on the quiet index, not by visiting every claimed task', () => {
-    const db = (hub.services.logstream.store as SqliteEventStore).db; // the hub opens the SQLite log
-    const plan = db
-      .prepare(`EXPLAIN QUERY PLAN SELECT count(*) FROM tasks WHERE status IN (?) AND last_event_at < ?`)
-      .all('claimed', CUTOFF) as Array<{ detail: string }>;
-    expect(plan.map((p) => p.detail).join('\n')).toMatch(/USING COVERING INDEX tasks_quiet_idx \(status=\? AND last_event_at<\?\)/);
+    // The count as the store runs it, on a second connection (its statement cache empty): caught as it is prepared, then explained.
+    const fresh = Logstream.open(dirs.palace);
+    const db = fresh.store.db;
+    const seen: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      seen.push(sql);
+      return prepare(sql);
+    }) as typeof db.prepare;
+    try {
+      fresh.store.tasks.page({ status: ['claimed'], last_event_before: CUTOFF, order: 'asc', limit: 1 });
+    } finally {
+      db.prepare = prepare as typeof db.prepare;
+    }
+    const count = seen.find((sql) => /^SELECT count\(\*\) FROM tasks/.test(sql)) ?? '';
+    const plan = db.prepare(`EXPLAIN QUERY PLAN ${count}`).all(CUTOFF) as Array<{ detail: string }>;
+    fresh.close();
+    expect(plan.map((p) => p.detail).join('\n')).toMatch(/USING COVERING INDEX tasks_quiet_idx \(last_event_at<\?\)/);
   });
 
   it('refuses a bad time, naming the field', async () => {
@@ -173,8 +185,8 @@ describe('logstream schema migration 5', () => {
     const check = new Database(file, { readonly: true });
     try {
       expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-      expect(SCHEMA_VERSION).toBe(6);
-      expect(check.prepare(`SELECT sql FROM sqlite_master WHERE name = 'tasks_quiet_idx'`).pluck().get()).toMatch(/ON tasks\(status, last_event_at\)/);
+      expect(SCHEMA_VERSION).toBe(7);
+      expect(check.prepare(`SELECT sql FROM sqlite_master WHERE name = 'tasks_quiet_idx'`).pluck().get()).toMatch(/ON tasks\(last_event_at\) WHERE status = .claimed./);
       expect(rows(check)).toEqual(before);
       expect(check.pragma('integrity_check', { simple: true })).toBe('ok');
     } finally {

@@ -184,7 +184,7 @@ describe('incremental task projection', () => {
     old.close();
 
     const store = openStore(path);
-    expect(store.db.pragma('user_version', { simple: true })).toBe(6);
+    expect(store.db.pragma('user_version', { simple: true })).toBe(7);
     expect(store.db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'tasks_ready_idx'`).pluck().get()).toMatch(/WHERE status = 'open'/);
     expect(store.db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'tasks_stream_idx'`).pluck().get()).toMatch(/\(stream, first_seq\)/);
     expect(store.db.prepare('SELECT count(*) FROM tasks WHERE fold_json IS NULL').pluck().get()).toBe(2);

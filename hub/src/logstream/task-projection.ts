@@ -42,8 +42,12 @@ export const TASKS_DDL = `
   CREATE TABLE task_counts (status TEXT NOT NULL, done INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (status, done)) STRICT;
 `;
 
-/** The index "quiet since" reads go through (schema migration 5): status first, then the last event's time. */
-export const TASKS_QUIET_INDEX = 'tasks_quiet_idx ON tasks(status, last_event_at)';
+/**
+ * The index "quiet since" reads go through: claimed tasks only, by their last event's time (schema
+ * migration 7; 5 had every task, status first). The stalled count is the read it serves; other statuses
+ * with last_event_before read tasks_status_idx. Only claims and their events move it.
+ */
+export const TASKS_QUIET_INDEX = "tasks_quiet_idx ON tasks(last_event_at) WHERE status = 'claimed'";
 
 /** The index a stream-filtered task page reads (schema migration 6): a stream's tasks in first_seq order. */
 export const TASKS_STREAM_INDEX = 'tasks_stream_idx ON tasks(stream, first_seq)';

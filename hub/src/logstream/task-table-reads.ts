@@ -23,7 +23,7 @@ export interface TaskFilter {
   after_seq?: number;
   /**
    * Only tasks whose last event is older than this (`created_at` form, YYYY-MM-DDTHH:MM:SSZ): quiet
-   * since. A state filter like status: counts ignore it. With one status, read through tasks_quiet_idx.
+   * since. A state filter like status: counts ignore it. With status claimed alone, read through tasks_quiet_idx.
    */
   last_event_before?: string;
 }
@@ -179,8 +179,13 @@ export class TaskTableReads {
       where.push(`${column} IN (${values.map(() => '?').join(',')})`);
       params.push(...values);
     };
+    // The stalled read (claimed, quiet since) goes through tasks_quiet_idx, which holds claimed tasks
+    // only: the status is written as the literal its WHERE names, and the index is named (left to
+    // itself, on an unanalyzed table the planner prefers tasks_status_idx's equality and visits every claim).
+    const stalled = withStatus && !quietByScan && f.last_event_before !== undefined && f.status?.length === 1 && f.status[0] === 'claimed';
     if (withStatus) {
-      inList('status', f.status);
+      if (stalled) where.push("status = 'claimed'");
+      else inList('status', f.status);
       if (f.open !== undefined) where.push(f.open ? 'done = 0' : 'done = 1');
       if (f.last_event_before !== undefined) {
         where.push(quietByScan ? '+last_event_at < ?' : 'last_event_at < ?');
@@ -196,7 +201,7 @@ export class TaskTableReads {
       where.push('last_seq > ?');
       params.push(f.after_seq);
     }
-    return { sql: where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '', params };
+    return { sql: `${stalled ? ' INDEXED BY tasks_quiet_idx' : ''}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`, params };
   }
 
   /** Counts by status of the tasks matching the filters (the status, open and last_event_before filters aside). */
@@ -238,12 +243,12 @@ export class TaskTableReads {
       const { sql, params } = this.where(q, true);
       const total = this.keptTotal(q) ?? ((this.stmt(`SELECT count(*) FROM tasks${sql}`).pluck().get(...params) as number) ?? 0);
       const counts = this.counts(q);
-      const rowsWhere = this.quietByScan(q, total) ? this.where(q, true, true).sql : sql;
+      const { sql: rowsWhere, params: rowParams } = this.quietByScan(q, total) ? this.where(q, true, true) : { sql, params };
       const keyset = q.cursor === undefined ? '' : `${rowsWhere ? ' AND' : ' WHERE'} first_seq ${q.order === 'desc' ? '<' : '>'} ?`;
       const limit = q.limit === null ? '' : ' LIMIT ?';
       const rows = this.stmt(
         `SELECT correlation_id, first_seq, state_json FROM tasks${rowsWhere}${keyset} ORDER BY first_seq ${q.order === 'desc' ? 'DESC' : 'ASC'}${limit}`,
-      ).all(...params, ...(q.cursor === undefined ? [] : [q.cursor]), ...(q.limit === null ? [] : [q.limit + 1])) as Row[];
+      ).all(...rowParams, ...(q.cursor === undefined ? [] : [q.cursor]), ...(q.limit === null ? [] : [q.limit + 1])) as Row[];
       const hasMore = q.limit !== null && rows.length > q.limit;
       const kept = hasMore ? rows.slice(0, q.limit ?? undefined) : rows;
       return {

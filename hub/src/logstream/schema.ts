@@ -159,7 +159,7 @@ const MIGRATIONS: readonly Migration[] = [
   // Fewer index pages per append (issue 30): an event without a recipient or a task has no entry in the
   // to_agent or correlation index (no read looks for a NULL there: every read names its values), and
   // the quiet index holds claimed tasks only (the stalled count), so a new task, and moves between
-  // other statuses, leave it alone. Rebuilding the two event indexes reads the log once (~1 s per 500k events).
+  // other statuses, leave it alone. Rebuilding the two event indexes reads the log once (~0.3 s at 100k events, loaded machine).
   (db) => {
     db.exec(`
       DROP INDEX IF EXISTS events_to_agent_idx;

@@ -10,6 +10,7 @@ import { BareDb, bareRows } from './bare-sqlite.js';
 import { bodyText, concurrentTraffic, ownTasks, trafficBatch } from './event-fixtures.js';
 import type { Figure, SuiteContext } from './figure.js';
 import { percentile, perSecond, seededRandom } from './stats.js';
+import { describeFrames, walFramesByTree } from './wal-pages.js';
 
 const PREFILL = 20_000;
 const WAL_EVENTS = 1_600;
@@ -56,6 +57,9 @@ interface WalFigures {
   bareGroup: number;
   schemaOwn: number;
   schemaGroup: number;
+  /** WAL pages per event by b-tree, as text (own transaction, group commit). */
+  ownTrees: string;
+  groupTrees: string;
 }
 
 async function walFigures(tempDir: (name: string) => string): Promise<WalFigures> {
@@ -73,7 +77,9 @@ async function walFigures(tempDir: (name: string) => string): Promise<WalFigures
     schema.insertRows(bareRows(fill, 1), 1_000);
     const file = join(dir, LOGSTREAM_FILE);
     const ownBytes = await walBytes(log.store.db, file, () => own.forEach((input) => log.appendNow(input)));
+    const ownTrees = describeFrames(walFramesByTree(log.store.db, file), WAL_EVENTS);
     const groupBytes = await walBytes(log.store.db, file, () => appendGroup(log, group));
+    const groupTrees = describeFrames(walFramesByTree(log.store.db, file), WAL_EVENTS);
     const next = PREFILL + 1;
     const bareOwn = await walBytes(plain.db, plain.file, () => plain.insertRows(bareRows(own, next), 1));
     const bareGroup = await walBytes(plain.db, plain.file, () => plain.insertRows(bareRows(group, next + WAL_EVENTS), APPENDERS));
@@ -87,6 +93,8 @@ async function walFigures(tempDir: (name: string) => string): Promise<WalFigures
       bareGroup: per(bareGroup),
       schemaOwn: per(schemaOwn),
       schemaGroup: per(schemaGroup),
+      ownTrees,
+      groupTrees,
     };
   } finally {
     log.close();
@@ -255,6 +263,7 @@ export async function writeFigures(ctx: SuiteContext, tempDir: (name: string) =>
     notes: [
       `WAL per event: ${PREFILL.toLocaleString('en-US')} events prefilled, then ${WAL_EVENTS.toLocaleString('en-US')} appended with wal_autocheckpoint=0 after a TRUNCATE checkpoint; the WAL file's growth / events.` +
         ` Bare INSERT into the palace schema (its indexes, no chain, no projections): ${kb(wal.schemaOwn)} own txn, ${kb(wal.schemaGroup)} at ${APPENDERS} rows/txn.`,
+      `WAL pages per event by b-tree (frames of the WAL file, each page mapped to its table or index by dbstat): own transaction ${wal.ownTrees}; ${APPENDERS}-way group commit ${wal.groupTrees}.`,
       `Default durability: ${Math.round(normal.rate).toLocaleString('en-US')} events/s by appendNow (bare ${Math.round(normal.bareRate).toLocaleString('en-US')}), p99 with automatic checkpoints on; ${LATENCY_EVENTS.toLocaleString('en-US')} events, alternating with bare in slices of 100.`,
       `Long task: ${LONG_TASK_EVENTS.toLocaleString('en-US')} events (request, claim, notes) and ${PREFILL.toLocaleString('en-US')} traffic events prefilled; ${LONG_TASK_ROUNDS} rounds of ${LONG_TASK_PER_ROUND} notes on it, then ${LONG_TASK_PER_ROUND} notes each on a new task (first round warm-up). Ratio target 1/1.2 of the new-task rate.`,
       `Fenced reply: a task.reply with a status from a writer without the claim (stored flagged stale_attempt, addressed to the request's author), ${LONG_TASK_ROUNDS} rounds of ${LONG_TASK_PER_ROUND} on the ${LONG_TASK_EVENTS.toLocaleString('en-US')}-event task, then as many on a 2-event task (request, claim).`,

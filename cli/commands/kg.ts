@@ -12,7 +12,8 @@ import { runTool } from '../tool-runner.js';
 
 function factLine(f: KgFact): string {
   const span = `${f.valid_from ?? '…'} → ${f.valid_to ?? 'now'}`;
-  return `${f.subject} —${f.predicate}→ ${f.object}  [${span}]${f.current ? '' : ' (ended)'}  ${f.triple_id}`;
+  const from = f.origin ? `  from ${f.origin}` : '';
+  return `${f.subject} —${f.predicate}→ ${f.object}  [${span}]${f.current ? '' : ' (ended)'}${f.conflicting ? ' (CONFLICTING: another hub states otherwise)' : ''}  ${f.triple_id}${from}`;
 }
 
 function whole(flag: string, value: unknown): number | undefined {

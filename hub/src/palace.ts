@@ -80,7 +80,7 @@ export function openPalace(config: Readonly<PalaceConfig>, options: OpenPalaceOp
     kg: () => kg.get(),
   });
   const memory = createMemoryHandle(config, palacePath, role === 'hub' ? log.child('memory') : log, { ...(role === 'hub' ? { longRunning: true } : {}), minedFiles, minedEntry, replication: memorySync });
-  const kg = createKgHandle(palacePath, { onChange: (facts) => memorySync.captureFacts(facts) });
+  const kg = createKgHandle(palacePath, { onChange: (facts) => memorySync.captureFacts(facts), origin: logstream.replicaId });
   let cypher: CypherService | undefined;
   let listen: string | null = null;
   const services: HubServices = {

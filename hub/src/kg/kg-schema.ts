@@ -40,6 +40,12 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX triples_validity_idx ON triples(from_ts, to_ts);
     `);
   },
+  // Memory replication (issue 34): the hub a fact was first stated on. NULL = this hub (every fact
+  // held before replication existed was stated here).
+  (db) => {
+    db.exec(`ALTER TABLE triples ADD COLUMN origin TEXT;
+      CREATE INDEX triples_subject_predicate_idx ON triples(subject_id, predicate);`);
+  },
 ];
 
 export const KG_SCHEMA_VERSION = MIGRATIONS.length;

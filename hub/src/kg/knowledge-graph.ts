@@ -35,6 +35,13 @@ export interface KgFact {
   /** Deprecated alias of created_by, still returned for one release; read created_by. */
   added_by: string | null;
   created_at: string;
+  /** The hub the fact was first stated on (replica id): shown for replicated facts and conflicting ones. */
+  origin?: string;
+  /**
+   * Another hub states a different current object for the same subject and predicate (docs/memory-replication.md):
+   * both are kept, marked, until one is superseded or invalidated.
+   */
+  conflicting?: true;
 }
 
 export interface KgAddInput {
@@ -54,6 +61,7 @@ export interface KgAddInput {
 interface FactRow {
   seq: number;
   id: string;
+  subject_id: string;
   subject: string;
   subject_type: string;
   predicate: string;
@@ -68,10 +76,11 @@ interface FactRow {
   source_drawer_id: string | null;
   added_by: string | null;
   created_at: string;
+  origin: string | null;
 }
 
 const FACT_SELECT = `
-  SELECT t.seq, t.id, s.name AS subject, s.type AS subject_type, t.predicate, o.name AS object, o.type AS object_type,
+  SELECT t.seq, t.id, t.subject_id, t.origin, s.name AS subject, s.type AS subject_type, t.predicate, o.name AS object, o.type AS object_type,
          t.valid_from, t.valid_to, t.from_ts, t.to_ts, t.confidence, t.source_file, t.source_drawer_id, t.added_by, t.created_at
   FROM triples t JOIN entities s ON s.id = t.subject_id JOIN entities o ON o.id = t.object_id`;
 
@@ -129,9 +138,12 @@ export class KnowledgeGraph {
 
   /** Hears every fact this hub states or closes itself (memory replication, docs/memory-replication.md); not replicated ones. */
   private readonly onChange: ((facts: readonly KgFact[]) => void) | undefined;
+  /** This hub's replica id: the origin of the facts stated here (stored as NULL). */
+  private readonly localOrigin: string | undefined;
 
-  constructor(palacePath: string, options: { now?: () => Date; onChange?: (facts: readonly KgFact[]) => void } = {}) {
+  constructor(palacePath: string, options: { now?: () => Date; onChange?: (facts: readonly KgFact[]) => void; origin?: string } = {}) {
     this.onChange = options.onChange;
+    this.localOrigin = options.origin;
     mkdirSync(palacePath, { recursive: true, mode: 0o700 });
     this.path = join(palacePath, KG_FILE);
     this.now = options.now ?? (() => new Date());
@@ -151,8 +163,51 @@ export class KnowledgeGraph {
     return this.now().toISOString();
   }
 
-  private toFact(r: FactRow): KgFact {
+  private originOf(r: { origin: string | null }): string {
+    return r.origin ?? this.localOrigin ?? 'local';
+  }
+
+  /**
+   * The ids among `rows` of current facts in conflict: another origin holds a current fact with the
+   * same subject and predicate and a different object. A predicate one origin itself uses with two
+   * current objects for that subject is multi-valued there, and marks nothing.
+   */
+  private conflictsAmong(rows: readonly FactRow[]): Set<string> {
     const now = this.nowIso();
+    const out = new Set<string>();
+    const seen = new Set<string>();
+    for (const r of rows) {
+      const key = `${r.subject_id}\u0000${r.predicate}`;
+      if (seen.has(key) || !(r.from_ts <= now && (r.to_ts === null || r.to_ts > now))) continue;
+      seen.add(key);
+      const open = this.stmt(`SELECT id, object_id, origin FROM triples WHERE subject_id = ? AND predicate = ? AND from_ts <= ? AND (to_ts IS NULL OR to_ts > ?)`).all(
+        r.subject_id,
+        r.predicate,
+        now,
+        now,
+      ) as Array<{ id: string; object_id: string; origin: string | null }>;
+      if (open.length < 2) continue;
+      const byOrigin = new Map<string, Set<string>>();
+      for (const o of open) {
+        const origin = this.originOf(o);
+        byOrigin.set(origin, (byOrigin.get(origin) ?? new Set()).add(o.object_id));
+      }
+      if (byOrigin.size < 2 || [...byOrigin.values()].some((objects) => objects.size > 1)) continue;
+      if (new Set(open.map((o) => o.object_id)).size < 2) continue; // every hub agrees
+      for (const o of open) out.add(o.id);
+    }
+    return out;
+  }
+
+  private toFacts(rows: readonly FactRow[]): KgFact[] {
+    const conflicts = this.conflictsAmong(rows);
+    return rows.map((r) => this.toFact(r, conflicts));
+  }
+
+  private toFact(r: FactRow, conflicts?: ReadonlySet<string>): KgFact {
+    const now = this.nowIso();
+    const conflicting = conflicts?.has(r.id) === true;
+    const replicated = r.origin !== null && r.origin !== this.localOrigin;
     return {
       triple_id: r.id,
       subject: r.subject,
@@ -169,6 +224,8 @@ export class KnowledgeGraph {
       created_by: r.added_by,
       added_by: r.added_by,
       created_at: r.created_at,
+      ...(replicated || conflicting ? { origin: this.originOf(r) } : {}),
+      ...(conflicting ? { conflicting: true as const } : {}),
     };
   }
 
@@ -180,7 +237,7 @@ export class KnowledgeGraph {
   private factById(id: string): KgFact {
     const row = this.stmt(`${FACT_SELECT} WHERE t.id = ?`).get(id) as FactRow | undefined;
     if (!row) throw new HubError('kg.not_found', `triple '${id}' not found`);
-    return this.toFact(row);
+    return this.toFacts([row])[0] as KgFact;
   }
 
   private openMatches(subjectId: string, predicate: string, objectId: string): FactRow[] {
@@ -207,7 +264,7 @@ export class KnowledgeGraph {
     this.upsertEntity(objectId, String(input.object), objectType);
     // The same still-open fact is not stated twice.
     const open = to ? undefined : this.openMatches(subjectId, predicate, objectId)[0];
-    if (open) return { triple_id: open.id, fact: this.toFact(open), existing: true };
+    if (open) return { triple_id: open.id, fact: this.toFacts([open])[0] as KgFact, existing: true };
     const id = `t_${randomBytes(8).toString('hex')}`;
     this.stmt(
       `INSERT INTO triples(id, subject_id, predicate, object_id, valid_from, valid_to, from_ts, to_ts, confidence, source_file, source_drawer_id, added_by, created_at)
@@ -274,7 +331,7 @@ export class KnowledgeGraph {
       const rows = this.stmt(`${FACT_SELECT} WHERE ${column} = @id ${asOf ? `AND ${VALID_AT}` : ''} ORDER BY t.from_ts, t.seq`).all(
         asOf ? { id, at: asOf.ts } : { id },
       ) as FactRow[];
-      for (const r of rows) facts.push({ direction: side, ...this.toFact(r) });
+      for (const f of this.toFacts(rows)) facts.push({ direction: side, ...f });
     }
     return { entity: id, as_of: asOf?.text ?? null, direction, facts, count: facts.length };
   }
@@ -311,7 +368,7 @@ export class KnowledgeGraph {
     return {
       entity: id ?? null,
       as_of: asOf?.text ?? null,
-      timeline: page.map((r) => this.toFact(r)),
+      timeline: this.toFacts(page),
       count: page.length,
       total,
       next_cursor: rows.length > limit && last ? cursorOf(last) : null,
@@ -347,7 +404,7 @@ export class KnowledgeGraph {
 
   /** The most recently stated facts. */
   recentFacts(limit: number): KgFact[] {
-    return (this.stmt(`${FACT_SELECT} ORDER BY t.seq DESC LIMIT ?`).all(limit) as FactRow[]).map((r) => this.toFact(r));
+    return this.toFacts(this.stmt(`${FACT_SELECT} ORDER BY t.seq DESC LIMIT ?`).all(limit) as FactRow[]);
   }
 
   /** Every fact in statement order, paged: what `palace export` writes. */
@@ -357,8 +414,11 @@ export class KnowledgeGraph {
     return { facts: rows.map((r) => this.toFact(r)), total };
   }
 
-  /** Restores an exported fact under its own triple id; false when that id is already stored (re-import changes nothing). */
-  restoreFact(raw: Partial<Record<keyof KgFact, unknown>>): boolean {
+  /**
+   * Restores an exported fact under its own triple id; false when that id is already stored (re-import
+   * changes nothing). `origin`: the hub it was first stated on (replication); none = this hub.
+   */
+  restoreFact(raw: Partial<Record<keyof KgFact, unknown>>, origin?: string): boolean {
     if (typeof raw.triple_id !== 'string' || !/^t_[A-Za-z0-9_-]{1,128}$/.test(raw.triple_id)) throw invalid('triple_id', 'triple_id must look like t_<id>');
     const id = raw.triple_id;
     const from = parseWhen('valid_from', raw.valid_from, 'start');
@@ -374,8 +434,8 @@ export class KnowledgeGraph {
         this.upsertEntity(subjectId, String(raw.subject), typeOf('subject_type', raw.subject_type === 'unknown' ? undefined : raw.subject_type));
         this.upsertEntity(objectId, String(raw.object), typeOf('object_type', raw.object_type === 'unknown' ? undefined : raw.object_type));
         this.stmt(
-          `INSERT INTO triples(id, subject_id, predicate, object_id, valid_from, valid_to, from_ts, to_ts, confidence, source_file, source_drawer_id, added_by, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO triples(id, subject_id, predicate, object_id, valid_from, valid_to, from_ts, to_ts, confidence, source_file, source_drawer_id, added_by, created_at, origin)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(
           id,
           subjectId,
@@ -390,6 +450,7 @@ export class KnowledgeGraph {
           optionalText('source_drawer_id', raw.source_drawer_id, 128),
           optionalText('added_by', raw.added_by, 256),
           createdAt,
+          origin === undefined || origin === this.localOrigin ? null : origin,
         );
         return true;
       })
@@ -401,8 +462,8 @@ export class KnowledgeGraph {
    * incoming copy is closed, the interval is closed here too (closing is the only change a fact
    * sees, so copies converge whatever the order). Never heard by onChange.
    */
-  applyReplicatedFact(raw: KgFact): 'added' | 'closed' | 'same' {
-    if (this.restoreFact(raw as unknown as Partial<Record<keyof KgFact, unknown>>)) return 'added';
+  applyReplicatedFact(raw: KgFact, origin: string): 'added' | 'closed' | 'same' {
+    if (this.restoreFact(raw as unknown as Partial<Record<keyof KgFact, unknown>>, origin)) return 'added';
     if (raw.valid_to === null) return 'same';
     const to = parseWhen('valid_to', raw.valid_to, 'end');
     if (!to) return 'same';
@@ -422,7 +483,7 @@ export interface KgHandle {
   close(): void;
 }
 
-export function createKgHandle(palacePath: string, options: { onChange?: (facts: readonly KgFact[]) => void } = {}): KgHandle {
+export function createKgHandle(palacePath: string, options: { onChange?: (facts: readonly KgFact[]) => void; origin?: string } = {}): KgHandle {
   let kg: KnowledgeGraph | undefined;
   return {
     get: () => (kg ??= new KnowledgeGraph(palacePath, options)),

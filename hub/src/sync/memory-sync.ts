@@ -133,13 +133,16 @@ export class MemorySync implements ReplicationContext {
     }
   }
 
-  applyFacts(facts: ReadonlyArray<Record<string, unknown>>): number {
+  applyFacts(facts: ReadonlyArray<{ fact: Record<string, unknown>; feedOrigin: string }>): number {
     const kg = this.options.kg?.();
     if (!kg) return 0;
     let changed = 0;
-    for (const f of facts) {
+    for (const { fact, feedOrigin } of facts) {
+      // A fact's origin is the hub it was first stated on: named in the record when a hub relays or
+      // closes another's fact (signed by the feed's origin), else the feed's origin itself.
+      const origin = typeof fact.origin === 'string' && isReplicaId(fact.origin) ? fact.origin : feedOrigin;
       try {
-        if (kg.applyReplicatedFact(f as unknown as KgFact) !== 'same') changed++;
+        if (kg.applyReplicatedFact(fact as unknown as KgFact, origin) !== 'same') changed++;
       } catch {
         // a fact this graph refuses (checked on arrival; a later rule change) is skipped, never retried forever
       }
@@ -284,9 +287,10 @@ function wholeNumber(field: string, value: unknown, fallback: number): number {
   return n;
 }
 
-/** A fact as its feed carries it (without `current`, which each hub computes for itself). */
+/** A fact as its feed carries it (without `current` and `conflicting`, which each hub computes for itself). */
 function factRecord(f: KgFact): Record<string, unknown> {
-  const { current: _current, ...rest } = f;
+  const { current: _current, conflicting: _conflicting, ...rest } = f;
   void _current;
+  void _conflicting;
   return rest;
 }

@@ -4,6 +4,7 @@
 // content within the size limit and never a credential). Throws `sync.bad_message` / `sync.clock_skew`.
 
 import { parseHlc } from '../../core/hlc.js';
+import { isReplicaId } from '../../core/replication.js';
 import { KG_FEED, type FeedRecord, type FeedRecordBody, type FeedRow } from '../../core/memory-feed.js';
 import { HubError } from '../../errors.js';
 import { drawerContent, drawerId, placeName, tagList } from '../drawers/drawer-input.js';
@@ -38,6 +39,7 @@ export function checkFeedRecord(origin: string, wing: string, r: FeedRecord, now
     if (typeof f.triple_id !== 'string' || !/^t_[A-Za-z0-9_-]{1,128}$/.test(f.triple_id) || f.triple_id !== b.id) throw bad('the fact\'s triple_id is not the record\'s id');
     for (const k of ['subject', 'predicate', 'object'] as const)
       if (typeof f[k] !== 'string' || (f[k] as string).trim() === '' || (f[k] as string).length > 512) throw bad(`the fact's ${k} must be a name`);
+    if (f.origin !== undefined && (typeof f.origin !== 'string' || !isReplicaId(f.origin))) throw bad("the fact's origin must be a replica id");
     for (const k of ['valid_from', 'valid_to'] as const) if (f[k] !== null && f[k] !== undefined && (typeof f[k] !== 'string' || (f[k] as string).length > 64)) throw bad(`the fact's ${k} must be a date or null`);
     return { k: 'fact', id: b.id as string, fact: f };
   }

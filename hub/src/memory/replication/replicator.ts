@@ -31,8 +31,8 @@ export interface ReplicationContext {
   feed(): FeedStore;
   /** The wings this hub shares with at least one peer (peers.json "wings"). */
   sharedWings(): ReadonlySet<string>;
-  /** Applies replicated knowledge-graph facts; returns how many changed something. */
-  applyFacts?(facts: ReadonlyArray<Record<string, unknown>>): number;
+  /** Applies replicated knowledge-graph facts (each with the origin of the feed it came in); returns how many changed something. */
+  applyFacts?(facts: ReadonlyArray<{ fact: Record<string, unknown>; feedOrigin: string }>): number;
 }
 
 export function feedRow(d: StoredDrawer): FeedRow {
@@ -200,11 +200,11 @@ export class Replicator {
     // Last writer wins per row, so a batch reduces to each row's best version (order does not matter).
     const best = new Map<string, Parsed>();
     const losers: Parsed[] = [];
-    const facts: Array<Record<string, unknown>> = [];
+    const facts: Array<{ fact: Record<string, unknown>; feedOrigin: string }> = [];
     for (const r of batch) {
       const parsed = JSON.parse(r.body) as FeedRecordBody;
       if (parsed.k === 'fact') {
-        if (parsed.fact) facts.push(parsed.fact);
+        if (parsed.fact) facts.push({ fact: parsed.fact, feedOrigin: r.origin });
         continue;
       }
       const p: Parsed = { ...r, parsed };

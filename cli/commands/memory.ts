@@ -75,8 +75,10 @@ export function registerMemory(program: Command): void {
     const peers = r?.peers ?? [];
     if (peers.length === 0) return 'replicas no wing replicates (opt in: palace sync share <wing> --with <peer>)';
     const records = (r?.feeds ?? []).reduce((n, f) => n + f.records, 0);
-    const waiting = r?.reembedding?.waiting ?? 0;
-    return `replicas ${peers.map((p) => `${p.wings.join(', ')} with ${p.name}`).join('; ')} (${records} feed records${waiting > 0 ? `, ${waiting} re-embedding` : ''})`;
+    const re = r?.reembedding;
+    const waiting = re?.waiting ?? 0;
+    const reembedding = waiting > 0 && re ? `, re-embedding ${re.reembedded} of ${re.total} replicated drawers` : '';
+    return `replicas ${peers.map((p) => `${[...p.wings, ...(p.kg ? ['the knowledge graph'] : [])].join(', ')} with ${p.name}`).join('; ')} (${records} feed records${reembedding})`;
   }
 
   program

@@ -79,7 +79,10 @@ function replicationStatus(hub: HubServices) {
   if (!hub.memorySync) return null;
   try {
     const progress = hub.memory.peek()?.replicator?.progress;
-    return { ...hub.memorySync.status(), reembedding: progress ? { ...progress } : null };
+    const waiting = progress ? progress.waiting : hub.memorySync.reembedWaiting();
+    // "re-embedding N of M replicated drawers": N done since the hub started, M = N + what waits.
+    const reembedding = progress ? { ...progress, total: progress.reembedded + progress.waiting } : waiting > 0 ? { reembedded: 0, waiting, total: waiting, running: false, last_error: null } : null;
+    return { ...hub.memorySync.status(), reembedding };
   } catch (err) {
     return { error: toHubError(err).toJSON() };
   }

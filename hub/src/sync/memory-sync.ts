@@ -6,7 +6,7 @@
 // serving peer (`sync.not_shared`), verifies every page against the origin's signed checkpoint with
 // the key the log's trust rules gave it, stores it and applies it by last-writer-wins.
 
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { LOGSTREAM_FILE } from '../core/palace-files.js';
@@ -19,7 +19,7 @@ import { publicKeyFromRaw } from '../logstream/signatures.js';
 import { keyPathFor, loadSigningKey, type SigningKey } from '../logstream/signing-key.js';
 import type { ReplicaStore } from '../logstream/replica-store.js';
 import { checkFeedRecord } from '../memory/replication/check-record.js';
-import { FeedStore, MAX_FEED_PAGE } from '../memory/replication/feed-store.js';
+import { FEED_FILE, FeedStore, MAX_FEED_PAGE } from '../memory/replication/feed-store.js';
 import type { ReplicationContext } from '../memory/replication/replicator.js';
 import type { Memory } from '../memory/drawers/memory.js';
 import type { KgFact, KnowledgeGraph } from '../kg/knowledge-graph.js';
@@ -74,6 +74,15 @@ export class MemorySync implements ReplicationContext {
       return this.key.privateKey;
     });
     return this.store;
+  }
+
+  feedExists(): boolean {
+    return this.store !== undefined || existsSync(join(this.options.palacePath, FEED_FILE));
+  }
+
+  /** Replicated rows waiting to be re-embedded here (read from the feed store; 0 when there is none). */
+  reembedWaiting(): number {
+    return this.feedExists() ? this.feed().reembedWaiting() : 0;
   }
 
   /** peers.json's peers (read again when the file changes; a malformed file shares nothing). */
@@ -208,6 +217,7 @@ export class MemorySync implements ReplicationContext {
     await replicator.seed();
     if (wings.has(KG_FEED)) this.seedFacts();
     report.applied += (await replicator.applyPending()).applied; // what a crash left stored but not applied
+    replicator.kickReembed(); // rows still waiting for their vector (a restart, a failed batch)
     const replica = this.options.replica;
     let heads: MemoryHeadsMessage;
     try {

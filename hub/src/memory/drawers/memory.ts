@@ -830,6 +830,7 @@ export class Memory {
   }
 
   async close(): Promise<void> {
+    await this.replicator?.stop();
     await this.store.close();
     await this.embedder.close();
   }

@@ -13,7 +13,7 @@ import { Memory } from './memory.js';
 import { MemoryJournal } from './memory-journal.js';
 import { CensusVectorStore } from './placement-census.js';
 import { DECISIONS_ROOM, DIARY_ROOM } from './room-names.js';
-import { CaptureStore, Replicator, type ReplicationContext } from '../replication/replicator.js';
+import { CaptureStore, ReembedGauge, Replicator, type ReplicationContext } from '../replication/replicator.js';
 import type { MinedFile } from '../../search/path-scan.js';
 import type { MinedEntry } from '../../search/stale.js';
 
@@ -53,7 +53,8 @@ export async function openMemory(config: Readonly<PalaceConfig>, palacePath: str
     checkAgainstRecord(palacePath, info);
     const opened = await openVectorStore(config, palacePath, info.dimensions, log, { longRunning: options.longRunning === true });
     // Under the journal, so a write replayed after a crash is captured into the feeds too.
-    const inner = options.replication ? new CaptureStore(opened, options.replication) : opened;
+    const gauge = new ReembedGauge();
+    const inner = options.replication ? new CaptureStore(opened, options.replication, gauge) : opened;
     let journal: MemoryJournal;
     try {
       journal = MemoryJournal.open(palacePath);
@@ -97,7 +98,11 @@ export async function openMemory(config: Readonly<PalaceConfig>, palacePath: str
         embedderKey: embedderKey(info),
         dimensions: info.dimensions,
         embed: (texts) => memory.embedDocuments(texts),
+        gauge,
+        onReembedError: (err) => log.warn(`re-embedding replicated drawers failed (retried on the next sync round): ${(err as Error).message}`),
       });
+    // Replicated rows still waiting for their vector (a restart) are taken up again at once.
+    if (memory.replicator && options.replication?.feedExists?.()) memory.replicator.kickReembed();
     return memory;
   } catch (err) {
     await embedder.close();

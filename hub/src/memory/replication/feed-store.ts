@@ -40,6 +40,7 @@ CREATE TABLE IF NOT EXISTS checkpoints (
 CREATE TABLE IF NOT EXISTS versions (
   id TEXT PRIMARY KEY, hlc TEXT NOT NULL, kind TEXT NOT NULL, wing TEXT NOT NULL, origin TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS seeded (wing TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS reembed (id TEXT PRIMARY KEY, queued_at TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 `;
 
@@ -271,12 +272,38 @@ export class FeedStore {
       .all(limit) as PendingRecord[];
   }
 
-  /** Records the winning versions and marks the batch applied, in one transaction. */
-  commitApplied(versions: ReadonlyArray<{ id: string; version: RowVersion }>, batch: ReadonlyArray<{ origin: string; wing: string; seq: number }>): void {
+  /**
+   * Records the winning versions, queues the rows stored without a usable vector for re-embedding,
+   * and marks the batch applied, in one transaction.
+   */
+  commitApplied(
+    versions: ReadonlyArray<{ id: string; version: RowVersion }>,
+    batch: ReadonlyArray<{ origin: string; wing: string; seq: number }>,
+    reembed: readonly string[] = [],
+  ): void {
+    const queue = this.db.prepare('INSERT OR IGNORE INTO reembed (id, queued_at) VALUES (?, ?)');
+    const at = new Date().toISOString();
     this.db.transaction(() => {
       for (const v of versions) this.setVersion(v.id, v.version);
+      for (const id of reembed) queue.run(id, at);
       this.markApplied(batch);
     })();
+  }
+
+  /** Rows waiting to be re-embedded here, oldest first (they survive a restart). */
+  reembedBatch(limit: number): string[] {
+    return this.db.prepare('SELECT id FROM reembed ORDER BY queued_at, id LIMIT ?').pluck().all(limit) as string[];
+  }
+
+  reembedDone(ids: readonly string[]): void {
+    const del = this.db.prepare('DELETE FROM reembed WHERE id = ?');
+    this.db.transaction(() => {
+      for (const id of ids) del.run(id);
+    })();
+  }
+
+  reembedWaiting(): number {
+    return this.db.prepare('SELECT count(*) FROM reembed').pluck().get() as number;
   }
 
   markApplied(records: ReadonlyArray<{ origin: string; wing: string; seq: number }>): void {

@@ -6,6 +6,9 @@
 // - Replicator: seeds the feed of a newly shared wing with its drawers, and applies verified remote
 //   records to the memory by last-writer-wins on each row (hybrid clock, then kind), tombstones kept
 //   in the version register so a re-delivered put never resurrects a deleted row.
+// - Re-embedding in the background: a row that arrives without a vector this hub can use (another
+//   embedder) is stored at once (its text searchable) under a placeholder vector, queued in the feed
+//   store, and re-embedded through the embedding pool batch by batch; until then vector search skips it.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 
@@ -19,6 +22,22 @@ import type { FeedStore, PendingRecord } from './feed-store.js';
 /** Metadata key naming the hub whose version of a replicated row this hub holds. */
 export const REPLICATED_FROM_KEY = 'replicated_from';
 
+/** The embedder a replicated row is stamped with until it is re-embedded here (its vector is a placeholder). */
+export const PENDING_EMBEDDER = 'replication/pending-reembed';
+
+/** Rows re-embedded per background batch. */
+const REEMBED_BATCH = 64;
+
+/** A unit vector standing in for a row's own until it is re-embedded (never returned by vector search). */
+function placeholderVector(dimensions: number): Float32Array {
+  return new Float32Array(dimensions).fill(1 / Math.sqrt(Math.max(1, dimensions)));
+}
+
+/** How many replicated rows wait for their vector here (shared by the replicator and the capture store's search). */
+export class ReembedGauge {
+  waiting = 0;
+}
+
 const remoteContext = new AsyncLocalStorage<boolean>();
 
 /** Runs `fn` as the application of remote records: its writes are not captured into this hub's feeds. */
@@ -31,6 +50,8 @@ export interface ReplicationContext {
   feed(): FeedStore;
   /** The wings this hub shares with at least one peer (peers.json "wings"). */
   sharedWings(): ReadonlySet<string>;
+  /** Whether the feed store exists already (opening it would create it). */
+  feedExists?(): boolean;
   /** Applies replicated knowledge-graph facts (each with the origin of the feed it came in); returns how many changed something. */
   applyFacts?(facts: ReadonlyArray<{ fact: Record<string, unknown>; feedOrigin: string }>): number;
 }
@@ -51,7 +72,7 @@ export function feedRow(d: StoredDrawer): FeedRow {
     useful: d.useful,
     metadata,
     embedder: d.embedder,
-    vector: d.vector && d.vector.length > 0 ? encodeVector(d.vector) : null,
+    vector: d.embedder !== PENDING_EMBEDDER && d.vector && d.vector.length > 0 ? encodeVector(d.vector) : null,
   };
 }
 
@@ -61,8 +82,17 @@ export class CaptureStore extends ForwardingVectorStore {
   constructor(
     inner: VectorStore,
     private readonly ctx: ReplicationContext,
+    private readonly gauge: ReembedGauge = new ReembedGauge(),
   ) {
     super(inner);
+  }
+
+  /** Vector search never returns a row whose vector is still a placeholder (re-embedding pending). */
+  override async search(vector: Float32Array, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; distance: number }>> {
+    const waiting = this.gauge.waiting;
+    if (waiting === 0) return this.inner.search(vector, filter, limit);
+    const hits = await this.inner.search(vector, filter, limit + Math.min(waiting, 1000));
+    return hits.filter((h) => h.drawer.embedder !== PENDING_EMBEDDER).slice(0, limit);
   }
 
   private active(): ReadonlySet<string> | undefined {
@@ -127,8 +157,8 @@ export interface ApplyReport {
   superseded: number;
   /** Rows stored whose vector came with them. */
   vectorsShipped: number;
-  /** Rows re-embedded here (another embedder). */
-  reembedded: number;
+  /** Rows stored with their text and queued for re-embedding here in the background (another embedder). */
+  reembedQueued: number;
   /** Records skipped because the row lives here in a wing that is not shared (never overwritten). */
   skipped: string[];
 }
@@ -142,6 +172,10 @@ export interface ReplicatorOptions {
   dimensions: number;
   embed: (texts: string[]) => Promise<Float32Array[]>;
   now?: () => Date;
+  /** Shared with the capture store under the journal (its vector search skips pending rows). */
+  gauge?: ReembedGauge;
+  /** Hears a background re-embedding batch that failed (it is retried on the next kick). */
+  onReembedError?: (err: unknown) => void;
 }
 
 interface Parsed extends PendingRecord {
@@ -149,11 +183,100 @@ interface Parsed extends PendingRecord {
 }
 
 export class Replicator {
-  /** Rows re-embedded since the hub started, and those waiting (status). */
-  readonly progress = { reembedded: 0, waiting: 0 };
+  /** Rows re-embedded since the hub started, and those waiting (status: "re-embedding N of M"). */
+  readonly progress = { reembedded: 0, waiting: 0, running: false, last_error: null as string | null };
   private chain: Promise<unknown> = Promise.resolve();
+  private readonly gauge: ReembedGauge;
+  private worker: Promise<void> | undefined;
+  private paused = false;
+  private stopped = false;
 
-  constructor(private readonly options: ReplicatorOptions) {}
+  constructor(private readonly options: ReplicatorOptions) {
+    this.gauge = options.gauge ?? new ReembedGauge();
+  }
+
+  /** Runs `fn` after every apply (and re-embed write) before it: writes of remote rows never interleave. */
+  private serialized<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.chain.then(fn, fn);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  private setWaiting(n: number): void {
+    this.progress.waiting = n;
+    this.gauge.waiting = n;
+  }
+
+  /** Starts the background re-embedding when rows wait for it (after an apply, at open, each round). */
+  kickReembed(): void {
+    if (this.worker || this.stopped) return;
+    const waiting = this.ctx.feed().reembedWaiting();
+    this.setWaiting(waiting);
+    if (waiting === 0 || this.paused) return;
+    this.progress.running = true;
+    this.worker = this.reembedLoop()
+      .catch((err: unknown) => {
+        this.progress.last_error = (err as Error).message ?? String(err);
+        this.options.onReembedError?.(err);
+      })
+      .finally(() => {
+        this.worker = undefined;
+        this.progress.running = false;
+      });
+  }
+
+  /** Holds the background re-embedding after its current batch (tests; a bulk job); `resumeReembedding` restarts it. */
+  async pauseReembedding(): Promise<void> {
+    this.paused = true;
+    await this.worker;
+  }
+
+  resumeReembedding(): void {
+    this.paused = false;
+    this.kickReembed();
+  }
+
+  /** Stops the background re-embedding (the memory is closing); what waits stays queued for the next open. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.worker;
+    await this.chain;
+  }
+
+  private async reembedLoop(): Promise<void> {
+    const feed = this.ctx.feed();
+    for (;;) {
+      if (this.paused || this.stopped) return;
+      const ids = feed.reembedBatch(REEMBED_BATCH);
+      if (ids.length === 0) {
+        this.setWaiting(0);
+        return;
+      }
+      const rows = (await this.options.store.scan({ ids }, { columns: ['id', 'content', 'metadata', 'embedder'] })).filter((d) => d.embedder === PENDING_EMBEDDER);
+      const inputs = rows.map((d) => embeddingInput(d.content, d.metadata));
+      const vectors = rows.length > 0 ? await this.options.embed(inputs) : [];
+      const embedded = new Map(rows.map((d, i) => [d.id, { input: inputs[i], vector: vectors[i] }]));
+      await this.serialized(async () => {
+        // Written only where the row is still the one embedded (a newer put may have arrived meanwhile).
+        const current = embedded.size > 0 ? await this.options.store.scan({ ids: [...embedded.keys()] }, { withVectors: true }) : [];
+        const write: StoredDrawer[] = [];
+        const stillPending = new Set<string>();
+        for (const d of current) {
+          if (d.embedder !== PENDING_EMBEDDER) continue;
+          const e = embedded.get(d.id);
+          if (e?.vector && e.vector.length === this.options.dimensions && e.input === embeddingInput(d.content, d.metadata))
+            write.push({ ...d, embedder: this.options.embedderKey, vector: e.vector });
+          else stillPending.add(d.id);
+        }
+        if (write.length > 0) await asRemote(() => this.options.store.upsert(write));
+        feed.reembedDone(ids.filter((id) => !stillPending.has(id)));
+        this.progress.reembedded += write.length;
+        this.setWaiting(feed.reembedWaiting());
+      });
+      // Leave room for the requests sharing the embedding pool.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
 
   get ctx(): ReplicationContext {
     return this.options.ctx;
@@ -176,7 +299,7 @@ export class Replicator {
   /** Applies the verified records stored but not yet applied (one batch at a time; serialized). */
   applyPending(): Promise<ApplyReport> {
     const run = async (): Promise<ApplyReport> => {
-      const total: ApplyReport = { applied: 0, superseded: 0, vectorsShipped: 0, reembedded: 0, skipped: [] };
+      const total: ApplyReport = { applied: 0, superseded: 0, vectorsShipped: 0, reembedQueued: 0, skipped: [] };
       for (;;) {
         const batch = this.ctx.feed().pending(ID_BATCH);
         if (batch.length === 0) return total;
@@ -184,19 +307,20 @@ export class Replicator {
         total.applied += r.applied;
         total.superseded += r.superseded;
         total.vectorsShipped += r.vectorsShipped;
-        total.reembedded += r.reembedded;
+        total.reembedQueued += r.reembedQueued;
         total.skipped.push(...r.skipped.slice(0, 20 - total.skipped.length));
       }
     };
-    const next = this.chain.then(run, run);
-    this.chain = next.catch(() => undefined);
-    return next;
+    return this.serialized(run).then((total) => {
+      if (total.reembedQueued > 0) this.kickReembed();
+      return total;
+    });
   }
 
   private async applyBatch(batch: readonly PendingRecord[]): Promise<ApplyReport> {
     const feed = this.ctx.feed();
     const shared = this.ctx.sharedWings();
-    const report: ApplyReport = { applied: 0, superseded: 0, vectorsShipped: 0, reembedded: 0, skipped: [] };
+    const report: ApplyReport = { applied: 0, superseded: 0, vectorsShipped: 0, reembedQueued: 0, skipped: [] };
     // Last writer wins per row, so a batch reduces to each row's best version (order does not matter).
     const best = new Map<string, Parsed>();
     const losers: Parsed[] = [];
@@ -238,7 +362,7 @@ export class Replicator {
       else if (here && here.wing === p.wing) deletes.push(p.parsed.id);
     }
     const rows: StoredDrawer[] = [];
-    const toEmbed: StoredDrawer[] = [];
+    const toEmbed: string[] = [];
     const at = (this.options.now?.() ?? new Date()).toISOString().slice(0, 19) + 'Z';
     for (const { p, row } of puts) {
       const here = local.get(p.parsed.id);
@@ -265,20 +389,15 @@ export class Replicator {
         vector: vector && vector.length === this.options.dimensions ? vector : new Float32Array(0),
       };
       if (d.vector.length > 0) report.vectorsShipped++;
-      else toEmbed.push(d);
+      else {
+        // Stored now (its text searchable at once), its vector made in the background.
+        d.embedder = PENDING_EMBEDDER;
+        d.vector = placeholderVector(this.options.dimensions);
+        toEmbed.push(d.id);
+      }
       rows.push(d);
     }
-    if (toEmbed.length > 0) {
-      this.progress.waiting += toEmbed.length;
-      try {
-        const vectors = await this.options.embed(toEmbed.map((d) => embeddingInput(d.content, d.metadata)));
-        toEmbed.forEach((d, i) => (d.vector = vectors[i] ?? new Float32Array(0)));
-      } finally {
-        this.progress.waiting -= toEmbed.length;
-      }
-      this.progress.reembedded += toEmbed.length;
-      report.reembedded += toEmbed.length;
-    }
+    report.reembedQueued = toEmbed.length;
     // Losing moves stay visible in the winner's placement history.
     const lostMoves = losers.filter((l) => l.parsed.k === 'put' && l.parsed.row);
     await asRemote(async () => {
@@ -290,6 +409,7 @@ export class Replicator {
     feed.commitApplied(
       won.map((p) => ({ id: p.parsed.id, version: { ...version(p), wing: p.wing, origin: p.origin } })),
       batch,
+      toEmbed,
     );
     report.applied = won.length + factChanges;
     report.superseded = losers.length;

@@ -34,7 +34,7 @@ export const HELP_GROUPS: readonly HelpGroup[] = [
       ['release <reservation_id>', 'release a file reservation'],
       ['guard install|check', 'git pre-commit guard for exclusive reservations'],
       ['hook inbox|run', 'hooks for Claude Code and Codex: new work into a session, file its transcript'],
-      ['sync [trust|share]', 'pull from peer hubs now; trust <url> pins a peer; share <wing> --with <peer> replicates a wing'],
+      ['sync [trust|share]', 'pull from peer hubs now; trust <url> pins a peer; share <wing>|--kg --with <peer> replicates a wing or the graph'],
     ],
   },
   {

@@ -194,11 +194,15 @@ export async function runTrust(ctx: CommandContext, rawUrl: string): Promise<num
 
 /**
  * `palace sync share <wing> --with <peer> [--stop]`: adds the wing to (or removes it from) the peer's
- * "wings" in peers.json (docs/memory-replication.md). A running hub picks the change up at once.
+ * "wings" in peers.json (docs/memory-replication.md); `--kg` sets (or clears) the peer's "kg": true,
+ * the knowledge graph's facts. A running hub picks the change up at once.
  */
-export function runShare(ctx: CommandContext, rawWing: string): number {
-  const wing = rawWing.trim();
-  if (wing === '' || wing.length > 128) throw invalid('wing', 'the wing must be a name of 1-128 characters');
+export function runShare(ctx: CommandContext, rawWing: string | undefined): number {
+  const kg = ctx.opts.kg === true;
+  if (rawWing === undefined && !kg) throw invalid('wing', 'name the wing to share (palace sync share <wing> --with <peer>), or pass --kg to share the knowledge graph');
+  const wing = rawWing?.trim();
+  if (wing !== undefined && (wing === '' || wing.length > 128)) throw invalid('wing', 'the wing must be a name of 1-128 characters');
+  if (wing?.startsWith('#')) throw invalid('wing', `'${wing}' is not a wing name (a wing never starts with '#'); to share the knowledge graph, pass --kg`);
   const who = typeof ctx.opts.with === 'string' ? ctx.opts.with.trim() : '';
   const path = peersFilePath(ctx.config.palacePath);
   const text = readPeersText(path);
@@ -215,24 +219,39 @@ export function runShare(ctx: CommandContext, rawWing: string): number {
   if (!entry) throw new HubError('internal', `peer '${peer.name}' vanished from ${path}`);
   const before = new Set(peer.wings ?? []);
   const after = new Set(before);
-  if (ctx.opts.stop) after.delete(wing);
-  else after.add(wing);
+  if (wing !== undefined) {
+    if (ctx.opts.stop) after.delete(wing);
+    else after.add(wing);
+  }
   if (after.size > 0) entry.wings = [...after];
   else delete entry.wings;
+  const kgBefore = peer.kg === true;
+  const kgAfter = kg ? !ctx.opts.stop : kgBefore;
+  if (kgAfter) entry.kg = true;
+  else delete entry.kg;
   const next = JSON.stringify(file, null, 2) + '\n';
   parsePeersFile(next, path); // never write a file the hub would refuse
   const tmp = `${path}.tmp`;
   writeFileSync(tmp, next, { mode: 0o600 });
   renameSync(tmp, path);
-  const result = { peer: peer.name, wing, shared: !ctx.opts.stop, wings: [...after], changed: before.size !== after.size };
+  const result = {
+    peer: peer.name,
+    ...(wing !== undefined ? { wing } : {}),
+    shared: !ctx.opts.stop,
+    wings: [...after],
+    kg: kgAfter,
+    changed: before.size !== after.size || kgBefore !== kgAfter,
+  };
+  const what = [...(wing !== undefined ? [`Wing '${wing}'`] : []), ...(kg ? ['The knowledge graph'] : [])].join(' and ');
+  const shared = [...result.wings, ...(kgAfter ? ['the knowledge graph'] : [])];
   ctx.out.result(result, () =>
     [
       result.shared
-        ? `Wing '${wing}' replicates with '${peer.name}'${result.changed ? '' : ' (already did)'}: its drawers go to that hub and theirs come here, signed and verified.`
-        : `Wing '${wing}' no longer replicates with '${peer.name}'${result.changed ? '' : ' (it did not)'}; what was replicated stays.`,
-      `Shared with '${peer.name}': ${result.wings.length > 0 ? result.wings.join(', ') : 'nothing'}.`,
+        ? `${what} replicate${wing !== undefined && kg ? '' : 's'} with '${peer.name}'${result.changed ? '' : ' (already did)'}: ${kg && wing === undefined ? 'facts stated or closed here go to that hub and theirs come here' : 'its drawers go to that hub and theirs come here'}, signed and verified.`
+        : `${what} no longer replicate${wing !== undefined && kg ? '' : 's'} with '${peer.name}'${result.changed ? '' : ' (it did not)'}; what was replicated stays.`,
+      `Shared with '${peer.name}': ${shared.length > 0 ? shared.join(', ') : 'nothing'}.`,
       ...(peer.publicKey ? [] : [`Peer '${peer.name}' is not pinned: pin it (palace sync trust ${peer.url} --pin) so its feeds are verified with a key you confirmed.`]),
-      `The peer must share '${wing}' with this hub too (and name it by replica_id or pinned key in its peers.json).`,
+      `The peer must share ${wing !== undefined ? `'${wing}'` : 'the knowledge graph'}${wing !== undefined && kg ? ' and the knowledge graph' : ''} with this hub too (and name it by replica_id or pinned key in its peers.json).`,
     ].join('\n'),
   );
   return EXIT.ok;

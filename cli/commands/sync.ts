@@ -31,12 +31,13 @@ export function registerSync(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(action(async (ctx, url: string) => (await import('./sync-run.js')).runTrust(ctx, url)));
   sync
-    .command('share <wing>')
-    .description("replicate a wing's memory with a peer of peers.json, both ways (--stop: no longer); no wing replicates until shared")
+    .command('share [wing]')
+    .description("replicate a wing's memory (or, with --kg, the knowledge graph) with a peer of peers.json, both ways (--stop: no longer); nothing replicates until shared")
     .requiredOption('--with <peer>', 'the peer (its name or url in peers.json)')
-    .option('--stop', 'stop sharing the wing with that peer')
+    .option('--kg', 'share the knowledge graph\'s facts with that peer ("kg": true)')
+    .option('--stop', 'stop sharing the wing (or the graph) with that peer')
     .option('--json', 'machine-readable output')
-    .action(action(async (ctx, wing: string) => (await import('./sync-run.js')).runShare(ctx, wing)));
+    .action(action(async (ctx, wing: string | undefined) => (await import('./sync-run.js')).runShare(ctx, wing)));
   const logstream = program.commands.find((c) => c.name() === 'logstream');
   if (logstream) configure(logstream.command('sync'));
 }

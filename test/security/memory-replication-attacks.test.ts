@@ -3,8 +3,13 @@
 // wing not shared with it, altered records, a record filing into another wing, and a feed relabelled
 // under another origin's name are each refused with a stable code and a clear reason, nothing written.
 
+import { join } from 'node:path';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { LOGSTREAM_FILE } from '../../hub/src/core/palace-files.js';
+import { keyPathFor, loadSigningKey } from '../../hub/src/logstream/signing-key.js';
+import { memoryRequestHeaders } from '../../hub/src/sync/memory-sync.js';
 import type { MemoryPageMessage } from '../../hub/src/sync/protocol.js';
 import { createHttpPeerTransport } from '../../hub/src/sync/http-peer-transport.js';
 import type { PeerTransport } from '../../hub/src/sync/peer-transport.js';
@@ -104,7 +109,7 @@ describe('hostile or misconfigured peers', () => {
     const t = createHttpPeerTransport({ url: peer.hub.url, name: 'peer' });
     return {
       ...t,
-      memoryPage: async (origin, wing, after, limit, signal) => edit(await t.memoryPage!(origin, wing, after, limit, signal)),
+      memoryPage: async (origin, wing, after, limit, signal, headers) => edit(await t.memoryPage!(origin, wing, after, limit, signal, headers)),
     };
   }
 
@@ -137,13 +142,17 @@ describe('hostile or misconfigured peers', () => {
     const real = createHttpPeerTransport({ url: peer.hub.url, name: 'peer' });
     const forged = await pullWith({
       ...real,
-      memoryHeads: async (forReplica, signal) => {
-        const h = await real.memoryHeads!(forReplica, signal);
+      memoryHeads: async (forReplica, signal, headers) => {
+        const h = await real.memoryHeads!(forReplica, signal, headers);
         return { ...h, feeds: h.feeds.map((f) => (f.wing === 'more' ? { ...f, origin: a.replicaId } : f)) };
       },
-      memoryPage: async (origin, wing, after, limit, signal) => {
-        const page = await real.memoryPage!(origin === a.replicaId ? peer.replicaId : origin, wing, after, limit, signal);
-        if (origin !== a.replicaId) return page;
+      memoryPage: async (origin, wing, after, limit, signal, headers) => {
+        if (origin !== a.replicaId) return real.memoryPage!(origin, wing, after, limit, signal, headers);
+        // The hostile peer answers a request for A's feed with its own (asked here as the victim would ask it).
+        const own = { origin: peer.replicaId, wing, after: String(after), limit: String(limit) };
+        const key = loadSigningKey(keyPathFor(join(victim.dirs.palace, LOGSTREAM_FILE)), false).privateKey;
+        const asked = memoryRequestHeaders({ puller: victim.replicaId, server: peer.replicaId, key, path: '/sync/memory/page', params: own });
+        const page = await real.memoryPage!(peer.replicaId, wing, after, limit, signal, asked);
         // Every stamp renamed too, so only the origin's signature can tell.
         const records = page.records.map((r) => ({ ...r, hlc: r.hlc.replace(peer.replicaId, a.replicaId) }));
         return { ...page, origin: a.replicaId, records, checkpoint: page.checkpoint ? { ...page.checkpoint, origin: a.replicaId } : null };

@@ -55,6 +55,18 @@ export function feedRecordBytes(origin: string, wing: string, r: FeedRecord): Bu
   return Buffer.from(JSON.stringify(['palace-memfeed-record-v1', origin, wing, r.seq, r.hlc, r.body]), 'utf8');
 }
 
+/**
+ * What a puller signs to ask a hub for memory (docs/memory-replication.md): who asks, which hub is
+ * asked, the route and its parameters (empty ones left out) and the time, so a signature serves for
+ * that one request only (not another wing, another hub, or much later).
+ */
+export function memoryRequestBytes(puller: string, server: string, path: string, params: Readonly<Record<string, string | undefined>>, at: string): Buffer {
+  const entries = Object.entries(params)
+    .filter((e): e is [string, string] => e[1] !== undefined && e[1] !== '')
+    .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+  return Buffer.from(JSON.stringify(['palace-memfeed-request-v1', puller, server, path, entries, at]), 'utf8');
+}
+
 export function feedCheckpointBytes(c: Omit<FeedCheckpoint, 'sig'>): Buffer {
   return Buffer.from(JSON.stringify(['palace-memfeed-checkpoint-v1', c.origin, c.wing, c.seq, c.chain]), 'utf8');
 }

@@ -136,6 +136,7 @@ export function createHttpPeerTransport(options: HttpPeerTransportOptions): Peer
     params: Record<string, string>,
     signal?: AbortSignal,
     limit = cap,
+    extraHeaders: Record<string, string> = {},
   ): Promise<MessageOf<T>> {
     const query = new URLSearchParams(params).toString();
     const url = `${base}${path}${query ? `?${query}` : ''}`;
@@ -144,7 +145,7 @@ export function createHttpPeerTransport(options: HttpPeerTransportOptions): Peer
     let text: string;
     let status: number;
     try {
-      const res = await doFetch(url, { method: 'GET', headers, signal: combined, redirect: 'error' });
+      const res = await doFetch(url, { method: 'GET', headers: { ...headers, ...extraHeaders }, signal: combined, redirect: 'error' });
       status = res.status;
       const declared = Number(res.headers.get('content-length') ?? '0');
       if (res.headers.get('content-encoding') === null && declared > limit) {
@@ -219,8 +220,8 @@ export function createHttpPeerTransport(options: HttpPeerTransportOptions): Peer
     artifact: (id, signal) => get('artifact', '/sync/artifact', { id }, signal, Math.min(cap, MAX_ARTIFACT_RESPONSE_BYTES)),
     artifacts: (after, limit, signal) =>
       get('artifacts', '/sync/artifacts', { after: String(after), limit: String(limit) }, signal),
-    memoryHeads: (forReplica, signal) => get('memory_heads', '/sync/memory/heads', { for: forReplica }, signal),
-    memoryPage: (origin, wing, after, limit, signal) =>
-      get('memory_page', '/sync/memory/page', { origin, wing, after: String(after), limit: String(limit) }, signal),
+    memoryHeads: (forReplica, signal, extra) => get('memory_heads', '/sync/memory/heads', { for: forReplica }, signal, cap, extra),
+    memoryPage: (origin, wing, after, limit, signal, extra) =>
+      get('memory_page', '/sync/memory/page', { origin, wing, after: String(after), limit: String(limit) }, signal, cap, extra),
   };
 }

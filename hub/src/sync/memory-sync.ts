@@ -15,7 +15,7 @@ import { routingField } from '../core/validate.js';
 import { HubError, invalid, toHubError } from '../errors.js';
 import type { KeyObject } from 'node:crypto';
 
-import { publicKeyFromRaw } from '../logstream/signatures.js';
+import { publicKeyFromRaw, signBytes, verifyBytes } from '../logstream/signatures.js';
 import { keyPathFor, loadSigningKey, type SigningKey } from '../logstream/signing-key.js';
 import type { ReplicaStore } from '../logstream/replica-store.js';
 import { checkFeedRecord } from '../memory/replication/check-record.js';
@@ -23,11 +23,37 @@ import { FEED_FILE, FeedStore, MAX_FEED_PAGE } from '../memory/replication/feed-
 import type { ReplicationContext } from '../memory/replication/replicator.js';
 import type { Memory } from '../memory/drawers/memory.js';
 import type { KgFact, KnowledgeGraph } from '../kg/knowledge-graph.js';
-import { KG_FEED } from '../core/memory-feed.js';
+import { KG_FEED, memoryRequestBytes } from '../core/memory-feed.js';
 import type { PeerTransport } from './peer-transport.js';
 import { loadPeers, peersFilePath, type PeerEntry } from './peers-file.js';
 import { PROTOCOL_VERSION, type MemoryHeadsMessage, type MemoryPageMessage } from './protocol.js';
 import { originKeyFor } from './trust.js';
+
+/** The headers a memory request is signed with: the puller's replica id, the time (ms) and the signature. */
+export const MEMORY_AUTH = { replica: 'x-palace-replica', at: 'x-palace-request-time', sig: 'x-palace-request-sig' } as const;
+
+/** Headers signing one memory request with the puller's log key, for the hub `server` only. */
+export function memoryRequestHeaders(input: {
+  puller: string;
+  server: string;
+  key: KeyObject;
+  path: string;
+  params: Readonly<Record<string, string | undefined>>;
+  now?: number;
+}): Record<string, string> {
+  const at = String(input.now ?? Date.now());
+  return {
+    [MEMORY_AUTH.replica]: input.puller,
+    [MEMORY_AUTH.at]: at,
+    [MEMORY_AUTH.sig]: signBytes(input.key, memoryRequestBytes(input.puller, input.server, input.path, input.params, at)),
+  };
+}
+
+/** A memory request as the route saw it: its parameters and headers (lower-case names). */
+export interface MemoryRequest {
+  params: Record<string, string | undefined>;
+  headers: Record<string, string | string[] | undefined>;
+}
 
 /** What one memory pull from one peer did. */
 export interface MemoryPullReport {
@@ -68,12 +94,46 @@ export class MemorySync implements ReplicationContext {
 
   constructor(private readonly options: MemorySyncOptions) {}
 
+  private signingKey(): KeyObject {
+    this.key ??= loadSigningKey(keyPathFor(join(this.options.palacePath, LOGSTREAM_FILE)), false);
+    return this.key.privateKey;
+  }
+
   feed(): FeedStore {
-    this.store ??= new FeedStore(this.options.palacePath, this.options.replica.replicaId, () => {
-      this.key ??= loadSigningKey(keyPathFor(join(this.options.palacePath, LOGSTREAM_FILE)), false);
-      return this.key.privateKey;
-    });
+    this.store ??= new FeedStore(this.options.palacePath, this.options.replica.replicaId, () => this.signingKey());
     return this.store;
+  }
+
+  /**
+   * The peer a memory request comes from, authenticated: the request is signed (MEMORY_AUTH headers)
+   * with the key this hub pinned for that peer (peers.json "public_key", else the key its log holds
+   * for that replica), for this hub, these parameters, and within the clock-skew bound.
+   */
+  private authenticate(path: string, request: MemoryRequest): PeerEntry {
+    const header = (name: string): string | undefined => {
+      const v = request.headers[name];
+      return typeof v === 'string' ? v : undefined;
+    };
+    const untrusted = (message: string): HubError => new HubError('sync.untrusted', `${path}: ${message}`);
+    const puller = header(MEMORY_AUTH.replica);
+    const at = header(MEMORY_AUTH.at);
+    const sig = header(MEMORY_AUTH.sig);
+    if (!puller || !at || !sig)
+      throw untrusted(`memory is served only to a peer it is shared with, on a request signed with that peer's key (headers ${MEMORY_AUTH.replica}, ${MEMORY_AUTH.at}, ${MEMORY_AUTH.sig}); this request is not signed`);
+    if (!isReplicaId(puller)) throw untrusted(`${MEMORY_AUTH.replica} must be a replica id rep_<12 hex>`);
+    const peer = this.peerFor(puller);
+    if (!peer) throw new HubError('sync.not_shared', `${path}: replica ${puller} is not a peer of this hub that memory is shared with (peers.json)`);
+    const held = peer.publicKey ?? this.options.replica.originKey(puller)?.publicKey;
+    const key = held ? publicKeyFromRaw(held) : undefined;
+    if (!key) throw untrusted(`this hub holds no key for peer '${peer.name}' (${puller}): pin it (palace sync trust <url> --pin)`);
+    const ms = /^\d{1,16}$/.test(at) ? Number(at) : NaN;
+    if (!Number.isFinite(ms)) throw untrusted(`${MEMORY_AUTH.at} must be a time in milliseconds`);
+    const skew = this.options.replica.maxSkewMs;
+    if (Math.abs(Date.now() - ms) > skew)
+      throw new HubError('sync.clock_skew', `${path}: the request of peer '${peer.name}' was signed ${Math.round((Date.now() - ms) / 1000)} s from this hub's clock (the bound is ${Math.round(skew / 1000)} s, PALACE_SYNC_MAX_SKEW_MS); refused`);
+    if (!verifyBytes(key, memoryRequestBytes(puller, this.options.replica.replicaId, path, request.params, at), sig))
+      throw untrusted(`the request is not signed by the key pinned for peer '${peer.name}' (${puller}) for this hub and these parameters: refused`);
+    return peer;
   }
 
   feedExists(): boolean {
@@ -180,11 +240,13 @@ export class MemorySync implements ReplicationContext {
     return r;
   }
 
-  /** GET /sync/memory/heads?for=<replica>: the feeds of the wings shared with that puller. */
-  async heads(rawFor: unknown): Promise<MemoryHeadsMessage> {
-    const forReplica = routingField('for', rawFor, true) as string;
+  /** GET /sync/memory/heads?for=<replica>: the feeds of the wings shared with that puller (signed as it). */
+  async heads(request: MemoryRequest): Promise<MemoryHeadsMessage> {
+    const forReplica = routingField('for', request.params.for, true) as string;
     if (!isReplicaId(forReplica)) throw invalid('for', `for must be a replica id rep_<12 hex>; got '${forReplica}'`);
-    const peer = this.peerFor(forReplica);
+    const peer = this.authenticate('/sync/memory/heads', request);
+    if (request.headers[MEMORY_AUTH.replica] !== forReplica)
+      throw new HubError('sync.untrusted', `/sync/memory/heads: the request is signed by peer '${peer.name}', not by ${forReplica}`);
     const wings = this.feedsFor(peer);
     if ((peer?.wings ?? []).length > 0) await (await this.replicator()).seed();
     if (wings.has(KG_FEED)) this.seedFacts();
@@ -192,13 +254,15 @@ export class MemorySync implements ReplicationContext {
     return { type: 'memory_heads', protocol: PROTOCOL_VERSION, replica_id: this.options.replica.replicaId, feeds };
   }
 
-  /** GET /sync/memory/page?origin=&wing=&after=&limit=: one page of a feed of a shared wing. */
-  page(query: { origin?: unknown; wing?: unknown; after?: unknown; limit?: unknown }): MemoryPageMessage {
+  /** GET /sync/memory/page?origin=&wing=&after=&limit=: one page of a feed of a wing shared with the (signed) puller. */
+  page(request: MemoryRequest): MemoryPageMessage {
+    const query = request.params;
     const origin = routingField('origin', query.origin, true) as string;
     if (!isReplicaId(origin)) throw invalid('origin', `origin must be a replica id rep_<12 hex>; got '${origin}'`);
     const wing = routingField('wing', query.wing, true) as string;
-    if (!this.sharedWings().has(wing) && !(wing === KG_FEED && this.sharesKg()))
-      throw new HubError('sync.not_shared', `wing '${wing}' is not shared by this hub (peers.json "wings")`, { field: 'wing' });
+    const peer = this.authenticate('/sync/memory/page', request);
+    if (!this.feedsFor(peer).has(wing))
+      throw new HubError('sync.not_shared', `wing '${wing}' is not shared with this peer (${peer.name}) (peers.json "wings"${wing === KG_FEED ? ', "kg"' : ''}): refused`, { field: 'wing' });
     const after = wholeNumber('after', query.after, 0);
     const limit = Math.max(1, Math.min(wholeNumber('limit', query.limit, MAX_FEED_PAGE), MAX_FEED_PAGE));
     const page = this.feed().page(origin, wing, after, limit);
@@ -219,9 +283,12 @@ export class MemorySync implements ReplicationContext {
     report.applied += (await replicator.applyPending()).applied; // what a crash left stored but not applied
     replicator.kickReembed(); // rows still waiting for their vector (a restart, a failed batch)
     const replica = this.options.replica;
+    // Every request is signed with this hub's log key, for that peer only (it serves only what it shares with us).
+    const signed = (path: string, params: Record<string, string>): Record<string, string> =>
+      memoryRequestHeaders({ puller: replica.replicaId, server: admitted.replicaId, key: this.signingKey(), path, params });
     let heads: MemoryHeadsMessage;
     try {
-      heads = await transport.memoryHeads(replica.replicaId, signal);
+      heads = await transport.memoryHeads(replica.replicaId, signal, signed('/sync/memory/heads', { for: replica.replicaId }));
     } catch (err) {
       report.refused.push({ origin: null, error: toHubError(err) });
       return report;
@@ -240,7 +307,14 @@ export class MemorySync implements ReplicationContext {
         let after = feed.head(head.origin, head.wing);
         while (after < head.seq) {
           signal?.throwIfAborted();
-          const page = await transport.memoryPage(head.origin, head.wing, after, MAX_FEED_PAGE, signal);
+          const page = await transport.memoryPage(
+            head.origin,
+            head.wing,
+            after,
+            MAX_FEED_PAGE,
+            signal,
+            signed('/sync/memory/page', { origin: head.origin, wing: head.wing, after: String(after), limit: String(MAX_FEED_PAGE) }),
+          );
           if (page.origin !== head.origin || page.wing !== head.wing || page.after !== after)
             throw new HubError('sync.bad_message', `asked for memory feed ${head.origin}/${head.wing} after ${after}, the peer served ${page.origin}/${page.wing} after ${page.after}`);
           if (page.records.length === 0 || !page.checkpoint) {

@@ -19,7 +19,7 @@ export interface PeerTransport {
   /** Ids of the artifacts the peer can serve, after its local cursor `after`. */
   artifacts(after: number, limit: number, signal?: AbortSignal): Promise<ArtifactsMessage>;
   /** The memory feeds the peer serves to replica `forReplica` (docs/memory-replication.md). */
-  memoryHeads?(forReplica: string, signal?: AbortSignal): Promise<MemoryHeadsMessage>;
+  memoryHeads?(forReplica: string, signal?: AbortSignal, headers?: Record<string, string>): Promise<MemoryHeadsMessage>;
   /** One page of the memory feed of `origin` for `wing` after record `after`. */
-  memoryPage?(origin: string, wing: string, after: number, limit: number, signal?: AbortSignal): Promise<MemoryPageMessage>;
+  memoryPage?(origin: string, wing: string, after: number, limit: number, signal?: AbortSignal, headers?: Record<string, string>): Promise<MemoryPageMessage>;
 }

@@ -104,7 +104,7 @@ export function syncRoutes(router: Router, hub: HubServices, options: SyncRouteO
   router.get('/sync/memory/heads', async (ctx) => {
     checkProtocol(ctx);
     if (!hub.memorySync) throw new HubError('sync.not_shared', 'this hub replicates no memory');
-    await send(ctx, await hub.memorySync.heads(one(ctx.query.for)));
+    await send(ctx, await hub.memorySync.heads({ params: { for: one(ctx.query.for) }, headers: ctx.headers }));
   });
 
   router.get('/sync/memory/page', async (ctx) => {
@@ -112,7 +112,10 @@ export function syncRoutes(router: Router, hub: HubServices, options: SyncRouteO
     if (!hub.memorySync) throw new HubError('sync.not_shared', 'this hub replicates no memory');
     await send(
       ctx,
-      hub.memorySync.page({ origin: one(ctx.query.origin), wing: one(ctx.query.wing), after: one(ctx.query.after), limit: one(ctx.query.limit) }),
+      hub.memorySync.page({
+        params: { origin: one(ctx.query.origin), wing: one(ctx.query.wing), after: one(ctx.query.after), limit: one(ctx.query.limit) },
+        headers: ctx.headers,
+      }),
     );
   });
 

@@ -373,8 +373,9 @@ function wholeNumber(field: string, value: unknown, fallback: number): number {
 
 /** A fact as its feed carries it (without `current` and `conflicting`, which each hub computes for itself). */
 function factRecord(f: KgFact): Record<string, unknown> {
-  const { current: _current, conflicting: _conflicting, ...rest } = f;
+  const { current: _current, conflicting: _conflicting, origin, ...rest } = f;
   void _current;
   void _conflicting;
-  return rest;
+  // The origin travels only as a replica id (a graph opened without one names local facts 'local').
+  return origin !== undefined && isReplicaId(origin) ? { ...rest, origin } : rest;
 }

@@ -71,6 +71,16 @@ interface MemoryCounts {
   error?: { message?: string };
   /** Present while memory is not loaded: the embedder the palace recorded with its first drawer (null: none filed yet). */
   embedder_record?: { model?: string } | null;
+  /** Replicated drawers re-embedded here in the background (palace_status replication.reembedding; docs/memory-replication.md). */
+  reembedding?: { reembedded: number; waiting: number; total: number } | null;
+}
+
+/** palace_status's re-embedding progress of replicated drawers, when some wait. */
+function reembeddingOf(r: unknown): MemoryCounts['reembedding'] {
+  const re = (r as { replication?: { reembedding?: { reembedded?: unknown; waiting?: unknown; total?: unknown } | null } | null }).replication?.reembedding;
+  if (!re || typeof re.waiting !== 'number' || re.waiting === 0) return null;
+  const reembedded = typeof re.reembedded === 'number' ? re.reembedded : 0;
+  return { reembedded, waiting: re.waiting, total: typeof re.total === 'number' ? re.total : reembedded + re.waiting };
 }
 
 /** Memory counts and the embedder (palace_status with memory) and the KG's size (palace_kg_stats). */
@@ -87,7 +97,7 @@ function useMemoryCounts(): { memory: MemoryCounts | null; kg: { entities: numbe
     // yet): say so at once, then ask it to load (store and census; seconds on a big palace) and show
     // the counts. A palace with no drawer filed yet has no recorded embedder and nothing to count.
     const status = (includeMemory: boolean): Promise<MemoryCounts | null> =>
-      store.client.call('palace_status', includeMemory ? { include_memory: true } : {}).then((r) => r.memory ?? null);
+      store.client.call('palace_status', includeMemory ? { include_memory: true } : {}).then((r) => (r.memory ? { ...r.memory, reembedding: reembeddingOf(r) } : null));
     status(false)
       .then(async (first) => {
         if (!live) return;
@@ -130,6 +140,9 @@ function MemoryCard(): ReactElement | null {
                   { label: 'KG facts', value: kg ? n(kg.triples) : '—' },
                   { label: 'Embedder', value: e ? `${e.model ?? '?'} (${e.provider ?? '?'}, ${e.dimensions ?? '?'}-d${e.device ? `, ${e.device}` : ''})` : '—', mono: true },
                   { label: 'Backend', value: memory.backend ?? '—', mono: true },
+                  ...(memory.reembedding
+                    ? [{ label: 'Re-embedding', value: `${n(memory.reembedding.reembedded)} of ${n(memory.reembedding.total)} replicated drawers (another hub's embedder)` }]
+                    : []),
                 ]
           }
         />

@@ -65,6 +65,8 @@ describe('conflicting current facts across hubs', () => {
     kg(b).add({ subject: 'Alice', predicate: 'knows', object: 'Dave' });
     await round(a);
     await round(b);
+    // The Peers view shows the graph replicating with the peer.
+    expect(a.hub.services.sync?.estate().peers[0]).toMatchObject({ name: 'b', memory_kg: true });
     for (const [n, c] of [
       [a, ca],
       [b, cb],

@@ -88,6 +88,7 @@ function peerEstate(peer: PeerEntry, s: PeerStatus | undefined, inFlight: boolea
     trust: st.trust ?? (peer.publicKey ? 'pinned' : null),
     rejected_pages: st.rejected,
     ...(peer.wings && peer.wings.length > 0 ? { memory_wings: [...peer.wings] } : {}),
+    ...(peer.kg === true ? { memory_kg: true as const } : {}),
   };
 }
 

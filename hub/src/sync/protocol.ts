@@ -103,6 +103,8 @@ const peerEstateSchema = z.object({
   rejected_pages: z.array(rejectedPageSchema),
   /** Wings whose memory replicates with this peer (peers.json "wings"; docs/memory-replication.md). */
   memory_wings: z.array(z.string()).optional(),
+  /** The knowledge graph's facts replicate with this peer (peers.json "kg": true). */
+  memory_kg: z.literal(true).optional(),
 });
 
 const peerRoundSchema = z.object({

@@ -65,6 +65,8 @@ export interface PeerEntry {
   rejected_pages: Array<{ at: string | null; origin: string | null; code: string; reason: string }>;
   /** Wings whose memory replicates with this peer (empty: none). */
   memory_wings: string[];
+  /** The knowledge graph's facts replicate with this peer. */
+  memory_kg: boolean;
 }
 
 export interface PeersPayload {
@@ -133,6 +135,7 @@ export function normalizePeers(raw: unknown): PeersPayload {
           return { at: str(j.at), origin: str(j.origin), code: str(j.code) ?? '?', reason: str(j.reason) ?? '' };
         }),
         memory_wings: (Array.isArray(e.memory_wings) ? e.memory_wings : []).filter((w): w is string => typeof w === 'string'),
+        memory_kg: e.memory_kg === true,
       };
     }),
     equivocations: (Array.isArray(r.equivocations) ? r.equivocations : []).map((x) => {

@@ -176,9 +176,9 @@ export function PeersView(): ReactElement {
                   <td>
                     <div>{p.name}</div>
                     <div className="muted small mono">{p.url}</div>
-                    {p.memory_wings.length > 0 ? (
-                      <div className="small" data-testid="peer-memory" title="Wings whose drawers replicate with this peer (peers.json &quot;wings&quot;)">
-                        memory: {p.memory_wings.join(', ')}
+                    {p.memory_wings.length > 0 || p.memory_kg ? (
+                      <div className="small" data-testid="peer-memory" title="Wings whose drawers replicate with this peer (peers.json &quot;wings&quot;), and the knowledge graph (&quot;kg&quot;: true)">
+                        memory: {[...p.memory_wings, ...(p.memory_kg ? ['knowledge graph'] : [])].join(', ')}
                       </div>
                     ) : null}
                   </td>

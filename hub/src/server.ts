@@ -108,6 +108,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const { services } = palace;
   const { logstream, stats, startedAt } = services;
   const lock = createRequestLock();
+  // Replicated rows are written under the same lock as the memory tools, so a local move or rating
+  // never interleaves with a row being applied or re-embedded (memory/replication/replicator.ts).
+  services.memorySync?.setWriteLock((fn) => lock.run(fn));
   const sse = { clients: 0 };
   /** How a client starts `palace mcp` for this hub's palace, absolute (launcher.ts); the dashboard prints it. */
   const launcher = stdioCommand();

@@ -136,6 +136,17 @@ export class MemorySync implements ReplicationContext {
     return peer;
   }
 
+  private writeLock: (<T>(fn: () => Promise<T>) => Promise<T>) | undefined;
+
+  /** The hub's request lock: replicated rows are written under it (set by the hub; the CLI has none). */
+  setWriteLock(lock: <T>(fn: () => Promise<T>) => Promise<T>): void {
+    this.writeLock = lock;
+  }
+
+  withWriteLock<T>(fn: () => Promise<T>): Promise<T> {
+    return this.writeLock ? this.writeLock(fn) : fn();
+  }
+
   feedExists(): boolean {
     return this.store !== undefined || existsSync(join(this.options.palacePath, FEED_FILE));
   }

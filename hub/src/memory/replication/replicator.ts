@@ -50,6 +50,8 @@ export interface ReplicationContext {
   feed(): FeedStore;
   /** The wings this hub shares with at least one peer (peers.json "wings"). */
   sharedWings(): ReadonlySet<string>;
+  /** Runs a write of replicated rows under the hub's request lock (absent: unlocked, e.g. the CLI). */
+  withWriteLock?<T>(fn: () => Promise<T>): Promise<T>;
   /** Whether the feed store exists already (opening it would create it). */
   feedExists?(): boolean;
   /** Applies replicated knowledge-graph facts (each with the origin of the feed it came in); returns how many changed something. */
@@ -202,6 +204,10 @@ export class Replicator {
     return next;
   }
 
+  private locked<T>(fn: () => Promise<T>): Promise<T> {
+    return this.ctx.withWriteLock ? this.ctx.withWriteLock(fn) : fn();
+  }
+
   private setWaiting(n: number): void {
     this.progress.waiting = n;
     this.gauge.waiting = n;
@@ -256,7 +262,7 @@ export class Replicator {
       const inputs = rows.map((d) => embeddingInput(d.content, d.metadata));
       const vectors = rows.length > 0 ? await this.options.embed(inputs) : [];
       const embedded = new Map(rows.map((d, i) => [d.id, { input: inputs[i], vector: vectors[i] }]));
-      await this.serialized(async () => {
+      await this.serialized(() => this.locked(async () => {
         // Written only where the row is still the one embedded (a newer put may have arrived meanwhile).
         const current = embedded.size > 0 ? await this.options.store.scan({ ids: [...embedded.keys()] }, { withVectors: true }) : [];
         const write: StoredDrawer[] = [];
@@ -272,7 +278,7 @@ export class Replicator {
         feed.reembedDone(ids.filter((id) => !stillPending.has(id)));
         this.progress.reembedded += write.length;
         this.setWaiting(feed.reembedWaiting());
-      });
+      }));
       // Leave room for the requests sharing the embedding pool.
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -303,7 +309,7 @@ export class Replicator {
       for (;;) {
         const batch = this.ctx.feed().pending(ID_BATCH);
         if (batch.length === 0) return total;
-        const r = await this.applyBatch(batch);
+        const r = await this.locked(() => this.applyBatch(batch));
         total.applied += r.applied;
         total.superseded += r.superseded;
         total.vectorsShipped += r.vectorsShipped;

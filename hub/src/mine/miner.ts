@@ -94,6 +94,16 @@ interface Prepared {
   filing: Omit<SourceFiling, 'vectors'>;
 }
 
+/** A batch of files chunked and handed to the embedder, waiting to be written. */
+interface Staged {
+  prepared: Prepared[];
+  changes: Map<string, MinedFileEntry | null>;
+  memory: Memory | undefined;
+  vectors: Promise<Float32Array[]> | undefined;
+  /** Files done (progress) once it is written. */
+  done: number;
+}
+
 function extensionsOf(mode: MineMode): ReadonlySet<string> {
   return mode === 'projects' ? PROJECT_EXTENSIONS : mode === 'convos' ? CONVO_EXTENSIONS : EXTRACT_EXTENSIONS;
 }
@@ -219,6 +229,32 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
   const tell = (file?: string): void =>
     hooks.progress?.({ files_done: done, files_total: files.length, drawers_filed: report.drawers_filed, ...(file ? { file } : {}) });
   tell();
+  // One batch of files ahead: a batch's chunks go to the embedding pool as soon as it is chunked, and
+  // the batch before it is written while they embed. The pool thus always holds the next batch's work
+  // (no worker idles while this thread chunks or writes, nor on a batch whose last slice is short),
+  // and batches are still written in order, one step each.
+  let staged: Staged | undefined;
+  const write = async (batch: Staged): Promise<void> => {
+    const vectors = batch.vectors ? await batch.vectors : [];
+    let at = 0;
+    const filings: SourceFiling[] = batch.prepared.map((p) => {
+      const own = vectors.slice(at, at + p.filing.chunks.length);
+      at += p.filing.chunks.length;
+      batch.changes.set(p.file, p.entry);
+      return { ...p.filing, vectors: own };
+    });
+    const m = batch.memory;
+    const result = await hooks.step(async () => {
+      const r = m ? await m.fileSources(filings) : { filed: 0, removed: 0 };
+      commitManifest(palacePath, batch.changes);
+      return r;
+    });
+    report.files_mined += batch.prepared.length;
+    report.drawers_filed += result.filed;
+    report.drawers_removed += result.removed;
+    done = batch.done;
+    tell(files[done - 1]);
+  };
 
   for (let b = 0; b < files.length; b += BATCH_FILES) {
     // Checking a large unchanged tree never awaits anything else: let other requests in now and then.
@@ -317,26 +353,22 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
       }
     } else if (prepared.length > 0 || changes.size > 0) {
       const m = prepared.length > 0 ? await open() : undefined;
-      const vectors = m ? await m.embedDocuments(prepared.flatMap((p) => p.filing.chunks.map((c) => embeddingInput(c.text, { ...p.filing.metadata, ...c.metadata })))) : [];
-      let at = 0;
-      const filings: SourceFiling[] = prepared.map((p) => {
-        const own = vectors.slice(at, at + p.filing.chunks.length);
-        at += p.filing.chunks.length;
-        changes.set(p.file, p.entry);
-        return { ...p.filing, vectors: own };
-      });
-      const result = await hooks.step(async () => {
-        const r = m ? await m.fileSources(filings) : { filed: 0, removed: 0 };
-        commitManifest(palacePath, changes);
-        return r;
-      });
-      report.files_mined += prepared.length;
-      report.drawers_filed += result.filed;
-      report.drawers_removed += result.removed;
+      const vectors = m?.embedDocuments(prepared.flatMap((p) => p.filing.chunks.map((c) => embeddingInput(c.text, { ...p.filing.metadata, ...c.metadata }))));
+      vectors?.catch(() => undefined); // awaited in write(), after the batch before it is written
+      const previous = staged;
+      staged = { prepared, changes, memory: m, vectors, done: Math.min(files.length, b + BATCH_FILES) };
+      if (previous) await write(previous);
+      continue;
+    }
+    if (staged) {
+      staged.done = Math.min(files.length, b + BATCH_FILES);
+      continue;
     }
     done = Math.min(files.length, b + BATCH_FILES);
     tell(files[done - 1]);
   }
+  // The last batch (or the one under way when the mine was aborted) is written too.
+  if (staged) await write(staged);
 
   // Files mined before from this source (same wing and mode) that this pass did not list: gone, or
   // now ignored. Their drawers are kept unless --prune (a limited pass prunes only the gone ones).

@@ -13,6 +13,7 @@ import type { HubServices } from '../../services.js';
 import { buildServer, type BuildServerOptions } from '../../mcp/server/build-server.js';
 import { encodeModernResult, eraOf, serveModern, type RpcMessage } from '../../mcp/server/modern.js';
 import { parseProfile } from '../../mcp/server/profiles.js';
+import { toolsOnlyRequest } from '../../mcp/server/tool-server.js';
 import { MUTATING_TOOLS } from '../../mcp/tools/registry.js';
 import { BODY_ENCODING_MESSAGE, MAX_BODY_BYTES, readJsonBody } from '../read-body.js';
 
@@ -122,7 +123,7 @@ export function mcpHandler(hub: HubServices, options: BuildServerOptions, sessio
     const initializing = messages.some((m) => m.method === 'initialize');
     const session = initializing ? sessions.create() : sessions.get(ctx.get(SESSION_HEADER) || undefined);
     if (session && initializing) ctx.res.setHeader('Mcp-Session-Id', session.id);
-    const server = buildServer(hub, { ...options, profile, ...(session ? { session } : {}) });
+    const server = buildServer(hub, { ...options, profile, toolsOnly: toolsOnlyRequest(messages), ...(session ? { session } : {}) });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     ctx.respond = false;
     ctx.res.on('close', () => {

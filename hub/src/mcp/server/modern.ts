@@ -20,7 +20,7 @@ import { isModernVersion, META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID, MODERN_VE
 import { declaresTasks, delegationTask, tasksCancel, tasksGet, tasksUpdate, TASKS_EXTENSION, mcpTaskOf } from './mcp-tasks.js';
 import { TOOLS } from '../tools/registry.js';
 import type { McpSession } from './session.js';
-import { serverInstructions, type BuildServerOptions } from './tool-server.js';
+import { serverInstructions, toolsOnlyRequest, type BuildServerOptions } from './tool-server.js';
 
 export { eraOf, isModernVersion, MODERN_VERSION } from './era.js';
 /** Every version palace speaks, newest first: 2026-07-28 and the 2025-era versions the 1.x SDK accepts. */
@@ -204,7 +204,7 @@ export async function runShared(
         },
       }
     : undefined;
-  const server = buildServer(hub, { ...options, ...(session ? { session } : {}) });
+  const server = buildServer(hub, { ...options, toolsOnly: toolsOnlyRequest([request]), ...(session ? { session } : {}) });
   let answer!: (m: RpcMessage | undefined) => void;
   const answered = new Promise<RpcMessage | undefined>((resolve) => (answer = resolve));
   const transport: Transport = {

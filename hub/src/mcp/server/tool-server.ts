@@ -50,6 +50,20 @@ export interface BuildServerOptions {
    * locally). Without it, each request's caller comes from the HTTP auth middleware (req.auth).
    */
   caller?: Caller;
+  /**
+   * The request only calls or lists tools (tools/call, tools/list, ping, notifications): resources,
+   * prompts and completions are left off this one-request server. They were most of the cost of
+   * building it (their zod schemas and completers), paid on every stateless tools/call.
+   */
+  toolsOnly?: boolean;
+}
+
+/** Methods a toolsOnly server answers (notifications aside). */
+const TOOLS_ONLY_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tools/list', 'ping']);
+
+/** Whether every message of a request is served by a toolsOnly server (BuildServerOptions.toolsOnly). */
+export function toolsOnlyRequest(messages: ReadonlyArray<{ method?: unknown }>): boolean {
+  return messages.every((m) => typeof m.method === 'string' && (TOOLS_ONLY_METHODS.has(m.method) || m.method.startsWith('notifications/')));
 }
 
 function jsonResult(value: unknown): CallToolResult {
@@ -239,8 +253,10 @@ export function buildToolServer(hub: HubServices, tools: readonly ToolDef[], opt
     if (result.isError && value.error) throw new HubError(value.error.code, value.error.message, value.error.field ? { field: value.error.field } : {});
     return value;
   };
-  registerResources(server, hub, call);
-  registerPrompts(server, hub);
+  if (!options.toolsOnly) {
+    registerResources(server, hub, call);
+    registerPrompts(server, hub);
+  }
   // McpServer advertises listChanged for resources and prompts; palace never sends it (nor for tools).
   lowLevel.registerCapabilities({
     resources: { subscribe: true, listChanged: undefined },

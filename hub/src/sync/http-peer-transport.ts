@@ -4,6 +4,7 @@
 
 import { HubError } from '../errors.js';
 import { readArtifactStream } from './artifact-stream.js';
+import { peerBaseUrl } from './peer-url.js';
 import type { PeerTransport } from './peer-transport.js';
 import {
   PROTOCOL_HEADER,
@@ -12,6 +13,8 @@ import {
   type MessageOf,
   type SyncMessageType,
 } from './protocol.js';
+
+export { peerBaseUrl };
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** Largest decoded response accepted (an event page is served within 4 MiB of event text). */
@@ -38,22 +41,6 @@ export interface HttpPeerTransportOptions {
 
 export const DEFAULT_STALL_MS = 15_000;
 
-/** A base URL checked and normalized (no trailing slash); throws `sync.peers_file` naming it. */
-export function peerBaseUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new HubError('sync.peers_file', `peer url '${raw}' is not a URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new HubError('sync.peers_file', `peer url '${raw}' must be http:// or https://`);
-  if (url.username || url.password)
-    throw new HubError('sync.peers_file', `peer url '${raw}' must not carry credentials; use "token"`);
-  if (url.search || url.hash)
-    throw new HubError('sync.peers_file', `peer url '${raw}' must not have a query or fragment`);
-  return url.toString().replace(/\/+$/, '');
-}
 
 async function readCapped(res: Response, cap: number, what: string): Promise<string> {
   const reader = res.body?.getReader();

@@ -26,7 +26,8 @@ import type { KgFact, KnowledgeGraph } from '../kg/knowledge-graph.js';
 import { KG_FEED, memoryRequestBytes } from '../core/memory-feed.js';
 import type { PeerTransport } from './peer-transport.js';
 import { loadPeers, peersFilePath, type PeerEntry } from './peers-file.js';
-import { PROTOCOL_VERSION, type MemoryHeadsMessage, type MemoryPageMessage } from './protocol.js';
+import type { MemoryHeadsMessage, MemoryPageMessage } from './protocol.js';
+import { PROTOCOL_VERSION } from './protocol-version.js';
 import { originKeyFor } from './trust.js';
 
 /** The headers a memory request is signed with: the puller's replica id, the time (ms) and the signature. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { publicKeyFromRaw } from '../logstream/signatures.js';
 import { REPLICA_ID_PATTERN } from '../core/ids.js';
 import { HubError } from '../errors.js';
-import { peerBaseUrl } from './http-peer-transport.js';
+import { peerBaseUrl } from './peer-url.js';
 
 export const PEERS_FILE = 'peers.json';
 

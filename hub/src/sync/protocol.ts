@@ -12,8 +12,9 @@ import type { ReplicatedArtifact, ReplicatedEvent, VersionVector } from '../core
 import { EVENT_STATUSES } from '../core/types.js';
 import { isArtifactKind } from '../core/validate.js';
 import { HubError } from '../errors.js';
+import { PROTOCOL_VERSION } from './protocol-version.js';
 
-export const PROTOCOL_VERSION = 2;
+export { PROTOCOL_VERSION };
 /** Versions this hub serves and understands, newest first. */
 export const SUPPORTED_PROTOCOLS: readonly number[] = [PROTOCOL_VERSION];
 /** Request header naming the protocol version the puller speaks. */

@@ -91,6 +91,8 @@ async function inProcessSession(config: Readonly<PalaceConfig>, names: readonly 
     // Only the called tools are served (and their modules loaded): the same registration and zod schemas.
     const server = await connectInProcess(palace.services, {
       tools: await loadTools(names),
+      // This road only calls tools: no resources, prompts or completions are registered.
+      toolsOnly: true,
       // With no hub, the agent's secret is checked against the palace's agents file all the same.
       caller: localCaller(palace.services.identity, config.agentToken),
       // Every write, logstream ones included: the spec's one hub serializes every write.

@@ -15,6 +15,7 @@ import { Logstream, LOGSTREAM_FILE } from '../../hub/src/logstream/logstream.js'
 import { SCHEMA_VERSION } from '../../hub/src/logstream/schema.js';
 import type { TaskPage } from '../../hub/src/logstream/task-projection.js';
 import type { Hub } from '../../hub/src/server.js';
+import { preparedDuring } from '../helpers/prepared-sql.js';
 import { callJson, connectHttpClient, makeHubDirs, resultJson, startTestHub, type HubDirs } from '../helpers/hub.js';
 
 /** A palace_tasks result, as the tool returns the projection's page. */
@@ -128,17 +129,7 @@ describe('palace_tasks last_event_before (quiet since)', () => {
     // The count as the store runs it, on a second connection (its statement cache empty): caught as it is prepared, then explained.
     const fresh = Logstream.open(dirs.palace);
     const db = fresh.store.db;
-    const seen: string[] = [];
-    const prepare = db.prepare.bind(db);
-    db.prepare = ((sql: string) => {
-      seen.push(sql);
-      return prepare(sql);
-    }) as typeof db.prepare;
-    try {
-      fresh.store.tasks.page({ status: ['claimed'], last_event_before: CUTOFF, order: 'asc', limit: 1 });
-    } finally {
-      db.prepare = prepare as typeof db.prepare;
-    }
+    const seen = preparedDuring(db, () => fresh.store.tasks.page({ status: ['claimed'], last_event_before: CUTOFF, order: 'asc', limit: 1 }));
     const count = seen.find((sql) => /^SELECT count\(\*\) FROM tasks/.test(sql)) ?? '';
     const plan = db.prepare(`EXPLAIN QUERY PLAN ${count}`).all(CUTOFF) as Array<{ detail: string }>;
     fresh.close();

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Logstream } from '../../hub/src/logstream/logstream.js';
 import { SqliteEventStore } from '../../hub/src/logstream/sqlite-event-store.js';
 import { nextHex } from '../helpers/fixtures.js';
+import { preparedDuring } from '../helpers/prepared-sql.js';
 import { makeTmpDir, type TmpDir } from '../helpers/tmp-dir.js';
 
 const NOW = new Date('2026-11-27T12:00:00Z');
@@ -36,22 +37,6 @@ const READS: Array<{ index: string; table: string; read: string; run: (ls: Logst
     run: (ls) => ls.releaseReservation({ reservation_id: ls.reservations({})[0]?.reservation_id, from_agent: 'agent-1' }),
   },
 ];
-
-/** Records the SQL of every statement prepared on `db` while `fn` runs. */
-function preparedDuring(db: Database.Database, fn: () => unknown): string[] {
-  const seen: string[] = [];
-  const prepare = db.prepare.bind(db);
-  db.prepare = ((sql: string) => {
-    seen.push(sql);
-    return prepare(sql);
-  }) as typeof db.prepare;
-  try {
-    fn();
-  } finally {
-    db.prepare = prepare as typeof db.prepare;
-  }
-  return seen;
-}
 
 /** The query plan of a statement's shape (every parameter bound to null: the plan does not depend on values here). */
 function plan(db: Database.Database, sql: string): string {

@@ -18,30 +18,32 @@ export type ChainedEventFields = Readonly<Omit<NewEvent, 'status' | 'artifact_id
  * sha256 of every referenced artifact (in artifact_ids order). Equal on every hub for equal events.
  */
 export function canonicalEvent(e: ChainedEventFields, artifactSha256: readonly string[]): Buffer {
-  return Buffer.from(
-    JSON.stringify([
-      'palace-event-v1',
-      e.id,
-      e.type,
-      e.stream,
-      e.room,
-      e.from_agent,
-      e.to_agent,
-      e.correlation_id,
-      e.branch,
-      e.base_commit,
-      e.status,
-      e.artifact_ids,
-      artifactSha256,
-      e.body,
-      e.metadata_json,
-      e.created_at,
-      e.origin_replica,
-      e.origin_seq,
-      e.hlc,
-    ]),
-    'utf8',
-  );
+  return Buffer.from(canonicalEventText(e, artifactSha256), 'utf8');
+}
+
+/** canonicalEvent as a string (its UTF-8 bytes are the canonical bytes): hashed without a Buffer copy. */
+export function canonicalEventText(e: ChainedEventFields, artifactSha256: readonly string[]): string {
+  return JSON.stringify([
+    'palace-event-v1',
+    e.id,
+    e.type,
+    e.stream,
+    e.room,
+    e.from_agent,
+    e.to_agent,
+    e.correlation_id,
+    e.branch,
+    e.base_commit,
+    e.status,
+    e.artifact_ids,
+    artifactSha256,
+    e.body,
+    e.metadata_json,
+    e.created_at,
+    e.origin_replica,
+    e.origin_seq,
+    e.hlc,
+  ]);
 }
 
 /** A signed point of an origin's chain: after its event `seq` (the `pos`-th of that origin), the chain is `chain`. */

@@ -3,6 +3,7 @@
 
 export type IdPrefix = 'evt' | 'art' | 'rep';
 
+const HEX12 = /^[0-9a-f]{12}$/;
 const ID_PATTERN = /^(evt|art)_\d{8}T\d{6}_[0-9a-f]{12}$/;
 
 /** `YYYY-MM-DDTHH:MM:SSZ` for a date (seconds precision, UTC). */
@@ -12,8 +13,13 @@ export function isoSeconds(date: Date): string {
 
 /** An id of the form `<prefix>_<YYYYMMDDTHHMMSS>_<hex12>`. */
 export function makeId(prefix: 'evt' | 'art', date: Date, hex12: string): string {
-  if (!/^[0-9a-f]{12}$/.test(hex12)) throw new Error('makeId needs 12 lowercase hex characters');
-  const stamp = date.toISOString().slice(0, 19).replace(/[-:]/g, '');
+  return makeIdFromIso(prefix, date.toISOString(), hex12);
+}
+
+/** makeId from the date's `toISOString()`, for a caller that also needs it (an append's created_at). */
+export function makeIdFromIso(prefix: 'evt' | 'art', iso: string, hex12: string): string {
+  if (!HEX12.test(hex12)) throw new Error('makeId needs 12 lowercase hex characters');
+  const stamp = iso.slice(0, 19).replace(/[-:]/g, '');
   return `${prefix}_${stamp}_${hex12}`;
 }
 

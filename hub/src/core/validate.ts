@@ -162,8 +162,8 @@ export function metadataJson(value: unknown): string {
     throw invalid('metadata', `metadata is not JSON-serializable: ${(err as Error).message}`);
   }
   checkText('metadata', json);
-  const bytes = utf8Length(json);
-  if (bytes > LIMITS.metadataBytes)
+  const bytes = overBytes(json, LIMITS.metadataBytes);
+  if (bytes !== undefined)
     throw new HubError('input.too_large', `metadata is ${bytes} bytes; the maximum is ${LIMITS.metadataBytes}`, {
       field: 'metadata',
     });

@@ -27,7 +27,15 @@ export const INSERT_REMOTE_SQL = `INSERT OR IGNORE INTO events (${CHAINED_COLUMN
 
 /** The values of CHAINED_COLUMNS for one event, in order. */
 export function chainedParams(e: ChainedEventFields, chain: Buffer, pos: number): unknown[] {
-  return [
+  return localParams(undefined, e, chain, pos);
+}
+
+/**
+ * INSERT_LOCAL_SQL's values: `seq`, then chainedParams (one array, bound as it is: no spread per
+ * append). With `seq` undefined, chainedParams alone.
+ */
+export function localParams(seq: number | undefined, e: ChainedEventFields, chain: Buffer, pos: number): unknown[] {
+  const params = [
     e.id,
     e.type,
     e.stream,
@@ -38,7 +46,7 @@ export function chainedParams(e: ChainedEventFields, chain: Buffer, pos: number)
     e.branch,
     e.base_commit,
     e.status,
-    JSON.stringify(e.artifact_ids),
+    e.artifact_ids.length === 0 ? '[]' : JSON.stringify(e.artifact_ids),
     e.body,
     e.metadata_json,
     e.created_at,
@@ -48,4 +56,6 @@ export function chainedParams(e: ChainedEventFields, chain: Buffer, pos: number)
     chain,
     pos,
   ];
+  if (seq !== undefined) params.unshift(seq);
+  return params;
 }

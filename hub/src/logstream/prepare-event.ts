@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 
 import { invalid } from '../errors.js';
-import { eventIdHex, isoSeconds, makeId } from '../core/ids.js';
+import { eventIdHex, makeIdFromIso } from '../core/ids.js';
 import { capabilityList } from '../core/capabilities.js';
 import type { LogEvent, NewEvent } from '../core/types.js';
 import { artifactIds, eventBody, eventStatus, eventToAgent, eventType, metadataJson, requiredField, routingField } from '../core/validate.js';
@@ -54,8 +54,9 @@ export function prepareEvent(raw: AppendInput, ctx: PrepareContext): NewEvent {
   // A reply or a patch with no recipient goes to the task's requester (the spec's table addresses them so).
   if ((toAgent === undefined || toAgent === null || toAgent === '') && correlationId !== null && (type === 'task.reply' || type === 'patch.ready'))
     toAgent = ctx.requestOf(correlationId)?.from_agent;
+  const iso = now.toISOString(); // once, for the id and created_at (isoSeconds)
   return {
-    id: makeId('evt', now, eventIdHex(now, ctx.randomHex)),
+    id: makeIdFromIso('evt', iso, eventIdHex(now, ctx.randomHex)),
     type,
     stream: requiredField('stream', raw.stream),
     room: requiredField('room', raw.room),
@@ -68,6 +69,6 @@ export function prepareEvent(raw: AppendInput, ctx: PrepareContext): NewEvent {
     artifact_ids: artifactIds(raw.artifact_ids),
     body: eventBody(raw.body),
     metadata_json: metadataJson(raw.metadata),
-    created_at: isoSeconds(now),
+    created_at: iso.slice(0, 19) + 'Z',
   };
 }

@@ -6,8 +6,8 @@ import { createHash, createPublicKey, sign, verify, type KeyObject } from 'node:
 /** The chain value before an origin's first event: 32 zero bytes. */
 export const GENESIS_CHAIN: Buffer = Buffer.alloc(32);
 
-/** chain(n) = sha256(chain(n-1) || canonical bytes of event n). */
-export function nextChain(previous: Buffer, canonical: Buffer): Buffer {
+/** chain(n) = sha256(chain(n-1) || canonical bytes of event n); a string is hashed as its UTF-8 bytes. */
+export function nextChain(previous: Buffer, canonical: Buffer | string): Buffer {
   return createHash('sha256').update(previous).update(canonical).digest();
 }
 

@@ -107,6 +107,8 @@ function foldFromRow(stateJson: string, foldJson: string): TaskFold {
 
 export class TaskProjection extends TaskTableReads {
   private readonly built: BuildMarker;
+  /** The row UPDATE of each shape (which indexed columns move), by its bit mask: built and looked up once. */
+  private readonly updates: Database.Statement[] = [];
 
   constructor(db: Database.Database) {
     super(db);
@@ -180,7 +182,7 @@ export class TaskProjection extends TaskTableReads {
       // SET names only the indexed columns whose value moves: SQLite rewrites an index entry for every
       // column named, changed or not, and most events leave all of them but last_event_at (often that
       // too, within one second) as they were. One prepared statement per shape (at most 2^6).
-      const moved: Array<[string, unknown]> = [];
+      const params: unknown[] = [w.lastSeq, state.requester, state.worker, stateJson, foldJson];
       const next: Record<keyof Before | 'stream', unknown> = {
         status: state.status,
         done,
@@ -189,10 +191,19 @@ export class TaskProjection extends TaskTableReads {
         last_event_at: state.last_event_at,
         stream: w.stream,
       };
-      for (const column of INDEXED_COLUMNS) if (before[column] !== next[column]) moved.push([column, next[column]]);
-      this.stmt(
-        `UPDATE tasks SET last_seq = ?, requester = ?, worker = ?, state_json = ?, fold_json = ?${moved.map(([c]) => `, ${c} = ?`).join('')} WHERE correlation_id = ?`,
-      ).run(w.lastSeq, state.requester, state.worker, stateJson, foldJson, ...moved.map(([, v]) => v), id);
+      let shape = 0; // bit i: INDEXED_COLUMNS[i] moves
+      INDEXED_COLUMNS.forEach((column, i) => {
+        if (before[column] === next[column]) return;
+        shape |= 1 << i;
+        params.push(next[column]);
+      });
+      params.push(id);
+      const update = (this.updates[shape] ??= this.stmt(
+        `UPDATE tasks SET last_seq = ?, requester = ?, worker = ?, state_json = ?, fold_json = ?${INDEXED_COLUMNS.filter((_, i) => shape & (1 << i))
+          .map((c) => `, ${c} = ?`)
+          .join('')} WHERE correlation_id = ?`,
+      ));
+      update.run(params);
     } else
       this.stmt(
         `INSERT INTO tasks (correlation_id, first_seq, last_seq, status, done, requester, worker, to_agent, stream, created_at, last_event_at, state_json, fold_json)

@@ -42,8 +42,10 @@ export async function watchWakeFigures(ctx: SuiteContext, log: Logstream, palace
   const random = seededRandom(23);
   const samples: number[] = [];
   try {
-    // The first run starts at the tip and says so on stderr; wait for that before appending.
-    for (let i = 0; i < 200 && !stderr.includes('tip'); i++) await sleep(25);
+    // The first run starts at the latest event and says so on stderr (cli/watch.ts); an event appended
+    // before that line would fall before its starting point and never be printed, so wait for it.
+    for (let i = 0; i < 1_200 && !stderr.includes('Starting at the latest event'); i++) await sleep(25);
+    if (!stderr.includes('Starting at the latest event')) throw new Error(`the watcher did not start within 30 s; stderr: ${stderr}`);
     for (let i = 0; i < WARMUP + ITERATIONS; i++) {
       await sleep(random() * MAX_PAUSE_MS);
       const printed = nextLine();

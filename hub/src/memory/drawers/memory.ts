@@ -286,6 +286,14 @@ export class Memory {
     this.key = embedderKey(options.embedder.info());
   }
 
+  /**
+   * Starts building search's term associations (query expansion) off the request path, so the first
+   * search of a long-running hub seldom waits for it (search/association-index.ts).
+   */
+  warmSearch(onError: (err: unknown) => void): void {
+    if (this.searchPlan.expand) this.associationIndex?.warm(onError);
+  }
+
   embedderInfo(): EmbedderInfo {
     return this.embedder.info();
   }

@@ -25,6 +25,8 @@ export class AssociationIndex {
     private readonly store: Pick<VectorStore, 'scan'>,
     private readonly minedFiles: () => readonly MinedFile[],
     private readonly chunkId: (sourceFile: string, index: number) => string,
+    /** Indexing time between two yields to the event loop (tests: 0, a yield after every chunk). */
+    private readonly sliceMs: number = SLICE_MS,
   ) {}
 
   /** The associations for the current mined files (built once per list). */
@@ -53,7 +55,7 @@ export class AssociationIndex {
       const rows: StoredDrawer[] = await this.store.scan({ ids: ids.slice(at, at + SCAN_BATCH) }, { columns: ['id', 'content', 'metadata', 'filed_at'] });
       for (const d of rows) {
         index.add(d);
-        if (performance.now() - slice > SLICE_MS) {
+        if (performance.now() - slice >= this.sliceMs) {
           await yieldToLoop();
           slice = performance.now();
         }

@@ -263,7 +263,7 @@ export class Memory {
   private onFirstWrite: (() => void) | undefined;
   private readonly minedFiles: (() => readonly MinedFile[]) | undefined;
   private readonly minedEntry: ((sourceFile: string) => MinedEntry | undefined) | undefined;
-  /** Term associations of the mined code, for query expansion (built on first use when the plan expands). */
+  /** Term associations of the mined code, for query expansion (warmed when a hub opens memory; a search that expands waits for it). */
   private readonly associationIndex: AssociationIndex | undefined;
   /** Which candidate sources and ranking rules search runs. */
   searchPlan: Readonly<SearchPlan>;

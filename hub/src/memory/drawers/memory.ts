@@ -567,9 +567,12 @@ export class Memory {
     const mode = raw.mode ?? 'hybrid';
     if (mode !== 'hybrid' && mode !== 'vector' && mode !== 'text') throw invalid('mode', "mode must be 'hybrid', 'vector' or 'text'");
     const filter = this.filterOf(raw);
-    const [vector] = mode === 'text' ? [undefined] : await this.embedder.embed([query], 'query');
+    // The query's embedding and the term associations (built once per mined-files list) at the same time.
+    const [[vector], associations] = await Promise.all([
+      mode === 'text' ? [undefined] : this.embedder.embed([query], 'query'),
+      this.searchPlan.expand && mode !== 'vector' ? this.associationIndex?.current() : undefined,
+    ]);
     // Candidates on a fixed window whatever the limit, fused, the test-file prior and the ranking rules (search/candidates.ts).
-    const associations = this.searchPlan.expand && mode !== 'vector' ? await this.associationIndex?.current() : undefined;
     const { hits, similarity } = await rankedSearch(
       { store: this.store, minedFiles: this.minedFiles, relPath: projectPath, chunkId: sourceDrawerId, associations: () => associations },
       { query, filter, limit, mode, vector },

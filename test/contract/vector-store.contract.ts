@@ -558,6 +558,13 @@ export function runVectorStoreContract(name: string, setup: VectorStoreSetup, op
         expect(hits.find((h) => h.drawer.id === pnpm.id)?.drawer.content).toBe(pnpm.content);
       });
 
+      it('gives fullText\'s ids and scores from fullTextScores (hybrid search\'s by-id BM25), when the store has it', async () => {
+        const filter = { ids: [pnpm.id, lance.id, both.id] };
+        const full = (await store.fullText('pnpm LanceDB', filter, 3)).map((h) => ({ id: h.drawer.id, score: h.score }));
+        expect(full.length).toBeGreaterThan(0);
+        if (store.fullTextScores) expect(await store.fullTextScores('pnpm LanceDB', filter, 3)).toEqual(full);
+      });
+
       it('ranks a drawer matching more query terms above one matching fewer', async () => {
         const hits = await store.fullText('pnpm LanceDB', {}, 10);
         expect(hits[0]?.drawer.id).toBe(both.id);

@@ -20,7 +20,7 @@
 
 import { fuseScored, HEADROOM_MNZ, type FusedHit } from '../core/fusion.js';
 import { demoteTestFiles, TEST_FILE_FACTOR } from '../core/test-paths.js';
-import type { DrawerFilter, StoredDrawer, VectorStore } from '../vector/vector-store.js';
+import { fullTextScores, type DrawerFilter, type StoredDrawer, type VectorStore } from '../vector/vector-store.js';
 import { EXPANSION_WEIGHT, type Expansion, type TermAssociations } from './expand.js';
 import { pathScan, type MinedFile, type PathMatch } from './path-scan.js';
 import { analyzeQuery, identifierParts, stem, stemsMeet, type QueryAnalysis } from './query.js';
@@ -83,7 +83,7 @@ export const SEARCH_DEFAULTS: Readonly<SearchPlan> = {
 };
 
 export interface CandidateSources {
-  store: Pick<VectorStore, 'search' | 'fullText' | 'scan'>;
+  store: Pick<VectorStore, 'search' | 'fullText' | 'fullTextScores' | 'scan'>;
   /** The mined project files (for the path scan); none when unknown. */
   minedFiles?: () => readonly MinedFile[];
   /** A drawer's path in its mined project (undefined for other drawers). */
@@ -233,8 +233,9 @@ async function bm25Of(
 ): Promise<Map<string, number>> {
   const ids = filter.ids ? wanted.filter((id) => filter.ids?.includes(id)) : wanted;
   if (ids.length === 0) return new Map();
-  const hits = await sources.store.fullText(query, { ...filter, ids }, ids.length, textOptions).catch(() => []);
-  return new Map(hits.map((h) => [h.drawer.id, h.score]));
+  // Scores only: the rows themselves came with the other lists (reading them again was half this query's time).
+  const hits = await fullTextScores(sources.store, query, { ...filter, ids }, ids.length, textOptions).catch(() => []);
+  return new Map(hits.map((h) => [h.id, h.score]));
 }
 
 /**

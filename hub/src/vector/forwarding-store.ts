@@ -1,7 +1,7 @@
 // A VectorStore that hands every call to the store it wraps: the base of the wrappers that add work
 // to writes (the memory journal, replication capture) and leave reads as they are.
 
-import type { DrawerFilter, DrawerPatch, FullTextOptions, PlacementSummary, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
+import { fullTextScores, type DrawerFilter, type DrawerPatch, type FullTextOptions, type PlacementSummary, type ScanOptions, type StoredDrawer, type VectorStore } from './vector-store.js';
 
 export class ForwardingVectorStore implements VectorStore {
   constructor(protected readonly inner: VectorStore) {}
@@ -32,6 +32,10 @@ export class ForwardingVectorStore implements VectorStore {
 
   fullText(query: string, filter: DrawerFilter, limit: number, options?: FullTextOptions): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
     return this.inner.fullText(query, filter, limit, options);
+  }
+
+  fullTextScores(query: string, filter: DrawerFilter, limit: number, options?: FullTextOptions): Promise<Array<{ id: string; score: number }>> {
+    return fullTextScores(this.inner, query, filter, limit, options);
   }
 
   count(filter?: DrawerFilter): Promise<number> {

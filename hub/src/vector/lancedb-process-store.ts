@@ -209,6 +209,10 @@ export class LanceDbProcessStore implements VectorStore {
     return this.call('fullText', [query, filter, limit, options ?? {}]);
   }
 
+  fullTextScores(query: string, filter: DrawerFilter, limit: number, options?: FullTextOptions): Promise<Array<{ id: string; score: number }>> {
+    return this.call('fullTextScores', [query, filter, limit, options ?? {}]);
+  }
+
   count(filter?: DrawerFilter): Promise<number> {
     return this.call('count', [filter]);
   }

@@ -361,6 +361,17 @@ export class LanceDbVectorStore implements VectorStore {
   }
 
   async fullText(text: string, filter: DrawerFilter, limit: number, options: FullTextOptions = {}): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
+    const rows = await this.fullTextRows(text, filter, limit, options, undefined);
+    return rows.map((row) => ({ drawer: fromRow(row), score: Number(row._score) }));
+  }
+
+  /** The same query as fullText, reading only the id column (no content, vector or metadata). */
+  async fullTextScores(text: string, filter: DrawerFilter, limit: number, options: FullTextOptions = {}): Promise<Array<{ id: string; score: number }>> {
+    const rows = await this.fullTextRows(text, filter, limit, options, ['id', '_score']);
+    return rows.map((row) => ({ id: String(row.id), score: Number(row._score) }));
+  }
+
+  private async fullTextRows(text: string, filter: DrawerFilter, limit: number, options: FullTextOptions, select: string[] | undefined): Promise<Row[]> {
     if (!(await this.ensureFts())) return [];
     const columns = options.fields === 'names' ? ['keywords'] : [...FTS_COLUMNS];
     const words = options.expansion?.words.filter((w) => /^[\p{L}\p{N}_$]+$/u.test(w)) ?? [];
@@ -377,8 +388,8 @@ export class LanceDbVectorStore implements VectorStore {
     let query = this.table.query().fullTextSearch(fts, {}).limit(limit);
     const where = filterSql(filter);
     if (where) query = query.where(where);
-    const rows = (await query.toArray()) as Row[];
-    return rows.map((row) => ({ drawer: fromRow(row), score: Number(row._score) }));
+    if (select) query = query.select(select);
+    return (await query.toArray()) as Row[];
   }
 
   async count(filter: DrawerFilter = {}): Promise<number> {

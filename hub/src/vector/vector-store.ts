@@ -58,6 +58,19 @@ export interface FullTextOptions {
   expansion?: { words: readonly string[]; weight: number };
 }
 
+/** A store's fullTextScores, or its fullText's ids and scores when it has none. */
+export function fullTextScores(
+  store: Pick<VectorStore, 'fullText' | 'fullTextScores'>,
+  query: string,
+  filter: DrawerFilter,
+  limit: number,
+  options?: FullTextOptions,
+): Promise<Array<{ id: string; score: number }>> {
+  return store.fullTextScores
+    ? store.fullTextScores(query, filter, limit, options)
+    : store.fullText(query, filter, limit, options).then((hits) => hits.map((h) => ({ id: h.drawer.id, score: h.score })));
+}
+
 export interface VectorStore {
   /** Inserts or replaces drawers by id. */
   upsert(drawers: readonly StoredDrawer[]): Promise<void>;
@@ -75,6 +88,12 @@ export interface VectorStore {
    * indexes them apart (LanceDB); a backend without such a field returns [] for it.
    */
   fullText(query: string, filter: DrawerFilter, limit: number, options?: FullTextOptions): Promise<Array<{ drawer: StoredDrawer; score: number }>>;
+  /**
+   * fullText's scores alone (same query, same order), without reading the rows: hybrid search's BM25 of
+   * the candidates the keyword list did not return (search/candidates.ts). Optional: callers fall back
+   * to fullText (fullTextScores below).
+   */
+  fullTextScores?(query: string, filter: DrawerFilter, limit: number, options?: FullTextOptions): Promise<Array<{ id: string; score: number }>>;
   /** How many drawers match. */
   count(filter?: DrawerFilter): Promise<number>;
   /**

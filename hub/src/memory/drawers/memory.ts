@@ -263,7 +263,7 @@ export class Memory {
   private onFirstWrite: (() => void) | undefined;
   private readonly minedFiles: (() => readonly MinedFile[]) | undefined;
   private readonly minedEntry: ((sourceFile: string) => MinedEntry | undefined) | undefined;
-  /** Term associations of the mined code, for query expansion (built on first use when the plan expands). */
+  /** Term associations of the mined code, for query expansion (warmed when a hub opens memory; a search that expands waits for it). */
   private readonly associationIndex: AssociationIndex | undefined;
   /** Which candidate sources and ranking rules search runs. */
   searchPlan: Readonly<SearchPlan>;
@@ -284,6 +284,14 @@ export class Memory {
     this.embedder = options.embedder;
     this.now = options.now ?? (() => new Date());
     this.key = embedderKey(options.embedder.info());
+  }
+
+  /**
+   * Starts building search's term associations (query expansion) off the request path, so the first
+   * search of a long-running hub seldom waits for it (search/association-index.ts).
+   */
+  warmSearch(onError: (err: unknown) => void): void {
+    if (this.searchPlan.expand) this.associationIndex?.warm(onError);
   }
 
   embedderInfo(): EmbedderInfo {
@@ -559,9 +567,12 @@ export class Memory {
     const mode = raw.mode ?? 'hybrid';
     if (mode !== 'hybrid' && mode !== 'vector' && mode !== 'text') throw invalid('mode', "mode must be 'hybrid', 'vector' or 'text'");
     const filter = this.filterOf(raw);
-    const [vector] = mode === 'text' ? [undefined] : await this.embedder.embed([query], 'query');
+    // The query's embedding and the term associations (built once per mined-files list) at the same time.
+    const [[vector], associations] = await Promise.all([
+      mode === 'text' ? [undefined] : this.embedder.embed([query], 'query'),
+      this.searchPlan.expand && mode !== 'vector' ? this.associationIndex?.current() : undefined,
+    ]);
     // Candidates on a fixed window whatever the limit, fused, the test-file prior and the ranking rules (search/candidates.ts).
-    const associations = this.searchPlan.expand && mode !== 'vector' ? await this.associationIndex?.current() : undefined;
     const { hits, similarity } = await rankedSearch(
       { store: this.store, minedFiles: this.minedFiles, relPath: projectPath, chunkId: sourceDrawerId, associations: () => associations },
       { query, filter, limit, mode, vector },

@@ -103,6 +103,7 @@ export async function openMemory(config: Readonly<PalaceConfig>, palacePath: str
       });
     // Replicated rows still waiting for their vector (a restart) are taken up again at once.
     if (memory.replicator && options.replication?.feedExists?.()) memory.replicator.kickReembed();
+    if (options.longRunning) memory.warmSearch((err) => log.warn(`search term associations not built: ${(err as Error).message}`));
     return memory;
   } catch (err) {
     await embedder.close();

@@ -27,6 +27,8 @@ export interface BackendSettings {
   pgvectorDsn: string | undefined;
   /** Overrides the database named in the DSN. */
   pgvectorDatabase: string | undefined;
+  /** Connections per Postgres pool (PALACE_PGVECTOR_POOL, default 4; 1 for a server that serves one session at a time). */
+  pgvectorPool?: number;
   qdrantUrl: string;
   qdrantApiKey: string | undefined;
   milvusUri: string;
@@ -128,6 +130,17 @@ function number(env: Env, name: string, fallback: number, min = 0): number {
   return n;
 }
 
+function pgvectorPool(env: Env): number {
+  const raw = env.PALACE_PGVECTOR_POOL;
+  if (raw === undefined || raw.trim() === '') return DEFAULT_PG_POOL;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw bad('PALACE_PGVECTOR_POOL', `must be a whole number from 1 to 64, got '${raw}'`);
+  return n;
+}
+
+/** Connections per Postgres pool unless PALACE_PGVECTOR_POOL says otherwise. */
+export const DEFAULT_PG_POOL = 4;
+
 function embedWorkers(env: Env): number | undefined {
   const raw = env.PALACE_EMBED_WORKERS;
   if (raw === undefined || raw.trim() === '') return undefined;
@@ -184,6 +197,7 @@ function readBackendSettings(env: Env, backend: BackendName): BackendSettings {
     timeoutSeconds: number(env, 'PALACE_BACKEND_TIMEOUT', 30, 1),
     pgvectorDsn,
     pgvectorDatabase: text(env, 'PALACE_PGVECTOR_DATABASE'),
+    pgvectorPool: pgvectorPool(env),
     qdrantUrl: httpUrl('PALACE_QDRANT_URL', text(env, 'PALACE_QDRANT_URL') ?? 'http://localhost:6333'),
     qdrantApiKey: text(env, 'PALACE_QDRANT_API_KEY'),
     milvusUri: httpUrl('PALACE_MILVUS_URI', text(env, 'PALACE_MILVUS_URI') ?? 'http://localhost:19530'),

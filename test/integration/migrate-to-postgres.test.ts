@@ -35,7 +35,9 @@ describe('palace migrate-to-postgres (PGlite over the wire)', () => {
     pg = await startPgliteServer();
     palace = makeTempPalace('palace-migrate-');
     namespace = freshNamespace('mig');
-    pgEnv = { PALACE_BACKEND: 'pgvector', PALACE_PGVECTOR_DSN: pg.dsn, PALACE_BACKEND_NAMESPACE: namespace };
+    // PGlite serves one session at a time: concurrent queries on several connections interleave and can
+    // hang it (electric-sql/pglite#1046), so the palace's pools keep to one connection here.
+    pgEnv = { PALACE_BACKEND: 'pgvector', PALACE_PGVECTOR_DSN: pg.dsn, PALACE_BACKEND_NAMESPACE: namespace, PALACE_PGVECTOR_POOL: '1' };
     for (const [i, content] of DRAWERS.entries()) {
       const added = await palace.run(['drawer', 'add', '--wing', 'proj', '--room', i % 2 ? 'ops' : 'decisions', '--content', content, '--json']);
       expect(added.code, added.stderr).toBe(0);

@@ -24,7 +24,10 @@ describe('mining hands the next batch to the embedding pool before writing the c
   let root: string;
   let palacePath: string;
   let pool: WorkerEmbedder;
+  let store: LanceDbVectorStore;
   let memory: Memory;
+  /** Texts handed to the pool so far (every embed call of the mine, counted as it is made). */
+  let submitted = 0;
 
   beforeAll(async () => {
     base = mkdtempSync(join(tmpdir(), 'palace-mine-pipeline-'));
@@ -35,8 +38,20 @@ describe('mining hands the next batch to the embedding pool before writing the c
       writeFileSync(join(root, `pkg${i % 5}`, `mod${i}.ts`), `// module ${i}\nexport function handler${i}(input: string): string {\n  return input.trim() + '${i}';\n}\n`);
     }
     pool = await createWorkerEmbedder({ provider: 'bundled' }, { workers: 2, idleMs: 0 });
-    const store = await LanceDbVectorStore.open({ palacePath, dimensions: pool.info().dimensions, log: silentLogger });
-    memory = new Memory({ store, embedder: pool });
+    store = await LanceDbVectorStore.open({ palacePath, dimensions: pool.info().dimensions, log: silentLogger });
+    // The pool as Memory sees it, counting the texts of each embed call when it is made.
+    const counting = new Proxy(pool, {
+      get(target, prop) {
+        if (prop === 'embed')
+          return (texts: string[], ...rest: unknown[]) => {
+            submitted += texts.length;
+            return (target.embed as (t: string[], ...r: unknown[]) => unknown)(texts, ...rest);
+          };
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    memory = new Memory({ store, embedder: counting });
   });
 
   afterAll(async () => {
@@ -44,9 +59,9 @@ describe('mining hands the next batch to the embedding pool before writing the c
     rmSync(base, { recursive: true, force: true });
   });
 
-  it('every write step but the last finds the next batch already in the pool; batches are written in order', async () => {
-    /** At each write step: texts the pool holds (queued or being embedded by a busy worker). */
-    const atWrite: Array<{ queued: number; busy: number }> = [];
+  it('every write step but the last finds the next batch already handed to the pool; batches are written in order', async () => {
+    /** At each write step: texts handed to the pool when it starts, and drawers stored when it ends. */
+    const atWrite: Array<{ submitted: number; stored: number }> = [];
     const progress: MineProgress[] = [];
     const report = await mineSource(
       async () => memory,
@@ -54,9 +69,10 @@ describe('mining hands the next batch to the embedding pool before writing the c
       { path: root, mode: 'projects' },
       {
         step: async (fn) => {
-          const status = pool.workers();
-          atWrite.push({ queued: status.queued_texts, busy: status.workers.filter((w) => w.state === 'busy').length });
-          return fn();
+          const before = submitted;
+          const result = await fn();
+          atWrite.push({ submitted: before, stored: await store.count() });
+          return result;
         },
         progress: (p) => progress.push(p),
       },
@@ -64,8 +80,12 @@ describe('mining hands the next batch to the embedding pool before writing the c
     expect(report).toMatchObject({ files_seen: FILES, files_mined: FILES, errors: [] });
     expect(report.drawers_filed).toBeGreaterThanOrEqual(FILES);
     expect(atWrite).toHaveLength(3);
-    // Before: each batch was embedded, then written, with the pool idle meanwhile (queued 0, busy 0).
-    for (const at of atWrite.slice(0, -1)) expect(at.queued + at.busy).toBeGreaterThan(0);
+    // Before: each batch was embedded, then written, and only then was the next one chunked and handed
+    // over: a step started with exactly the texts it wrote handed to the pool. Now the next batch's texts
+    // were handed over before the step began (whether or not the pool has finished them yet).
+    for (const at of atWrite.slice(0, -1)) expect(at.submitted).toBeGreaterThan(at.stored);
+    // The last step has nothing after it.
+    expect(atWrite.at(-1)?.submitted).toBe(atWrite.at(-1)?.stored);
     // Progress still moves forward batch by batch, and every file is in the manifest.
     expect(progress.map((p) => p.files_done)).toEqual([0, 32, 64, FILES]);
     const manifest = readManifest(palacePath);

@@ -17,7 +17,7 @@ const CLAIM_STALE_SECONDS = 60;
 const HEARTBEAT_MS = 15_000;
 
 export interface PgVectorOptions {
-  settings: Pick<BackendSettings, 'pgvectorDsn' | 'pgvectorDatabase' | 'timeoutSeconds' | 'namespace'>;
+  settings: Pick<BackendSettings, 'pgvectorDsn' | 'pgvectorDatabase' | 'timeoutSeconds' | 'namespace' | 'pgvectorPool'>;
   dimensions: number;
   /** Claims the table for this holder (a hub); a second holder is refused while the claim is live. */
   claimAs?: string;

@@ -4,7 +4,7 @@
 import type * as PgModule from 'pg';
 import type { Pool, PoolClient, PoolConfig } from 'pg';
 
-import type { BackendSettings } from '../config.js';
+import { DEFAULT_PG_POOL, type BackendSettings } from '../config.js';
 import { HubError } from '../errors.js';
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -53,8 +53,8 @@ export function pgError(err: unknown, where: string): HubError {
 }
 
 export interface PgPoolOptions {
-  settings: Pick<BackendSettings, 'pgvectorDsn' | 'pgvectorDatabase' | 'timeoutSeconds'>;
-  /** Connections in the pool (default 4). */
+  settings: Pick<BackendSettings, 'pgvectorDsn' | 'pgvectorDatabase' | 'timeoutSeconds' | 'pgvectorPool'>;
+  /** Connections this pool needs at most (default: the configured pool size); never above PALACE_PGVECTOR_POOL. */
   maxConnections?: number;
 }
 
@@ -65,7 +65,9 @@ export async function createPgPool(options: PgPoolOptions): Promise<{ pool: Pool
   const timeoutMs = Math.round(options.settings.timeoutSeconds * 1000);
   const config: PoolConfig = {
     connectionString: dsn,
-    max: options.maxConnections ?? 4,
+    // A search asks several queries at once (vector, keyword, by-id scores); a server that serves one
+    // session at a time (PGlite over a socket, a pooler in session mode with one slot) needs 1 here.
+    max: Math.min(options.maxConnections ?? Infinity, options.settings.pgvectorPool ?? DEFAULT_PG_POOL),
     connectionTimeoutMillis: timeoutMs,
     statement_timeout: timeoutMs,
     idleTimeoutMillis: 10_000,

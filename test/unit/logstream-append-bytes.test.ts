@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { canonicalEvent, canonicalEventText } from '../../hub/src/core/chain.js';
 import { Logstream } from '../../hub/src/logstream/logstream.js';
 import { GENESIS_CHAIN, nextChain } from '../../hub/src/logstream/signatures.js';
+import type { EventRow } from '../../hub/src/logstream/sqlite-rows.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -24,27 +25,8 @@ function open(): ReturnType<typeof Logstream.open> {
   return Logstream.open(dir);
 }
 
-interface Row {
-  id: string;
-  type: string;
-  stream: string;
-  room: string;
-  from_agent: string;
-  to_agent: string | null;
-  correlation_id: string | null;
-  branch: string | null;
-  base_commit: string | null;
-  status: string | null;
-  artifact_ids: string;
-  body: string;
-  metadata_json: string;
-  created_at: string;
-  origin_replica: string;
-  origin_seq: number;
-  hlc: string;
-  chain: Buffer;
-  origin_pos: number;
-}
+/** A stored event row with its chain columns. */
+type Row = Omit<EventRow, 'seq'> & { chain: Buffer; origin_pos: number };
 
 describe('local append bytes', () => {
   it('stores chain values equal to the reference canonical bytes, for own-transaction and group-committed events', async () => {

@@ -226,7 +226,15 @@ async function checkCall(client: Client, name: string, args: Record<string, unkn
     return;
   }
   const value: unknown = JSON.parse(text);
-  if (WRITES_EVENTS.has(name)) collectEventIds(value, acknowledged);
+  if (WRITES_EVENTS.has(name)) {
+    // An id the call was given (an event it acks or points at) may be echoed in its result: that is
+    // not a write the hub acknowledged, only the ids it returned that the input did not name.
+    const given = new Set<string>();
+    collectEventIds(args, given);
+    const returned = new Set<string>();
+    collectEventIds(value, returned);
+    for (const id of returned) if (!given.has(id)) acknowledged.add(id);
+  }
 }
 
 let dirs: HubDirs;

@@ -1,0 +1,85 @@
+// Fencing reads the claim even before the task table has it (issue 30: a local append commits its
+// event only; the task projection follows in batches). A claim appended on one connection and not
+// yet projected must still fence another writer on a second connection over the same file (a CLI
+// beside the hub): the holder's own writes pass, a non-holder's are refused or flagged stale.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { HubError } from '../../hub/src/errors.js';
+import { Logstream } from '../../hub/src/logstream/logstream.js';
+import type { SqliteEventStore } from '../../hub/src/logstream/sqlite-event-store.js';
+
+const TASK = 'task_lag';
+let dir: string;
+let hub: Logstream<SqliteEventStore>;
+let cli: Logstream<SqliteEventStore>;
+let request: string;
+
+const codeOf = (fn: () => unknown): string => {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof HubError) return err.code;
+    throw err;
+  }
+  return 'accepted';
+};
+
+/** The stored row's status, read straight from the table (no catch-up). */
+const rowStatus = (ls: Logstream<SqliteEventStore>): string | undefined =>
+  ls.store.db.prepare('SELECT status FROM tasks WHERE correlation_id = ?').pluck().get(TASK) as string | undefined;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'palace-lag-fence-'));
+  hub = Logstream.open(dir);
+  cli = Logstream.open(dir);
+  request = hub.appendNow({ type: 'task.request', stream: 'project/p', room: 'coordination', from_agent: 'planner', to_agent: '*', correlation_id: TASK, status: 'open', body: 'do it' }).id;
+  hub.store.tasks.get(TASK); // projected: the table holds the open task
+});
+
+afterEach(() => {
+  hub.close();
+  cli.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a fenced append against a claim not yet projected', () => {
+  it('leaves the claim out of the task table until a batch or a read brings it in', () => {
+    hub.ack({ event_id: request, from_agent: 'codex-1', status: 'claimed' });
+    expect(rowStatus(hub)).toBe('open');
+    expect(hub.store.tasks.page({ order: 'asc', limit: null }).tasks[0]?.status).toBe('claimed');
+    expect(rowStatus(hub)).toBe('claimed');
+  });
+
+  it("refuses or flags a non-holder's writes and lets the holder's through, from another connection", () => {
+    const claim = hub.ack({ event_id: request, from_agent: 'codex-1', status: 'claimed' });
+    expect(claim.claim?.won).toBe(true);
+    // A second claim from the other connection loses to the first (first in log order wins).
+    expect(cli.ack({ event_id: request, from_agent: 'codex-2', status: 'claimed' }).claim?.won).toBe(false);
+    // A release by someone who is neither claimer nor requester: refused, naming the claim it conflicts with.
+    expect(codeOf(() => cli.releaseClaim({ event_id: TASK, from_agent: 'codex-2' }))).toBe('claim.not_yours');
+    // Naming the live claim's attempt without holding it: refused.
+    expect(codeOf(() => cli.appendNow({ type: 'task.reply', stream: 'project/p', room: 'r', from_agent: 'codex-2', correlation_id: TASK, status: 'failed', attempt: claim.id }))).toBe(
+      'task.stale_attempt',
+    );
+    // A patch from a non-holder is kept, flagged stale, and does not move the task.
+    const late = cli.appendNow({ type: 'patch.ready', stream: 'project/p', room: 'patches', from_agent: 'codex-2', correlation_id: TASK, status: 'ready', body: 'p' });
+    expect(late.metadata.stale_attempt).toBeDefined();
+    // The holder renews and ships its patch under its attempt, from the other connection too.
+    expect(codeOf(() => cli.renew({ event_id: TASK, from_agent: 'codex-1', lease_ms: 60_000 }))).toBe('accepted');
+    const mine = cli.appendNow({ type: 'patch.ready', stream: 'project/p', room: 'patches', from_agent: 'codex-1', correlation_id: TASK, status: 'ready', body: 'p', attempt: claim.id });
+    expect(mine.metadata.attempt).toBe(claim.id);
+    for (const ls of [hub, cli]) expect(ls.task(TASK)).toMatchObject({ status: 'ready', worker: 'codex-1', claim_event_id: claim.id });
+  });
+
+  it('checks the ack order against the unprojected claim', () => {
+    hub.ack({ event_id: request, from_agent: 'codex-1', status: 'claimed' });
+    hub.appendNow({ type: 'task.reply', stream: 'project/p', room: 'r', from_agent: 'codex-1', correlation_id: TASK, status: 'applied', body: 'done' });
+    // The task is done: a claim on it skips the task order, on either connection.
+    for (const ls of [hub, cli]) expect(codeOf(() => ls.ack({ event_id: request, from_agent: 'codex-2', status: 'claimed' }))).toBe('task.out_of_order');
+  });
+});

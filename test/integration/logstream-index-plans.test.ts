@@ -69,7 +69,7 @@ describe('logstream indexes: each is used by a measured read', () => {
     // A fresh connection: its statement caches are empty, so the read prepares every statement it runs.
     const fresh = open();
     try {
-      const sql = preparedDuring(fresh.store.db, () => run(fresh)).filter((s) => new RegExp(`\\bFROM ${table}\\b`).test(s));
+      const sql = preparedDuring(fresh.store.db, () => run(fresh)).filter((s) => new RegExp(`\\b(FROM|JOIN) ${table}\\b`).test(s));
       expect(sql.length).toBeGreaterThan(0);
       const plans = sql.map((s) => plan(fresh.store.db, s));
       expect(plans.some((p) => p.includes(index)), plans.join('\n')).toBe(true);

@@ -38,7 +38,7 @@ beforeEach(() => {
   hub = Logstream.open(dir);
   cli = Logstream.open(dir);
   request = hub.appendNow({ type: 'task.request', stream: 'project/p', room: 'coordination', from_agent: 'planner', to_agent: '*', correlation_id: TASK, status: 'open', body: 'do it' }).id;
-  hub.store.tasks.get(TASK); // projected: the table holds the open task
+  hub.store.tasks.catchUp(); // projected: the table holds the open task
 });
 
 afterEach(() => {

@@ -61,7 +61,7 @@ describe('logstream schema migration 7', () => {
     try {
       const db = upgraded.store.db;
       expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-      expect(SCHEMA_VERSION).toBe(7);
+      expect(SCHEMA_VERSION).toBe(8);
       const sql = (name: string): string => db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').pluck().get(name) as string;
       expect(sql('events_to_agent_idx')).toMatch(/WHERE to_agent IS NOT NULL$/);
       expect(sql('events_correlation_idx')).toMatch(/WHERE correlation_id IS NOT NULL$/);

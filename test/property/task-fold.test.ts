@@ -16,6 +16,7 @@ import { isoSeconds, makeId } from '../../hub/src/core/ids.js';
 import type { ReplicatedEvent } from '../../hub/src/core/replication.js';
 import { projectTask } from '../../hub/src/core/task-state.js';
 import type { EventStatus, NewEvent } from '../../hub/src/core/types.js';
+import { SCHEMA_VERSION } from '../../hub/src/logstream/schema.js';
 import { newEvent } from '../helpers/fixtures.js';
 import { propertyStores } from '../helpers/projection-props.js';
 
@@ -153,9 +154,14 @@ describe('incremental task projection', () => {
     const renewal = newEvent({ id: nextId(), type: 'claim.renewed', correlation_id: 'task_r', from_agent: 'agent-0', metadata_json: JSON.stringify({ claim_event_id: claim.id, lease_expires_at: LEASES[2] }), created_at: at(3) });
     const late = newEvent({ id: nextId(), type: 'patch.ready', status: 'ready', correlation_id: 'task_r', from_agent: 'agent-0', created_at: at(4) });
     // One transaction each: every step reads the fold the previous one stored.
-    for (const e of [request, claim, expiry]) store.append([e]);
+    // Each projected in its own transaction (catchUp): the fold the previous step stored, not one batch.
+    for (const e of [request, claim, expiry]) {
+      store.append([e]);
+      store.tasks.catchUp();
+    }
     expect(store.tasks.get('task_r')).toMatchObject({ status: 'open', lease_expired: true });
     store.append([renewal]);
+    store.tasks.catchUp();
     expect(store.tasks.get('task_r')).toMatchObject({ status: 'claimed', worker: 'agent-0', claim_event_id: claim.id, lease_expires_at: LEASES[2] });
     store.append([late]);
     const events = store.tasks.eventsOf('task_r');
@@ -168,7 +174,10 @@ describe('incremental task projection', () => {
     const claim = newEvent({ id: nextId(), type: 'event.ack', status: 'claimed', correlation_id: 'task_l', from_agent: 'agent-1', metadata_json: JSON.stringify({ lease_expires_at: LEASES[0] }) });
     const expiry = newEvent({ id: nextId(), type: 'claim.expired', correlation_id: 'task_l', from_agent: 'hub', body: JSON.stringify({ claimed_event_id: claim.id, lease_expires_at: LEASES[1] }) });
     const patch = newEvent({ id: nextId(), type: 'patch.ready', status: 'ready', correlation_id: 'task_l', from_agent: 'agent-1' });
-    for (const e of [request, claim, expiry, patch]) store.append([e]);
+    for (const e of [request, claim, expiry, patch]) {
+      store.append([e]);
+      store.tasks.catchUp();
+    }
     expect(store.tasks.get('task_l')).toMatchObject({ status: 'ready', late_patch: true });
   });
 
@@ -178,18 +187,20 @@ describe('incremental task projection', () => {
     const request = (corr: string): NewEvent => newEvent({ id: nextId(), type: 'task.request', correlation_id: corr, from_agent: 'lead', to_agent: 'agent-0', status: 'open' });
     old.append([request('task_x'), request('task_y')]);
     old.append([newEvent({ id: nextId(), type: 'event.ack', status: 'claimed', correlation_id: 'task_x', from_agent: 'agent-0', metadata_json: JSON.stringify({ lease_expires_at: LEASES[1] }) })]);
+    old.tasks.catchUp(); // a schema 5 log kept its table in step with every append
     // Back to schema 5 as it shipped: no fold column, no stream index, the ready index on every task.
     old.db.exec(`ALTER TABLE tasks DROP COLUMN fold_json; DROP INDEX tasks_stream_idx; DROP INDEX tasks_ready_idx;
       CREATE INDEX tasks_ready_idx ON tasks(status, to_agent, created_at, first_seq); PRAGMA user_version = 5;`);
     old.close();
 
     const store = openStore(path);
-    expect(store.db.pragma('user_version', { simple: true })).toBe(7);
+    expect(store.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect(store.db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'tasks_ready_idx'`).pluck().get()).toMatch(/WHERE status = 'open'/);
     expect(store.db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'tasks_stream_idx'`).pluck().get()).toMatch(/\(stream, first_seq\)/);
     expect(store.db.prepare('SELECT count(*) FROM tasks WHERE fold_json IS NULL').pluck().get()).toBe(2);
     expect(store.tasks.openFor('agent-0', null, 10).tasks.map((t) => t.correlation_id)).toEqual(['task_y']);
     store.append([newEvent({ id: nextId(), type: 'claim.expired', correlation_id: 'task_x', from_agent: 'hub', body: '{}' }), newEvent({ id: nextId(), type: 'status', correlation_id: 'task_y', from_agent: 'lead' })]);
+    store.tasks.catchUp(); // the batch that projects them (appends leave the table behind)
     expect(store.db.prepare('SELECT count(*) FROM tasks WHERE fold_json IS NULL').pluck().get()).toBe(0);
     for (const corr of ['task_x', 'task_y'])
       expect(JSON.stringify(store.tasks.get(corr))).toBe(JSON.stringify(projectTask(corr, store.tasks.eventsOf(corr))));

@@ -60,7 +60,7 @@ const REFUSALS = new Set(['task.out_of_order', 'task.stale_attempt', 'task.not_c
 const firstOf = new Map<string, string>();
 
 async function run(ls: Logstream, o: Exclude<Op, { kind: 'read' }>): Promise<void> {
-  const id = CORRS[o.corr] as string;
+  const id = CORRS['corr' in o ? o.corr : 0] as string;
   const from = AGENTS[o.agent] as string;
   const base = { stream: 'project/p', room: 'coordination', from_agent: from, correlation_id: id };
   try {

@@ -6,7 +6,7 @@ import type Database from 'better-sqlite3';
 import { canonicalEvent, type ChainedEventFields } from '../core/chain.js';
 import { GENESIS_CHAIN, nextChain } from './signatures.js';
 import { RESERVATIONS_BUILT_SEQ_KEY, RESERVATIONS_DDL } from './reservation-projection.js';
-import { BUILT_SEQ_KEY, TASKS_DDL, TASKS_QUIET_INDEX, TASKS_READY_INDEX, TASKS_STREAM_INDEX } from './task-projection.js';
+import { BUILT_SEQ_KEY, PROJECTED_SEQ_KEY, TASKS_DDL, TASKS_QUIET_INDEX, TASKS_READY_INDEX, TASKS_STREAM_INDEX } from './task-projection.js';
 
 type Migration = (db: Database.Database, ctx: { replicaId: string }) => void;
 
@@ -169,6 +169,13 @@ const MIGRATIONS: readonly Migration[] = [
       DROP INDEX IF EXISTS tasks_quiet_idx;
       CREATE INDEX ${TASKS_QUIET_INDEX};
     `);
+  },
+  // The task projection lags its log (issue 30, task-catch-up.ts): appends commit their events only and
+  // the table follows in batches, up to a watermark that moves in the batch's transaction. Until now it
+  // was kept in every append's transaction, so it holds every event there is (OR IGNORE: a copy
+  // restored over a newer file keeps the watermark it had).
+  (db) => {
+    db.prepare(`INSERT OR IGNORE INTO meta (key, value) VALUES ('${PROJECTED_SEQ_KEY}', (SELECT coalesce(max(seq), 0) FROM events))`).run();
   },
 ];
 

@@ -15,7 +15,7 @@ import { attachProjections } from './projections.js';
 import type { ReservationProjection } from './reservation-projection.js';
 import { SqliteReplica } from './replica-apply.js';
 import { StoreCore, type SqliteEventStoreOptions } from './store-core.js';
-import type { TaskProjection } from './task-projection.js';
+import type { TaskTable } from './task-catch-up.js';
 
 export type { SqliteEventStoreOptions } from './store-core.js';
 
@@ -26,7 +26,7 @@ export class SqliteEventStore implements LogFile {
   /** The connection (tests and benchmarks read the file through it). */
   readonly db: Database.Database;
   readonly replica: SqliteReplica;
-  readonly tasks: TaskProjection;
+  readonly tasks: TaskTable;
   readonly reservations: ReservationProjection;
   private readonly core: StoreCore;
   private readonly local: LocalAppender;
@@ -39,7 +39,7 @@ export class SqliteEventStore implements LogFile {
     this.replicaId = this.core.replicaId;
     this.publicKey = this.core.publicKey;
     try {
-      ({ tasks: this.tasks, reservations: this.reservations } = attachProjections(this.core));
+      ({ tasks: this.tasks, reservations: this.reservations } = attachProjections(this.core, options.projection));
       this.local = new LocalAppender(this.core);
       this.replica = new SqliteReplica(this.core);
       this.reads = new EventQueries(this.core);
@@ -106,6 +106,7 @@ export class SqliteEventStore implements LogFile {
   }
 
   close(): void {
+    if (this.core.db.open) this.tasks.close();
     this.core.close();
   }
 }

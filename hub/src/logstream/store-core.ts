@@ -25,6 +25,8 @@ export interface SqliteEventStoreOptions {
   keyPath?: string;
   /** How far ahead of the local clock a remote stamp may be (default 5 min). */
   maxSkewMs?: number;
+  /** When the task projection catches up with appends (task-catch-up.ts; tests force a lag with a big batch). */
+  projection?: { batch?: number; flushMs?: number };
 }
 
 /**

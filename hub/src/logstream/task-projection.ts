@@ -8,12 +8,23 @@ import type Database from 'better-sqlite3';
 import { finishTask, foldTask, foldTaskEvent, newTaskFold, projectTask, type TaskFold, type TaskState } from '../core/task-state.js';
 import type { LogEvent } from '../core/types.js';
 import { BuildMarker } from './build-marker.js';
+import { EVENT_COLUMNS, toEvent, type EventRow } from './sqlite-rows.js';
 import { TaskTableReads } from './task-table-reads.js';
 
 export type { TaskCounts, TaskFilter, TaskPage, TaskPageQuery } from './task-table-reads.js';
 
 /** meta key present while the table is being built: events with seq above it are not projected yet. */
 export const BUILT_SEQ_KEY = 'tasks_built_seq';
+
+/**
+ * meta key of the projection's watermark (schema migration 8): every event up to this seq is in the
+ * table, those above it are pending (appends leave them for a batch; task-catch-up.ts). It moves in
+ * the transaction that projects them, so a reader or a reopen after a crash takes over from it.
+ */
+export const PROJECTED_SEQ_KEY = 'tasks_projected_seq';
+
+/** Pending events read per statement while catching up (all in the caller's one transaction). */
+const CATCH_UP_ROWS = 2_000;
 
 /**
  * The table and its first indexes, as schema migration 3 created them (never edited since: later
@@ -97,7 +108,7 @@ function foldExtras(fold: TaskFold, finished: TaskState): string {
 }
 
 /** A fold back from the stored finished state and its fold_json. */
-function foldFromRow(stateJson: string, foldJson: string): TaskFold {
+export function foldFromRow(stateJson: string, foldJson: string): TaskFold {
   const state = JSON.parse(stateJson) as TaskState;
   const x = JSON.parse(foldJson) as { h: string; s: number; x: TaskFold['expired']; w: string[]; l?: string | null; r?: TaskState['reservations'] };
   if (x.l !== undefined) state.lease_expires_at = x.l;
@@ -121,7 +132,7 @@ export class TaskProjection extends TaskTableReads {
    * the events, not of the task's history. While the table is still being built, and for a row from
    * before fold_json (schema 5), the task is re-projected from all its events instead.
    */
-  apply(events: readonly LogEvent[]): void {
+  apply(events: readonly LogEvent[], upTo = Number.MAX_SAFE_INTEGER): void {
     const touched = new Map<string, TaskWrite | null>();
     const ready = this.ready();
     for (const event of events) {
@@ -138,7 +149,7 @@ export class TaskProjection extends TaskTableReads {
       if (entry.fold.state.request_event_id === event.id) entry.stream = event.stream;
     }
     for (const [id, entry] of touched) {
-      if (entry === null) this.refresh([id]);
+      if (entry === null) this.refresh([id], upTo);
       else this.write(id, entry);
     }
   }
@@ -153,10 +164,13 @@ export class TaskProjection extends TaskTableReads {
     return { fold: foldFromRow(row.state_json, row.fold_json), before: row, firstSeq: row.first_seq, lastSeq: row.last_seq, stream: row.stream };
   }
 
-  /** Re-projects these correlation ids from all their events (the reference reducer); inside the caller's transaction. */
-  refresh(ids: Iterable<string>): void {
+  /**
+   * Re-projects these correlation ids from all their events (up to seq `upTo`: a catch-up stops
+   * there, and folds later events on next) with the reference reducer; inside the caller's transaction.
+   */
+  refresh(ids: Iterable<string>, upTo?: number): void {
     for (const id of new Set(ids)) {
-      const events = this.eventsOf(id);
+      const events = this.eventsOf(id, upTo);
       const before = this.stmt('SELECT status, done, to_agent, created_at, last_event_at, stream FROM tasks WHERE correlation_id = ?').get(id) as Before | undefined;
       if (events.length === 0) {
         if (before) this.bump(before.status, before.done, -1);
@@ -235,6 +249,34 @@ export class TaskProjection extends TaskTableReads {
     ).run(status ?? '', done, by);
   }
 
+  /** The watermark: every event up to it is projected; null for a log without one (nothing lags). */
+  projectedSeq(): number | null {
+    const v = this.stmt('SELECT value FROM meta WHERE key = ?').pluck().get(PROJECTED_SEQ_KEY) as string | undefined;
+    return v === undefined ? null : Number(v);
+  }
+
+  /**
+   * Projects every event above the watermark, in seq order, and moves the watermark to the last;
+   * inside the caller's write transaction (the one that stored them, or one of its own). The number projected.
+   */
+  projectPending(): number {
+    let from = this.projectedSeq();
+    if (from === null) return 0;
+    let projected = 0;
+    for (;;) {
+      const rows = this.stmt(`SELECT ${EVENT_COLUMNS} FROM events WHERE seq > ? ORDER BY seq LIMIT ?`).all(from, CATCH_UP_ROWS) as EventRow[];
+      if (rows.length === 0) break;
+      const events = rows.map(toEvent);
+      const last = (events.at(-1) as LogEvent).seq;
+      this.apply(events, last);
+      projected += events.length;
+      from = last;
+      if (rows.length < CATCH_UP_ROWS) break;
+    }
+    if (projected > 0) this.stmt('UPDATE meta SET value = ? WHERE key = ?').run(String(from), PROJECTED_SEQ_KEY);
+    return projected;
+  }
+
   /** The table is complete (not being built in slices). */
   ready(): boolean {
     return this.built.seq() === null;
@@ -246,6 +288,8 @@ export class TaskProjection extends TaskTableReads {
    */
   buildSlice(rows: number): boolean {
     return this.built.buildSlice((from) => {
+      // Pending appends first: the slice re-projects its tasks from every event, the pending ones included.
+      this.projectPending();
       const slice = this.stmt('SELECT seq, correlation_id FROM events WHERE seq > ? ORDER BY seq LIMIT ?').all(from, rows) as Array<{
         seq: number;
         correlation_id: string | null;
@@ -262,6 +306,8 @@ export class TaskProjection extends TaskTableReads {
         this.stmt('DELETE FROM tasks').run();
         this.stmt('DELETE FROM task_counts').run();
         this.built.restart();
+        // The build covers every event there is: none is pending for the fold.
+        this.stmt('UPDATE meta SET value = ? WHERE key = ?').run(String(this.stmt('SELECT coalesce(max(seq), 0) FROM events').pluck().get()), PROJECTED_SEQ_KEY);
       })
       .immediate();
   }
@@ -272,6 +318,7 @@ export class TaskProjection extends TaskTableReads {
    * row. Yields between slices; returns every difference.
    */
   async verify(rows: number, yieldNow: () => Promise<void>): Promise<TaskCheck> {
+    this.fresh();
     const ids = new Set<string>();
     let after = 0;
     for (;;) {
@@ -303,10 +350,13 @@ export class TaskProjection extends TaskTableReads {
     })();
   }
 
-  /** How the stored row of one correlation id differs from the reducer over its events, if it does. */
+  /**
+   * How the stored row of one correlation id differs from the reducer over its events up to the
+   * watermark (the row holds those; later ones are pending, not a difference), if it does.
+   */
   private compare(id: string): TaskDiff['problem'] | null {
-    const events = this.eventsOf(id);
-    const stored = this.get(id);
+    const events = this.eventsOf(id, this.projectedSeq() ?? undefined);
+    const stored = this.storedState(id);
     if (events.length === 0) return stored ? 'extra' : null;
     if (!stored) return 'missing';
     return JSON.stringify(stored) === JSON.stringify(projectTask(id, events)) ? null : 'different';

@@ -71,11 +71,21 @@ export class TaskTableReads {
     this.stmt = statementCache(db);
   }
 
-  /** The events of one correlation id, in append order (through events_correlation_idx). */
-  eventsOf(correlationId: string): LogEvent[] {
-    const rows = this.stmt(`SELECT ${EVENT_COLUMNS} FROM events WHERE correlation_id = ? ORDER BY seq`).all(correlationId) as EventRow[];
+  /** The events of one correlation id (those up to seq `upTo`, when given), in append order (through events_correlation_idx). */
+  eventsOf(correlationId: string, upTo?: number): LogEvent[] {
+    const rows = (
+      upTo === undefined
+        ? this.stmt(`SELECT ${EVENT_COLUMNS} FROM events WHERE correlation_id = ? ORDER BY seq`).all(correlationId)
+        : this.stmt(`SELECT ${EVENT_COLUMNS} FROM events WHERE correlation_id = ? AND seq <= ? ORDER BY seq`).all(correlationId, upTo)
+    ) as EventRow[];
     return rows.map(toEvent);
   }
+
+  /**
+   * Brings the table up to its log before a read that spans many tasks (task-catch-up.ts: appends
+   * leave the projection behind by design); nothing here, and nothing inside a transaction.
+   */
+  protected fresh(): void {}
 
   /**
    * The claimed tasks in first_seq order after `after`, at most `limit` (a page costs `limit` rows
@@ -83,6 +93,7 @@ export class TaskTableReads {
    * has none. What the lease sweeper tracks, read at its start instead of the whole log.
    */
   claimedLeases(after: number, limit: number): Array<{ correlation_id: string; first_seq: number; lease_expires_at: string | null; origin_replica: string | null }> {
+    this.fresh();
     return this.stmt(
       `SELECT t.correlation_id, t.first_seq, t.lease_expires_at, e.origin_replica
        FROM (SELECT correlation_id, first_seq, json_extract(state_json, '$.lease_expires_at') AS lease_expires_at,
@@ -95,6 +106,11 @@ export class TaskTableReads {
 
   /** One task as stored, or undefined. */
   get(correlationId: string): TaskState | undefined {
+    return this.storedState(correlationId);
+  }
+
+  /** One task's row as stored (no catch-up), or undefined. */
+  storedState(correlationId: string): TaskState | undefined {
     const json = this.stmt('SELECT state_json FROM tasks WHERE correlation_id = ?').pluck().get(correlationId) as string | undefined;
     return json === undefined ? undefined : (JSON.parse(json) as TaskState);
   }
@@ -136,6 +152,7 @@ export class TaskTableReads {
     limit: number,
     after?: { created_at: string; first_seq: number },
   ): { tasks: TaskState[]; last: { created_at: string; first_seq: number } | undefined } {
+    this.fresh();
     const rows = this.stmt(
       `SELECT first_seq, created_at, state_json FROM tasks INDEXED BY tasks_ready_idx
         WHERE status = 'open' AND to_agent IN (?, '*')${stream === null ? '' : ' AND stream = ?'}
@@ -159,6 +176,7 @@ export class TaskTableReads {
    * every task of the worker (a whole-table scan, ~40 ms at 25k tasks, on every palace_task_ready).
    */
   claimedBy(worker: string, stream: string | null, limit: number): TaskState[] {
+    this.fresh();
     const rows = this.stmt(
       `SELECT state_json FROM tasks WHERE status = 'claimed' AND worker = ?${stream === null ? '' : ' AND stream = ?'} ORDER BY first_seq LIMIT ?`,
     )
@@ -206,6 +224,7 @@ export class TaskTableReads {
 
   /** Counts by status of the tasks matching the filters (the status, open and last_event_before filters aside). */
   counts(f: TaskFilter = {}): TaskCounts {
+    this.fresh();
     const { sql, params } = this.where(f, false);
     // Unfiltered: the kept counts; filtered: counted in the table.
     const rows = (
@@ -225,6 +244,7 @@ export class TaskTableReads {
 
   /** The kept counts against a count of the table: a description of each bucket that differs. */
   countDrift(): string[] {
+    this.fresh();
     const kept = new Map(
       (this.stmt(`SELECT status, done, n FROM task_counts WHERE n != 0`).all() as Array<{ status: string; done: number; n: number }>).map((r) => [`${r.status}/${r.done}`, r.n]),
     );
@@ -239,6 +259,7 @@ export class TaskTableReads {
 
   /** A page of tasks in order of first appearance (or newest first), with true totals. */
   page(q: TaskPageQuery): TaskPage {
+    this.fresh();
     return this.db.transaction((): TaskPage => {
       const { sql, params } = this.where(q, true);
       const total = this.keptTotal(q) ?? ((this.stmt(`SELECT count(*) FROM tasks${sql}`).pluck().get(...params) as number) ?? 0);

@@ -13,8 +13,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { projectTask, projectTasks, type TaskState } from '../../hub/src/core/task-state.js';
 import { HubError } from '../../hub/src/errors.js';
-import { Logstream } from '../../hub/src/logstream/logstream.js';
-import type { SqliteEventStore } from '../../hub/src/logstream/sqlite-event-store.js';
+import { LOGSTREAM_FILE, Logstream } from '../../hub/src/logstream/logstream.js';
+import { SqliteEventStore } from '../../hub/src/logstream/sqlite-event-store.js';
 import { allEvents } from '../helpers/projection-props.js';
 
 const CORRS = ['task_a', 'task_b', 'task_c'];
@@ -136,7 +136,9 @@ describe('task reads while the projection lags its log', () => {
         firstOf.clear();
         const dir = mkdtempSync(join(tmpdir(), 'palace-lag-'));
         dirs.push(dir);
-        const pair = [Logstream.open(dir), Logstream.open(dir)];
+        // The second projects in batches of 3 inside its appends (the default batch is rarely reached here).
+        const small = new SqliteEventStore(join(dir, LOGSTREAM_FILE), { mintReplicaId: () => 'rep_000000000000', projection: { batch: 3 } });
+        const pair = [Logstream.open(dir), new Logstream(small)];
         opened.push(...pair);
         const [a] = pair as [Logstream<SqliteEventStore>];
         for (const o of ops) {

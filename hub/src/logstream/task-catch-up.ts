@@ -16,7 +16,7 @@ import { EVENT_COLUMNS, toEvent, type EventRow } from './sqlite-rows.js';
 import { PROJECTED_SEQ_KEY, TaskProjection, foldFromRow } from './task-projection.js';
 
 /** Pending events that make an append project them in its own transaction. */
-export const PROJECTION_BATCH = 128;
+export const PROJECTION_BATCH = 256;
 /** How long pending events wait for a batch or a read before they are projected on their own. */
 export const PROJECTION_FLUSH_MS = 25;
 
@@ -123,20 +123,23 @@ export class TaskTable extends TaskProjection {
 
   /** The status of each of these tasks, those with pending events folded in; one snapshot. */
   override statuses(ids: readonly string[]): Map<string, { status: EventStatus | null; done: boolean }> {
-    return this.statusesInSnapshot(ids);
+    // A few (an ack's order check reads one): each through get(), exact without a transaction of its own.
+    if (ids.length > 4) return this.statusesInSnapshot(ids);
+    const out = new Map<string, { status: EventStatus | null; done: boolean }>();
+    for (const id of ids) {
+      const state = this.get(id);
+      if (state) out.set(id, { status: state.status, done: state.done });
+    }
+    return out;
   }
 
   private statusesWithPending(ids: readonly string[]): Map<string, { status: EventStatus | null; done: boolean }> {
     const out = super.statuses(ids);
     const w = this.projectedSeq();
     if (w === null) return out;
-    const lagging =
-      ids.length <= 16
-        ? ids.filter((id) => this.stmt('SELECT 1 FROM events WHERE correlation_id = ? AND seq > ? LIMIT 1').get(id, w) !== undefined)
-        : (() => {
-            const tail = new Set(this.stmt('SELECT DISTINCT correlation_id FROM events WHERE seq > ? AND correlation_id IS NOT NULL').pluck().all(w) as string[]);
-            return ids.filter((id) => tail.has(id));
-          })();
+    // The tasks among them with events above the watermark (the pending tail is at most a batch or so).
+    const tail = new Set(this.stmt('SELECT DISTINCT correlation_id FROM events WHERE seq > ? AND correlation_id IS NOT NULL').pluck().all(w) as string[]);
+    const lagging = ids.filter((id) => tail.has(id));
     for (const id of lagging) {
       const state = this.get(id);
       if (state) out.set(id, { status: state.status, done: state.done });

@@ -7,10 +7,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { HubError } from '../../hub/src/errors.js';
-import { Logstream } from '../../hub/src/logstream/logstream.js';
+import { LOGSTREAM_FILE, Logstream } from '../../hub/src/logstream/logstream.js';
+import { SCHEMA_VERSION } from '../../hub/src/logstream/schema.js';
+import { PROJECTED_SEQ_KEY } from '../../hub/src/logstream/task-projection.js';
 import type { SqliteEventStore } from '../../hub/src/logstream/sqlite-event-store.js';
 
 const TASK = 'task_lag';
@@ -81,5 +84,32 @@ describe('a fenced append against a claim not yet projected', () => {
     hub.appendNow({ type: 'task.reply', stream: 'project/p', room: 'r', from_agent: 'codex-1', correlation_id: TASK, status: 'applied', body: 'done' });
     // The task is done: a claim on it skips the task order, on either connection.
     for (const ls of [hub, cli]) expect(codeOf(() => ls.ack({ event_id: request, from_agent: 'codex-2', status: 'claimed' }))).toBe('task.out_of_order');
+  });
+});
+
+describe('schema migration 8 (the watermark)', () => {
+  it('gives a schema 7 palace, whose table kept up with every append, a watermark at its last event', () => {
+    hub.ack({ event_id: request, from_agent: 'codex-1', status: 'claimed' });
+    hub.close();
+    cli.close(); // closing projects what each left pending
+    const file = join(dir, LOGSTREAM_FILE);
+    const raw = new Database(file);
+    const rows = (): unknown[] => raw.prepare('SELECT * FROM tasks ORDER BY first_seq').all();
+    const before = rows();
+    expect(raw.prepare('SELECT status FROM tasks').pluck().all()).toEqual(['claimed']);
+    raw.exec(`DELETE FROM meta WHERE key = '${PROJECTED_SEQ_KEY}'; PRAGMA user_version = 7;`);
+    raw.close();
+    hub = Logstream.open(dir);
+    cli = Logstream.open(dir);
+    const check = new Database(file, { readonly: true });
+    try {
+      expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      expect(SCHEMA_VERSION).toBe(8);
+      expect(check.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(PROJECTED_SEQ_KEY)).toBe(String(hub.store.topSeq()));
+      expect(check.prepare('SELECT * FROM tasks ORDER BY first_seq').all()).toEqual(before);
+    } finally {
+      check.close();
+    }
+    expect(hub.task(TASK)).toMatchObject({ status: 'claimed', worker: 'codex-1' });
   });
 });

@@ -3,6 +3,7 @@
 // yet projected must still fence another writer on a second connection over the same file (a CLI
 // beside the hub): the holder's own writes pass, a non-holder's are refused or flagged stale.
 
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { HubError } from '../../hub/src/errors.js';
 import { LOGSTREAM_FILE, Logstream } from '../../hub/src/logstream/logstream.js';
 import { SCHEMA_VERSION } from '../../hub/src/logstream/schema.js';
 import { PROJECTED_SEQ_KEY } from '../../hub/src/logstream/task-projection.js';
+import { REPO_ROOT } from '../helpers/hub.js';
 import type { SqliteEventStore } from '../../hub/src/logstream/sqlite-event-store.js';
 
 const TASK = 'task_lag';
@@ -111,5 +113,24 @@ describe('schema migration 8 (the watermark)', () => {
       check.close();
     }
     expect(hub.task(TASK)).toMatchObject({ status: 'claimed', worker: 'codex-1' });
+  });
+});
+
+describe('a claim left pending by a process that died', () => {
+  it('fences the writes of another process and shows in its reads', () => {
+    // A real second process (the built Logstream) claims and is SIGKILLed before anything projects its claim.
+    const script = `
+      import { Logstream } from ${JSON.stringify(join(REPO_ROOT, 'dist/hub/src/logstream/logstream.js'))};
+      const ls = Logstream.open(${JSON.stringify(dir)});
+      ls.ack({ event_id: ${JSON.stringify(request)}, from_agent: 'codex-1', status: 'claimed' });
+      process.kill(process.pid, 'SIGKILL');
+    `;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(child.signal).toBe('SIGKILL');
+    expect(rowStatus(cli)).toBe('open'); // the claim is in the log, not in the table
+    expect(codeOf(() => cli.releaseClaim({ event_id: TASK, from_agent: 'codex-2' }))).toBe('claim.not_yours');
+    expect(cli.ack({ event_id: request, from_agent: 'codex-2', status: 'claimed' }).claim?.won).toBe(false);
+    expect(cli.store.tasks.page({ order: 'asc', limit: null }).tasks[0]).toMatchObject({ status: 'claimed', worker: 'codex-1' });
+    expect(rowStatus(cli)).toBe('claimed');
   });
 });

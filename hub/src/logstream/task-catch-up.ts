@@ -127,6 +127,14 @@ export class TaskTable extends TaskProjection {
     if (ids.length > 4) return this.statusesInSnapshot(ids);
     const out = new Map<string, { status: EventStatus | null; done: boolean }>();
     for (const id of ids) {
+      // The row's columns and the watermark in one snapshot; only a task with pending events is folded.
+      const row = this.stmt(
+        'SELECT m.value AS w, t.correlation_id AS id, t.status, t.done FROM meta m LEFT JOIN tasks t ON t.correlation_id = ? WHERE m.key = ?',
+      ).get(id, PROJECTED_SEQ_KEY) as { w: string; id: string | null; status: EventStatus | null; done: number | null } | undefined;
+      if (row && this.stmt('SELECT 1 FROM events WHERE correlation_id = ? AND seq > ? LIMIT 1').get(id, Number(row.w)) === undefined) {
+        if (row.id !== null) out.set(id, { status: row.status, done: row.done === 1 });
+        continue;
+      }
       const state = this.get(id);
       if (state) out.set(id, { status: state.status, done: state.done });
     }

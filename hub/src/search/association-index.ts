@@ -9,7 +9,7 @@
 // back every SLICE_MS of counting.
 
 import type { StoredDrawer, VectorStore } from '../vector/vector-store.js';
-import type { AssociationStore } from './association-store.js';
+import type { AssociationStore, FileUnits } from './association-store.js';
 import { TermAssociations } from './expand.js';
 import type { MinedFile } from './path-scan.js';
 
@@ -17,6 +17,9 @@ import type { MinedFile } from './path-scan.js';
 const SCAN_BATCH = 2000;
 /** Indexing time between two yields to the event loop. */
 const SLICE_MS = 8;
+/** Chunks read per scan by the backfill (its rows cross the LanceDB process's channel in one message), and counted per transaction. */
+const BACKFILL_SCAN = 500;
+const BACKFILL_TXN = 100;
 
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -110,16 +113,26 @@ export async function backfillAssociations(
     const rows = await store.scan({ ids }, { columns: ['id', 'content', 'metadata', 'source_file', 'chunk_index'] });
     const touched = counts.takeTouched();
     const bySource = new Map<string, StoredDrawer[]>();
-    for (const d of rows) if (d.source_file) bySource.set(d.source_file, [...(bySource.get(d.source_file) ?? []), d]);
+    for (const d of rows) {
+      if (!d.source_file) continue;
+      const own = bySource.get(d.source_file);
+      if (own) own.push(d);
+      else bySource.set(d.source_file, [d]);
+    }
     const todo = batch.filter((f) => !touched.has(f.source_file) && !counts.hasFile(f.source_file));
-    // A few files per transaction, so no single write holds the loop for long.
-    for (let i = 0; i < todo.length; i += 25) {
+    // About BACKFILL_TXN chunks per transaction, so no single write holds the loop for long.
+    for (let i = 0; i < todo.length; ) {
       if (options.stopped?.()) return;
-      counts.replaceFiles(
-        todo.slice(i, i + 25).map((f) => ({ source_file: f.source_file, drawers: (bySource.get(f.source_file) ?? []).sort((a, b) => a.chunk_index - b.chunk_index) })),
-        { fromBackfill: true },
-      );
-      done += Math.min(25, todo.length - i);
+      const group: FileUnits[] = [];
+      let chunks = 0;
+      for (; i < todo.length && (group.length === 0 || chunks < BACKFILL_TXN); i++) {
+        const f = todo[i] as MinedFile;
+        const drawers = (bySource.get(f.source_file) ?? []).sort((a, b) => a.chunk_index - b.chunk_index);
+        group.push({ source_file: f.source_file, drawers });
+        chunks += drawers.length;
+      }
+      counts.replaceFiles(group, { fromBackfill: true });
+      done += group.length;
       await yieldToLoop();
     }
     batch = [];
@@ -130,7 +143,7 @@ export async function backfillAssociations(
     if (!counts.hasFile(f.source_file)) {
       batch.push(f);
       batchIds += f.drawers;
-      if (batchIds >= SCAN_BATCH) await flush();
+      if (batchIds >= BACKFILL_SCAN) await flush();
     }
     await pause();
   }

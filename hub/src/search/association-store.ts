@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
 import { statementCache, type StatementCache } from '../sqlite-statements.js';
-import { associationUnit, expandsStem, MIN_PAIR, pickExpansions, scoreStem, surfaceOf, type AssociationSource, type Expander, type Expansion } from './expand.js';
+import { associationUnit, expandsStem, MAX_POSTINGS, MIN_PAIR, pickExpansions, scoreStem, surfaceOf, type AssociationSource, type Expander, type Expansion } from './expand.js';
 
 export const ASSOCIATIONS_FILE = 'associations.sqlite3';
 
@@ -188,14 +188,15 @@ export class AssociationStore implements Expander {
     for (const [s, d] of df) {
       if (d === 0) continue;
       this.stmt('INSERT INTO ident_df (stem, df) VALUES (?, ?) ON CONFLICT (stem) DO UPDATE SET df = df + excluded.df').run(s, d);
+      if (d < 0) this.stmt('DELETE FROM ident_df WHERE stem = ? AND df <= 0').run(s);
     }
-    this.stmt('DELETE FROM ident_df WHERE df <= 0').run();
     for (const [key, d] of surface) {
       if (d === 0) continue;
       const at = key.indexOf('\u0000');
-      this.stmt('INSERT INTO surface (stem, word, n) VALUES (?, ?, ?) ON CONFLICT (stem, word) DO UPDATE SET n = n + excluded.n').run(Number(key.slice(0, at)), key.slice(at + 1), d);
+      const [stem, word] = [Number(key.slice(0, at)), key.slice(at + 1)];
+      this.stmt('INSERT INTO surface (stem, word, n) VALUES (?, ?, ?) ON CONFLICT (stem, word) DO UPDATE SET n = n + excluded.n').run(stem, word, d);
+      if (d < 0) this.stmt('DELETE FROM surface WHERE stem = ? AND word = ? AND n <= 0').run(stem, word);
     }
-    this.stmt('DELETE FROM surface WHERE n <= 0').run();
     if (unitDelta !== 0) this.setMeta('units', this.units() + unitDelta);
     this.writes++;
   }
@@ -276,17 +277,38 @@ export class AssociationStore implements Expander {
       const identDf = (this.stmt('SELECT df FROM ident_df WHERE stem = ?').pluck().get(id) as number | undefined) ?? 0;
       if (expandsStem(descDf, identDf)) {
         const co = new Map<number, number>();
-        for (const blob of this.stmt('SELECT u.idents FROM postings p JOIN units u ON u.id = p.unit WHERE p.stem = ?').pluck().iterate(id) as Iterable<Buffer>)
+        const sample = Math.min(descDf, MAX_POSTINGS);
+        // The most recently counted units first (the postings' key is (stem, unit); unit ids only grow).
+        for (const blob of this.stmt('SELECT u.idents FROM postings p JOIN units u ON u.id = p.unit WHERE p.stem = ? ORDER BY p.unit DESC LIMIT ?')
+          .pluck()
+          .iterate(id, sample) as Iterable<Buffer>)
           for (const i of unpack(blob)) co.set(i, (co.get(i) ?? 0) + 1);
         const dfOf = this.stmt('SELECT df FROM ident_df WHERE stem = ?').pluck();
         const rows: Array<{ stem: string; co: number; df: number }> = [];
         for (const [i, c] of co) if (c >= MIN_PAIR) rows.push({ stem: this.stemOf(i), co: c, df: (dfOf.get(i) as number | undefined) ?? 1 });
         const forms = this.stmt('SELECT s.word, s.n FROM surface s JOIN stems t ON t.id = s.stem WHERE t.stem = ?').raw();
-        result = scoreStem(q, { units, descDf, identDf, co: rows }, (s) => surfaceOf(forms.all(s) as Array<[string, number]>));
+        result = scoreStem(q, { units, descDf: sample, identDf, co: rows }, (s) => surfaceOf(forms.all(s) as Array<[string, number]>));
       }
     }
     this.cache.set(q, result);
     return result;
+  }
+
+  /**
+   * Computes the query stems' candidates not cached yet, one stem per turn of the event loop (a cold
+   * stem reads up to MAX_POSTINGS units: a few ms each); expand() then finds them cached.
+   */
+  async prepare(queryStems: readonly string[]): Promise<void> {
+    this.freshCache();
+    if (!this.complete()) return;
+    const units = this.units();
+    if (units === 0) return;
+    for (const q of new Set(queryStems)) {
+      if (this.cache.has(q)) continue;
+      await new Promise((resolve) => setImmediate(resolve));
+      this.freshCache();
+      this.scored(q, units);
+    }
   }
 
   /** The expansions of a query's stems (search/expand.ts); none until the counts are complete. */

@@ -20,6 +20,13 @@ export const PER_TERM = 1;
 export const MAX_TERMS = 6;
 /** Weight of the added words against the query's own (1). */
 export const EXPANSION_WEIGHT = 0.5;
+/**
+ * Units of a query stem's postings read at most (the most recently counted first). A common word's
+ * postings at 100k+ chunks run to tens of thousands of units; P(ident | word) is then estimated from
+ * this sample (PMI = log(N * co / (sample * n_ident))), which bounds a query's reads. Below the cap
+ * the statistic is exact.
+ */
+export const MAX_POSTINGS = 2000;
 
 const WORD = /[\p{L}\p{N}_$]+/gu;
 
@@ -99,7 +106,7 @@ export function surfaceOf(forms: Iterable<[string, number]>): string {
 export interface StemCounts {
   /** Units in all. */
   units: number;
-  /** Units whose descriptions hold the stem. */
+  /** Units whose descriptions hold the stem, as read (at most MAX_POSTINGS: the sample co was counted over). */
   descDf: number;
   /** Units whose identifiers hold the stem. */
   identDf: number;
@@ -213,10 +220,12 @@ export class TermAssociations implements Expander {
       const qid = this.stemId.get(q);
       const identDf = qid === undefined ? 0 : (this.identDf[qid] ?? 0);
       if (!postings || !expandsStem(postings.length, identDf)) continue;
+      // The most recently added units first (as the persistent counts read them).
+      const sample = postings.length > MAX_POSTINGS ? postings.slice(-MAX_POSTINGS) : postings;
       const co = new Map<number, number>();
-      for (const u of postings) for (const i of this.unitIdents[u] ?? []) co.set(i, (co.get(i) ?? 0) + 1);
+      for (const u of sample) for (const i of this.unitIdents[u] ?? []) co.set(i, (co.get(i) ?? 0) + 1);
       const rows = [...co].map(([i, c]) => ({ stem: this.stems[i] ?? '', co: c, df: this.identDf[i] ?? 1 }));
-      perStem.push(scoreStem(q, { units: n, descDf: postings.length, identDf, co: rows }, (s) => surfaceOf(this.surface.get(this.stemId.get(s) ?? -1) ?? [])));
+      perStem.push(scoreStem(q, { units: n, descDf: sample.length, identDf, co: rows }, (s) => surfaceOf(this.surface.get(this.stemId.get(s) ?? -1) ?? [])));
     }
     return pickExpansions(own, perStem);
   }

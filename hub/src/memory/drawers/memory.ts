@@ -17,6 +17,8 @@ import { CensusVectorStore, type PlacementCounts, type RowStamp } from './placem
 import { assertContentSize, drawerContent, drawerId, MEMORY_LIMITS, optionalPlace, placeName, tagList } from './drawer-input.js';
 import { AssociationIndex, backfillAssociations } from '../../search/association-index.js';
 import type { AssociationStore } from '../../search/association-store.js';
+import type { Expander } from '../../search/expand.js';
+import { analyzeQuery } from '../../search/query.js';
 import { embeddingInput } from './embedding-input.js';
 import { rankedSearch, SEARCH_DEFAULTS, type SearchPlan } from '../../search/candidates.js';
 import type { MinedFile } from '../../search/path-scan.js';
@@ -312,6 +314,14 @@ export class Memory {
         .finally(() => (this.backfill = undefined));
   }
 
+  /** Search's term associations for a query: the persistent counts with its stems read, or the in-memory index once built. */
+  private async expander(query: string): Promise<Expander | undefined> {
+    const counts = this.associationStore;
+    if (!counts) return this.associationIndex?.current();
+    await counts.prepare(analyzeQuery(query).stems);
+    return counts;
+  }
+
   embedderInfo(): EmbedderInfo {
     return this.embedder.info();
   }
@@ -588,7 +598,7 @@ export class Memory {
     // The query's embedding and the term associations (built once per mined-files list) at the same time.
     const [[vector], associations] = await Promise.all([
       mode === 'text' ? [undefined] : this.embedder.embed([query], 'query'),
-      this.searchPlan.expand && mode !== 'vector' ? (this.associationStore ?? this.associationIndex?.current()) : undefined,
+      this.searchPlan.expand && mode !== 'vector' ? this.expander(query) : undefined,
     ]);
     // Candidates on a fixed window whatever the limit, fused, the test-file prior and the ranking rules (search/candidates.ts).
     const { hits, similarity } = await rankedSearch(

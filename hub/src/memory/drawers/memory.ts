@@ -256,6 +256,8 @@ export interface MemoryOptions {
   searchPlan?: Readonly<SearchPlan>;
   /** A mined file's manifest entry (hash, time, size, mtime): search marks hits of changed files stale. */
   minedEntry?: (sourceFile: string) => MinedEntry | undefined;
+  /** Loads the mined files (manifest and path index) without holding the event loop; search awaits it first. */
+  minedFilesReady?: () => Promise<unknown>;
   /**
    * The palace's persistent term associations (search/association-store.ts): kept up to date by
    * fileSources and removeSources, read by search. Without it, search builds them in memory.
@@ -271,6 +273,7 @@ export class Memory {
   private onFirstWrite: (() => void) | undefined;
   private readonly minedFiles: (() => readonly MinedFile[]) | undefined;
   private readonly minedEntry: ((sourceFile: string) => MinedEntry | undefined) | undefined;
+  private readonly minedFilesReady: (() => Promise<unknown>) | undefined;
   /** Term associations of the mined code, for query expansion (warmed when a hub opens memory; a search that expands waits for it). */
   private readonly associationIndex: AssociationIndex | undefined;
   /** The persistent term associations, when the palace keeps them (then there is no associationIndex). */
@@ -289,6 +292,7 @@ export class Memory {
     this.onFirstWrite = options.onFirstWrite;
     this.minedFiles = options.minedFiles;
     this.minedEntry = options.minedEntry;
+    this.minedFilesReady = options.minedFilesReady;
     this.searchPlan = options.searchPlan ?? SEARCH_DEFAULTS;
     // Every write goes through the census, so counts by wing and room never need a scan.
     this.store = options.store instanceof CensusVectorStore ? options.store : new CensusVectorStore(options.store, new Set([DECISIONS_ROOM, DIARY_ROOM]));
@@ -304,12 +308,15 @@ export class Memory {
    * search of a long-running hub seldom waits for it (search/association-index.ts).
    */
   warmSearch(onError: (err: unknown) => void): void {
+    const ready = this.minedFilesReady?.() ?? Promise.resolve();
     if (!this.searchPlan.expand) return;
     this.associationIndex?.warm(onError);
     // A palace mined before its associations were kept on disk gets them once, in the background.
     const counts = this.associationStore;
-    if (counts && this.minedFiles && !this.backfill && !counts.complete())
-      this.backfill = backfillAssociations(counts, this.store, this.minedFiles, sourceDrawerId, { stopped: () => this.closing })
+    const minedFiles = this.minedFiles;
+    if (counts && minedFiles && !this.backfill && !counts.complete())
+      this.backfill = ready
+        .then(() => backfillAssociations(counts, this.store, minedFiles, sourceDrawerId, { stopped: () => this.closing }))
         .catch(onError)
         .finally(() => (this.backfill = undefined));
   }
@@ -599,6 +606,7 @@ export class Memory {
     const [[vector], associations] = await Promise.all([
       mode === 'text' ? [undefined] : this.embedder.embed([query], 'query'),
       this.searchPlan.expand && mode !== 'vector' ? this.expander(query) : undefined,
+      this.minedFilesReady?.(),
     ]);
     // Candidates on a fixed window whatever the limit, fused, the test-file prior and the ranking rules (search/candidates.ts).
     const { hits, similarity } = await rankedSearch(

@@ -40,6 +40,8 @@ export interface OpenMemoryOptions {
   minedFiles?: () => readonly MinedFile[];
   /** A mined file's manifest entry: search marks hits of files changed since as stale. */
   minedEntry?: (sourceFile: string) => MinedEntry | undefined;
+  /** Loads the mined files (manifest and path index) without holding the event loop; search awaits it first. */
+  minedFilesReady?: () => Promise<unknown>;
   /** Memory replication (docs/memory-replication.md): local writes to shared wings feed it, remote records are applied. */
   replication?: ReplicationContext;
 }
@@ -101,6 +103,7 @@ export async function openMemory(config: Readonly<PalaceConfig>, palacePath: str
       associations,
       ...(options.minedFiles ? { minedFiles: options.minedFiles } : {}),
       ...(options.minedEntry ? { minedEntry: options.minedEntry } : {}),
+      ...(options.minedFilesReady ? { minedFilesReady: options.minedFilesReady } : {}),
       // The palace is bound to its embedder by its first drawer, not by merely being opened.
       onFirstWrite: hasRecord ? undefined : () => void writeEmbedderRecord(palacePath, info),
     });

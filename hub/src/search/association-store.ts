@@ -14,7 +14,18 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
 import { statementCache, type StatementCache } from '../sqlite-statements.js';
-import { associationUnit, expandsStem, MAX_POSTINGS, MIN_PAIR, pickExpansions, scoreStem, surfaceOf, type AssociationSource, type Expander, type Expansion } from './expand.js';
+import {
+  associationUnit,
+  expandsStem,
+  MAX_POSTINGS,
+  MIN_PAIR,
+  pickExpansions,
+  scoreStem,
+  surfaceOf,
+  type AssociationSource,
+  type Expander,
+  type Expansion,
+} from './expand.js';
 
 export const ASSOCIATIONS_FILE = 'associations.sqlite3';
 
@@ -42,7 +53,10 @@ export const ASSOCIATIONS_SCHEMA_VERSION = MIGRATIONS.length;
 
 function migrate(db: Database.Database): void {
   const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > MIGRATIONS.length) throw new Error(`${ASSOCIATIONS_FILE} has schema version ${version}, newer than this palace (${MIGRATIONS.length})`);
+  if (version > MIGRATIONS.length)
+    throw new Error(
+      `${ASSOCIATIONS_FILE} has schema version ${version}, newer than this palace (${MIGRATIONS.length})`,
+    );
   for (let v = version; v < MIGRATIONS.length; v++)
     db.transaction(() => {
       MIGRATIONS[v]?.(db);
@@ -122,7 +136,9 @@ export class AssociationStore implements Expander {
   }
 
   private setMeta(key: string, value: number): void {
-    this.stmt('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+    this.stmt(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    ).run(key, value);
   }
 
   /** Whether the counts cover every mined file (false while a palace mined before them is backfilled). */
@@ -156,7 +172,8 @@ export class AssociationStore implements Expander {
     let id = this.stemIds.get(stem);
     if (id !== undefined) return id;
     id = this.stmt('SELECT id FROM stems WHERE stem = ?').pluck().get(stem) as number | undefined;
-    if (id === undefined && create) id = Number(this.stmt('INSERT INTO stems (stem) VALUES (?)').run(stem).lastInsertRowid);
+    if (id === undefined && create)
+      id = Number(this.stmt('INSERT INTO stems (stem) VALUES (?)').run(stem).lastInsertRowid);
     if (id !== undefined) this.stemIds.set(stem, id);
     return id;
   }
@@ -167,9 +184,14 @@ export class AssociationStore implements Expander {
 
   /** Subtracts a file's units and forms (inside a transaction). */
   private subtract(file: string, df: Map<number, number>, surface: Map<string, number>): number {
-    const units = this.stmt('SELECT id, desc, idents FROM units WHERE file = ?').all(file) as Array<{ id: number; desc: Buffer; idents: Buffer }>;
+    const units = this.stmt('SELECT id, desc, idents FROM units WHERE file = ?').all(file) as Array<{
+      id: number;
+      desc: Buffer;
+      idents: Buffer;
+    }>;
     for (const u of units) {
-      for (const s of unpack(u.desc)) this.stmt('DELETE FROM postings WHERE stem = ? AND unit = ?').run(s, u.id);
+      for (const s of unpack(u.desc))
+        this.stmt('DELETE FROM postings WHERE stem = ? AND unit = ?').run(s, u.id);
       for (const s of unpack(u.idents)) df.set(s, (df.get(s) ?? 0) - 1);
     }
     if (units.length > 0) this.stmt('DELETE FROM units WHERE file = ?').run(file);
@@ -177,7 +199,8 @@ export class AssociationStore implements Expander {
     if (row !== undefined) {
       for (const [s, words] of Object.entries(JSON.parse(row) as Forms)) {
         const id = this.stemId(s, true) ?? 0;
-        for (const [w, n] of Object.entries(words)) surface.set(`${id}\u0000${w}`, (surface.get(`${id}\u0000${w}`) ?? 0) - n);
+        for (const [w, n] of Object.entries(words))
+          surface.set(`${id}\u0000${w}`, (surface.get(`${id}\u0000${w}`) ?? 0) - n);
       }
       this.stmt('DELETE FROM files WHERE file = ?').run(file);
     }
@@ -187,14 +210,18 @@ export class AssociationStore implements Expander {
   private applyDeltas(df: Map<number, number>, surface: Map<string, number>, unitDelta: number): void {
     for (const [s, d] of df) {
       if (d === 0) continue;
-      this.stmt('INSERT INTO ident_df (stem, df) VALUES (?, ?) ON CONFLICT (stem) DO UPDATE SET df = df + excluded.df').run(s, d);
+      this.stmt(
+        'INSERT INTO ident_df (stem, df) VALUES (?, ?) ON CONFLICT (stem) DO UPDATE SET df = df + excluded.df',
+      ).run(s, d);
       if (d < 0) this.stmt('DELETE FROM ident_df WHERE stem = ? AND df <= 0').run(s);
     }
     for (const [key, d] of surface) {
       if (d === 0) continue;
       const at = key.indexOf('\u0000');
       const [stem, word] = [Number(key.slice(0, at)), key.slice(at + 1)];
-      this.stmt('INSERT INTO surface (stem, word, n) VALUES (?, ?, ?) ON CONFLICT (stem, word) DO UPDATE SET n = n + excluded.n').run(stem, word, d);
+      this.stmt(
+        'INSERT INTO surface (stem, word, n) VALUES (?, ?, ?) ON CONFLICT (stem, word) DO UPDATE SET n = n + excluded.n',
+      ).run(stem, word, d);
       if (d < 0) this.stmt('DELETE FROM surface WHERE stem = ? AND word = ? AND n <= 0').run(stem, word);
     }
     if (unitDelta !== 0) this.setMeta('units', this.units() + unitDelta);
@@ -206,56 +233,68 @@ export class AssociationStore implements Expander {
    * stored). A file with no drawers is counted with no unit. One transaction.
    */
   replaceFiles(files: readonly FileUnits[], options: { fromBackfill?: boolean } = {}): void {
-    this.db
-      .transaction(() => {
-        const df = new Map<number, number>();
-        const surface = new Map<string, number>();
-        let delta = 0;
-        const tracking = !options.fromBackfill && !this.complete();
-        for (const f of files) {
-          if (tracking) this.touched.add(f.source_file);
-          delta -= this.subtract(f.source_file, df, surface);
-          const forms: Forms = {};
-          for (const d of f.drawers) {
-            const u = associationUnit(d);
-            if (!u) continue;
-            const desc = u.desc.map((s) => this.stemId(s, true) ?? 0);
-            const idents = u.idents.map((s) => this.stemId(s, true) ?? 0);
-            const unit = Number(this.stmt('INSERT INTO units (file, desc, idents) VALUES (?, ?, ?)').run(f.source_file, pack(desc), pack(idents)).lastInsertRowid);
-            for (const s of desc) this.stmt('INSERT INTO postings (stem, unit) VALUES (?, ?)').run(s, unit);
-            for (const s of idents) df.set(s, (df.get(s) ?? 0) + 1);
-            for (const [s, words] of u.forms) {
-              const id = this.stemId(s, true) ?? 0;
-              const own = (forms[s] ??= {});
-              for (const [w, n] of words) {
-                own[w] = (own[w] ?? 0) + n;
-                surface.set(`${id}\u0000${w}`, (surface.get(`${id}\u0000${w}`) ?? 0) + n);
-              }
+    this.write(() => {
+      const df = new Map<number, number>();
+      const surface = new Map<string, number>();
+      let delta = 0;
+      const tracking = !options.fromBackfill && !this.complete();
+      for (const f of files) {
+        if (tracking) this.touched.add(f.source_file);
+        delta -= this.subtract(f.source_file, df, surface);
+        const forms: Forms = {};
+        for (const d of f.drawers) {
+          const u = associationUnit(d);
+          if (!u) continue;
+          const desc = u.desc.map((s) => this.stemId(s, true) ?? 0);
+          const idents = u.idents.map((s) => this.stemId(s, true) ?? 0);
+          const unit = Number(
+            this.stmt('INSERT INTO units (file, desc, idents) VALUES (?, ?, ?)').run(
+              f.source_file,
+              pack(desc),
+              pack(idents),
+            ).lastInsertRowid,
+          );
+          for (const s of desc) this.stmt('INSERT INTO postings (stem, unit) VALUES (?, ?)').run(s, unit);
+          for (const s of idents) df.set(s, (df.get(s) ?? 0) + 1);
+          for (const [s, words] of u.forms) {
+            const id = this.stemId(s, true) ?? 0;
+            const own = (forms[s] ??= {});
+            for (const [w, n] of words) {
+              own[w] = (own[w] ?? 0) + n;
+              surface.set(`${id}\u0000${w}`, (surface.get(`${id}\u0000${w}`) ?? 0) + n);
             }
-            delta++;
           }
-          this.stmt('INSERT INTO files (file, forms) VALUES (?, ?)').run(f.source_file, JSON.stringify(forms));
+          delta++;
         }
-        this.applyDeltas(df, surface, delta);
-      })
-      .immediate();
+        this.stmt('INSERT INTO files (file, forms) VALUES (?, ?)').run(f.source_file, JSON.stringify(forms));
+      }
+      this.applyDeltas(df, surface, delta);
+    });
+  }
+
+  /** One write transaction; a rolled-back one forgets the stem ids it may have cached (they were never stored). */
+  private write(fn: () => void): void {
+    try {
+      this.db.transaction(fn).immediate();
+    } catch (err) {
+      this.stemIds.clear();
+      throw err;
+    }
   }
 
   /** Removes these files' counts (their drawers were deleted). */
   removeFiles(sourceFiles: readonly string[]): void {
-    this.db
-      .transaction(() => {
-        const df = new Map<number, number>();
-        const surface = new Map<string, number>();
-        let delta = 0;
-        const tracking = !this.complete();
-        for (const f of sourceFiles) {
-          if (tracking) this.touched.add(f);
-          delta -= this.subtract(f, df, surface);
-        }
-        this.applyDeltas(df, surface, delta);
-      })
-      .immediate();
+    this.write(() => {
+      const df = new Map<number, number>();
+      const surface = new Map<string, number>();
+      let delta = 0;
+      const tracking = !this.complete();
+      for (const f of sourceFiles) {
+        if (tracking) this.touched.add(f);
+        delta -= this.subtract(f, df, surface);
+      }
+      this.applyDeltas(df, surface, delta);
+    });
   }
 
   /** The cache is valid while neither this connection nor another process has written. */
@@ -274,20 +313,29 @@ export class AssociationStore implements Expander {
     const id = this.stemId(q, false);
     if (id !== undefined) {
       const descDf = this.stmt('SELECT count(*) FROM postings WHERE stem = ?').pluck().get(id) as number;
-      const identDf = (this.stmt('SELECT df FROM ident_df WHERE stem = ?').pluck().get(id) as number | undefined) ?? 0;
+      const identDf =
+        (this.stmt('SELECT df FROM ident_df WHERE stem = ?').pluck().get(id) as number | undefined) ?? 0;
       if (expandsStem(descDf, identDf)) {
         const co = new Map<number, number>();
         const sample = Math.min(descDf, MAX_POSTINGS);
         // The most recently counted units first (the postings' key is (stem, unit); unit ids only grow).
-        for (const blob of this.stmt('SELECT u.idents FROM postings p JOIN units u ON u.id = p.unit WHERE p.stem = ? ORDER BY p.unit DESC LIMIT ?')
+        for (const blob of this.stmt(
+          'SELECT u.idents FROM postings p JOIN units u ON u.id = p.unit WHERE p.stem = ? ORDER BY p.unit DESC LIMIT ?',
+        )
           .pluck()
           .iterate(id, sample) as Iterable<Buffer>)
           for (const i of unpack(blob)) co.set(i, (co.get(i) ?? 0) + 1);
         const dfOf = this.stmt('SELECT df FROM ident_df WHERE stem = ?').pluck();
         const rows: Array<{ stem: string; co: number; df: number }> = [];
-        for (const [i, c] of co) if (c >= MIN_PAIR) rows.push({ stem: this.stemOf(i), co: c, df: (dfOf.get(i) as number | undefined) ?? 1 });
-        const forms = this.stmt('SELECT s.word, s.n FROM surface s JOIN stems t ON t.id = s.stem WHERE t.stem = ?').raw();
-        result = scoreStem(q, { units, descDf: sample, identDf, co: rows }, (s) => surfaceOf(forms.all(s) as Array<[string, number]>));
+        for (const [i, c] of co)
+          if (c >= MIN_PAIR)
+            rows.push({ stem: this.stemOf(i), co: c, df: (dfOf.get(i) as number | undefined) ?? 1 });
+        const forms = this.stmt(
+          'SELECT s.word, s.n FROM surface s JOIN stems t ON t.id = s.stem WHERE t.stem = ?',
+        ).raw();
+        result = scoreStem(q, { units, descDf: sample, identDf, co: rows }, (s) =>
+          surfaceOf(forms.all(s) as Array<[string, number]>),
+        );
       }
     }
     this.cache.set(q, result);

@@ -28,6 +28,8 @@ import {
 } from './expand.js';
 
 export const ASSOCIATIONS_FILE = 'associations.sqlite3';
+/** Query stems whose candidates are kept in memory at most. */
+const CACHE_STEMS = 4096;
 
 type Migration = (db: Database.Database) => void;
 
@@ -338,6 +340,8 @@ export class AssociationStore implements Expander {
         );
       }
     }
+    // Distinct query stems of a long-running hub: bounded (a cleared cache only costs cold reads again).
+    if (this.cache.size >= CACHE_STEMS) this.cache.clear();
     this.cache.set(q, result);
     return result;
   }

@@ -60,7 +60,7 @@ export default tseslint.config(
   // Layers point down; the hub client stays browser-safe; the CLI imports only its allowed hub modules.
   { files: ['hub/src/**/*.ts', 'cli/**/*.ts'], plugins: { palace: palacePlugin }, rules: { 'palace/layers': 'error' } },
   // better-sqlite3 only where a SQLite file is owned: the logstream store, the knowledge graph, the
-  // memory journal, the memory feeds, the user_version and statement-cache helpers and the MemPalace reader (tests and
+  // memory journal, the memory feeds, search's term-association counts, the user_version and statement-cache helpers and the MemPalace reader (tests and
   // benchmarks are free).
   {
     files: ['hub/src/**/*.ts', 'cli/**/*.ts', 'main/**/*.ts', 'renderer/**/*.{ts,tsx}'],
@@ -69,6 +69,7 @@ export default tseslint.config(
       'hub/src/kg/**',
       'hub/src/memory/drawers/memory-journal.ts',
       'hub/src/memory/replication/feed-store.ts',
+      'hub/src/search/association-store.ts',
       'hub/src/sqlite-user-version.ts',
       'hub/src/sqlite-statements.ts',
       'hub/src/migrate/mempalace-reader.ts',

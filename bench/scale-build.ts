@@ -13,8 +13,11 @@ import { Logstream, type AppendInput } from '../hub/src/logstream/logstream.js';
 import { DIARY_ROOM, DIARY_TYPE, agentWing } from '../hub/src/memory/drawers/diary.js';
 import { sourceDrawerId, sourceParentId } from '../hub/src/memory/drawers/memory.js';
 import type { Manifest } from '../hub/src/mine/manifest.js';
-import { manifestPath } from '../hub/src/mine/manifest.js';
+import { manifestPath, readManifest } from '../hub/src/mine/manifest.js';
 import { PROJECT_CHUNKER } from '../hub/src/mine/miner.js';
+import { backfillAssociations } from '../hub/src/search/association-index.js';
+import { AssociationStore } from '../hub/src/search/association-store.js';
+import { minedProjectFiles } from '../hub/src/search/path-scan.js';
 import { LanceDbVectorStore } from '../hub/src/vector/lancedb-vector-store.js';
 import type { StoredDrawer } from '../hub/src/vector/vector-store.js';
 import { makeTraffic } from './event-fixtures.js';
@@ -232,6 +235,28 @@ function refreshManifestChunker(palace: string): void {
   if (stale > 0) writeFileSync(path, JSON.stringify(manifest));
 }
 
+/**
+ * The term-association counts a palace mined by this version keeps (search/association-store.ts),
+ * counted once into a cached palace built before them, so a hub started on it finds them complete
+ * (a hub would otherwise backfill them in the background on its first start).
+ */
+async function ensureAssociations(palace: string, progress: (m: string) => void): Promise<void> {
+  const counts = AssociationStore.open(palace, { hasMinedFiles: () => true });
+  try {
+    if (counts.complete()) return;
+    progress('counting the term associations of the mined code (once per cached palace)');
+    const store = await LanceDbVectorStore.open({ palacePath: palace, dimensions: DIM, log: silentLogger });
+    try {
+      const files = minedProjectFiles(readManifest(palace));
+      await backfillAssociations(counts, store, () => files, sourceDrawerId, { sliceMs: 1_000 });
+    } finally {
+      await store.close();
+    }
+  } finally {
+    counts.close();
+  }
+}
+
 /** The cached scale palace for `scale` (1 = full size), built if missing. */
 export async function scalePalace(cacheDir: string, scale: number, progress: (m: string) => void): Promise<ScalePalace> {
   const events = Math.max(1_000, Math.round(FULL_EVENTS * scale));
@@ -245,6 +270,7 @@ export async function scalePalace(cacheDir: string, scale: number, progress: (m:
   if (existsSync(done)) {
     const saved = JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(done, 'utf8'))) as { sampleTask: string };
     refreshManifestChunker(palace);
+    await ensureAssociations(palace, progress);
     return { ...info, sampleTask: saved.sampleTask, built: false, buildSeconds: 0 };
   }
   progress(`building the scale palace (${events} events, ${drawers} drawers) in ${dir}`);
@@ -259,6 +285,7 @@ export async function scalePalace(cacheDir: string, scale: number, progress: (m:
   const files = buildTree(dir, stagingPalace, treeFiles, treeWing, drawers);
   const sampleTask = buildLog(stagingPalace, events, progress);
   await buildDrawers(stagingPalace, drawers, files, treeWing, progress);
+  await ensureAssociations(stagingPalace, progress);
   renameSync(stagingPalace, palace);
   rmSync(staging, { recursive: true, force: true });
   writeFileSync(done, JSON.stringify({ version: SCALE_CACHE_VERSION, events, drawers, sampleTask }));

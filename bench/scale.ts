@@ -178,17 +178,16 @@ async function measure(ctx: SuiteContext, url: string, read: Read): Promise<Figu
 const SEARCH_ARGS = { query: 'how is the writer lease kept', limit: 5 };
 
 /**
- * A freshly started hub: the first ask that opens memory (store, census, embedder; a long-running hub
- * then starts building the term associations of the mined code in the background,
- * search/association-index.ts), then the first search, which waits for them (up to 100k chunks
- * read). Each with the worst /healthz while it runs: the build yields to the event loop. Their own
- * times are one-offs, reported without a target.
+ * A freshly started hub: the first ask that opens memory (store, census, embedder), then the first
+ * search, which reads the term associations its query needs from the palace's counts
+ * (search/association-store.ts; nothing is built at start). Each with the worst /healthz while it
+ * runs. Their own times are one-offs, reported without a target.
  */
 async function firstSearch(ctx: SuiteContext, url: string, client: Client): Promise<Figure[]> {
   const figures: Figure[] = [];
   const steps: Array<[string, () => Promise<unknown>]> = [
     ['memory opened on the freshly started hub (palace_status with memory counts, first ask)', () => sdkCall(client, 'palace_status', { include_memory: true }, 300_000)],
-    ['first search on that hub (waits for the term associations)', () => sdkCall(client, 'palace_search', SEARCH_ARGS, 300_000)],
+    ['first search on that hub (reads the term associations it needs from disk)', () => sdkCall(client, 'palace_search', SEARCH_ARGS, 300_000)],
   ];
   for (const [name, run] of steps) {
     const poll = pollHealthz(url);

@@ -14,10 +14,10 @@ import { createCypherService, type CypherService } from './kg/cypher-service.js'
 import { createKgHandle } from './kg/knowledge-graph.js';
 import { createMemoryHandle } from './memory/drawers/open-memory.js';
 import { MineJobs } from './mine/jobs.js';
-import { readManifest, type MinedFileEntry } from './mine/manifest.js';
+import { readManifest, readManifestSliced, type MinedFileEntry } from './mine/manifest.js';
 import { canonicalPalace } from './registration.js';
 import { RequestStats } from './request-stats.js';
-import { minedProjectFiles } from './search/path-scan.js';
+import { minedProjectFiles, warmMinedFiles } from './search/path-scan.js';
 import type { HubServices } from './services.js';
 import { createIdentityService } from './identity/identity.js';
 import type { SyncService } from './sync/sync-service.js';
@@ -70,6 +70,14 @@ export function openPalace(config: Readonly<PalaceConfig>, options: OpenPalaceOp
   // Search's path scan (and stale hits) read the mined files from the manifest, parsed once per change.
   const minedFiles = (): ReturnType<typeof minedProjectFiles> => minedProjectFiles(readManifest(palacePath));
   const minedEntry = (file: string): MinedFileEntry | undefined => readManifest(palacePath)[file];
+  // A hub parses the manifest and indexes its paths in slices before a search needs them (megabytes
+  // of JSON at a year old: one synchronous parse held the event loop for hundreds of ms).
+  let warming: Promise<unknown> | undefined;
+  const minedFilesReady = (): Promise<unknown> =>
+    (warming ??= readManifestSliced(palacePath)
+      .then((manifest) => warmMinedFiles(manifest))
+      .catch(() => undefined)
+      .finally(() => (warming = undefined)));
   // Memory replication: local writes to shared wings feed this hub's memory feeds (docs/memory-replication.md).
   const memorySync: MemorySync = new MemorySync({
     palacePath,
@@ -79,7 +87,7 @@ export function openPalace(config: Readonly<PalaceConfig>, options: OpenPalaceOp
     faultPoint: config.faultInject,
     kg: () => kg.get(),
   });
-  const memory = createMemoryHandle(config, palacePath, role === 'hub' ? log.child('memory') : log, { ...(role === 'hub' ? { longRunning: true } : {}), minedFiles, minedEntry, replication: memorySync });
+  const memory = createMemoryHandle(config, palacePath, role === 'hub' ? log.child('memory') : log, { ...(role === 'hub' ? { longRunning: true, minedFilesReady } : {}), minedFiles, minedEntry, replication: memorySync });
   const kg = createKgHandle(palacePath, { onChange: (facts) => memorySync.captureFacts(facts), origin: logstream.replicaId });
   let cypher: CypherService | undefined;
   let listen: string | null = null;

@@ -2,6 +2,7 @@
 // placement and drawer count, so unchanged files are skipped without reading or embedding them.
 
 import { readFileSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { writeFileAtomic } from '../atomic-file.js';
@@ -69,6 +70,81 @@ function readParsed(palacePath: string): Parsed {
  */
 export function readManifest(palacePath: string): Readonly<Manifest> {
   return readParsed(palacePath).manifest;
+}
+
+/**
+ * Parses a manifest's JSON a few hundred entries at a time, handing the event loop back every
+ * `sliceMs`: the top-level object is cut at its depth-1 commas (strings skipped), each run of
+ * entries parsed by JSON.parse. Throws on text that is not an object (the caller falls back).
+ */
+async function parseSliced(text: string, sliceMs: number): Promise<Manifest> {
+  const out: Manifest = {};
+  let i = text.indexOf('{');
+  if (i < 0) throw new Error('not an object');
+  let slice = performance.now();
+  let depth = 1;
+  let start = i + 1;
+  let entries = 0;
+  const flush = (end: number): void => {
+    const body = text.slice(start, end).trim();
+    if (body !== '') Object.assign(out, JSON.parse(`{${body}}`) as Manifest);
+    start = end + 1;
+    entries = 0;
+  };
+  for (i = i + 1; i < text.length && depth > 0; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92 /* \ */) i++;
+        else if (d === 34) break;
+      }
+    } else if (c === 123 /* { */ || c === 91 /* [ */) depth++;
+    else if (c === 125 /* } */ || c === 93 /* ] */) {
+      depth--;
+      if (depth === 0) flush(i);
+    } else if (c === 44 /* , */ && depth === 1 && ++entries >= 500) {
+      flush(i);
+      if (performance.now() - slice >= sliceMs) {
+        await new Promise((resolve) => setImmediate(resolve));
+        slice = performance.now();
+      }
+    }
+  }
+  if (depth !== 0) throw new Error('unterminated object');
+  return out;
+}
+
+/**
+ * readManifest for a long-running hub: the file read asynchronously and parsed in slices (a palace a
+ * year old has megabytes of manifest; one JSON.parse of it held the event loop ~250 ms under load),
+ * then cached as readManifest caches it, so the synchronous readers that follow find it parsed.
+ */
+export async function readManifestSliced(palacePath: string, sliceMs = 8): Promise<Readonly<Manifest>> {
+  const path = manifestPath(palacePath);
+  let stat;
+  try {
+    stat = statSync(path);
+  } catch {
+    return readManifest(palacePath);
+  }
+  const hit = parsed.get(path);
+  if (hit && hit.mtimeMs === stat.mtimeMs && hit.size === stat.size) return hit.manifest;
+  let manifest: Manifest;
+  try {
+    const bytes = await readFile(path);
+    // Replaced while it was read: the size no longer matches; the synchronous reader takes over.
+    if (bytes.length !== stat.size) return readManifest(palacePath);
+    manifest = await parseSliced(bytes.toString('utf8'), sliceMs);
+  } catch {
+    return readManifest(palacePath);
+  }
+  const now = parsed.get(path);
+  // A synchronous reader may have parsed a newer version meanwhile: keep that one.
+  if (now && (now.mtimeMs !== stat.mtimeMs || now.size !== stat.size)) return readManifest(palacePath);
+  if (now) return now.manifest;
+  parsed.set(path, { mtimeMs: stat.mtimeMs, size: stat.size, manifest });
+  return manifest;
 }
 
 /** A manifest with its files grouped by wing (a mine looks only at its own wing's entries). */

@@ -17,11 +17,11 @@ import { exchangeChunks, parseTranscript } from './convos.js';
 import { extractDocument, isBinaryDocument, type DocumentLoaders, type ExtractedDocument } from './documents.js';
 import { extractText } from './extract.js';
 import { commitManifest, readManifestIndexed, type MinedFileEntry } from './manifest.js';
-import { CONVO_EXTENSIONS, EXTRACT_EXTENSIONS, MAX_FILE_BYTES, PROJECT_EXTENSIONS, defaultWing, listFiles, looksText, projectRoom, roomPlan, type RoomPlan } from './walk.js';
+import { CONVO_EXTENSIONS, EXTRACT_EXTENSIONS, MAX_FILE_BYTES, PROJECT_EXTENSIONS, defaultWing, listFilesSliced, looksText, projectRoom, roomPlan, type RoomPlan } from './walk.js';
 
 const BATCH_FILES = 32;
-/** Batches checked between two yields to the event loop (~256 files: a few ms of stat calls). */
-const YIELD_EVERY_BATCHES = 8;
+/** Checking time between two yields to the event loop (the walk, then the stat of each file against the manifest). */
+const SLICE_MS = 8;
 /** Version of the project-file chunker (code-chunks.ts); files mined with another are re-chunked. */
 export const PROJECT_CHUNKER = 2;
 const MAX_CHUNKS_PER_FILE = 50_000;
@@ -185,7 +185,8 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
   const wing = request.wing?.trim() || defaultWing(base);
   const dryRun = request.dryRun === true;
   const addedBy = request.addedBy?.trim() || 'palace-mine';
-  let files = listFiles(root, { extensions: extensionsOf(mode), gitignore: request.gitignore !== false, ...(request.admit ? { admit: request.admit } : {}) });
+  // A hub answers other requests while a large tree is walked and checked (the scale suite's mined-files check).
+  let files = await listFilesSliced(root, { extensions: extensionsOf(mode), gitignore: request.gitignore !== false, ...(request.admit ? { admit: request.admit } : {}) }, SLICE_MS);
   if (request.adapter?.accepts) files = files.filter(request.adapter.accepts);
   // Rooms follow the whole tree's layout (a `--limit` run files into the same rooms a full one would).
   const plan = mode === 'projects' && !isFile ? roomPlan(base, files) : undefined;
@@ -256,9 +257,13 @@ export async function mineSource(memory: () => Promise<Memory>, palacePath: stri
     tell(files[done - 1]);
   };
 
+  let slice = performance.now();
   for (let b = 0; b < files.length; b += BATCH_FILES) {
     // Checking a large unchanged tree never awaits anything else: let other requests in now and then.
-    if (b > 0 && b % (BATCH_FILES * YIELD_EVERY_BATCHES) === 0) await new Promise((resolve) => setImmediate(resolve));
+    if (performance.now() - slice >= SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
     if (hooks.signal?.aborted) {
       report.aborted = true;
       break;

@@ -83,8 +83,12 @@ function gitignoreAt(dir: string): Ignore | undefined {
   }
 }
 
-/** Files under `root` (or `root` itself when it is a file), absolute, sorted. */
-export function listFiles(root: string, options: WalkOptions): string[] {
+/**
+ * The walk, folder by folder: yields after each folder it has read (nothing: it is a pause point),
+ * and returns the files. listFiles runs it straight through; listFilesSliced hands the event loop
+ * back between folders once a slice of time has passed.
+ */
+function* walk(root: string, options: WalkOptions): Generator<void, string[]> {
   const stat = statSync(root);
   if (stat.isFile()) return [root];
   const out: string[] = [];
@@ -94,7 +98,7 @@ export function listFiles(root: string, options: WalkOptions): string[] {
       const rel = relative(base, path).split(sep).join('/');
       return rel !== '' && !rel.startsWith('..') && ig.ignores(isDir ? `${rel}/` : rel);
     });
-  const visit = (dir: string, realDir: string): void => {
+  function* visit(dir: string, realDir: string): Generator<void, void> {
     const own = options.gitignore ? gitignoreAt(dir) : undefined;
     if (own) rules.push({ base: dir, ig: own });
     let entries: Dirent[];
@@ -110,7 +114,7 @@ export function listFiles(root: string, options: WalkOptions): string[] {
       if (e.isDirectory()) {
         if (SKIP_DIRS.has(e.name) || e.name.endsWith('.egg-info') || options.skip?.(e.name, true) || ignored(path, true)) continue;
         if (options.admit && !options.admit(path, real)) continue;
-        visit(path, real);
+        yield* visit(path, real);
       } else if (
         e.isFile() &&
         wanted(e.name, options.extensions) &&
@@ -122,9 +126,33 @@ export function listFiles(root: string, options: WalkOptions): string[] {
       }
     }
     if (own) rules.pop();
-  };
-  visit(root, options.admit ? realpathSync(root) : root);
+    yield;
+  }
+  yield* visit(root, options.admit ? realpathSync(root) : root);
   return out;
+}
+
+/** Files under `root` (or `root` itself when it is a file), absolute, sorted. */
+export function listFiles(root: string, options: WalkOptions): string[] {
+  const it = walk(root, options);
+  for (;;) {
+    const step = it.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** As listFiles, handing the event loop back between two folders every `sliceMs` (a hub walking a large tree). */
+export async function listFilesSliced(root: string, options: WalkOptions, sliceMs: number): Promise<string[]> {
+  const it = walk(root, options);
+  let slice = performance.now();
+  for (;;) {
+    const step = it.next();
+    if (step.done) return step.value;
+    if (performance.now() - slice >= sliceMs) {
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
+  }
 }
 
 /** Whether bytes look like text (no NUL in the first 8 KiB). */

@@ -21,7 +21,7 @@
 import { fuseScored, HEADROOM_MNZ, type FusedHit } from '../core/fusion.js';
 import { demoteTestFiles, TEST_FILE_FACTOR } from '../core/test-paths.js';
 import { fullTextScores, type DrawerFilter, type StoredDrawer, type VectorStore } from '../vector/vector-store.js';
-import { EXPANSION_WEIGHT, type Expansion, type TermAssociations } from './expand.js';
+import { EXPANSION_WEIGHT, type Expander, type Expansion } from './expand.js';
 import { pathScan, type MinedFile, type PathMatch } from './path-scan.js';
 import { analyzeQuery, identifierParts, stem, stemsMeet, type QueryAnalysis } from './query.js';
 import { applyRankRules, type RankRules } from './rank.js';
@@ -91,7 +91,7 @@ export interface CandidateSources {
   /** The id of chunk `index` of a mined file. */
   chunkId: (sourceFile: string, index: number) => string;
   /** Term associations of the palace's code, when built (query expansion). */
-  associations?: () => TermAssociations | undefined;
+  associations?: () => Expander | undefined;
 }
 
 export interface RankedSearch {

@@ -42,21 +42,68 @@ export function pathStems(relPath: string): string[] {
 /** The index of the last files list asked about (the manifest's list changes only when it is re-read). */
 let lastIndex: PathIndex | undefined;
 
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Indexes files [from, to) into byStem. */
+function indexRange(files: readonly MinedFile[], byStem: Map<string, number[]>, from: number, to: number): void {
+  for (let i = from; i < to; i++)
+    for (const s of pathStems((files[i] as MinedFile).rel_path)) {
+      const list = byStem.get(s);
+      if (list) list.push(i);
+      else byStem.set(s, [i]);
+    }
+}
+
 function indexOf(files: readonly MinedFile[]): PathIndex {
   let index = lastIndex?.files === files ? lastIndex : undefined;
   if (!index) {
     const byStem = new Map<string, number[]>();
-    files.forEach((f, i) => {
-      for (const s of pathStems(f.rel_path)) {
-        const list = byStem.get(s);
-        if (list) list.push(i);
-        else byStem.set(s, [i]);
-      }
-    });
+    indexRange(files, byStem, 0, files.length);
     index = { files, byStem };
     lastIndex = index;
   }
   return index;
+}
+
+/**
+ * The mined project files of a manifest and their path index, built ahead of search in slices
+ * that hand the event loop back every `sliceMs` (a palace a year old lists tens of thousands of
+ * files: built in one go, the first search held the loop for hundreds of ms). Search then finds
+ * both cached (same manifest object, same list).
+ */
+export async function warmMinedFiles(manifest: Readonly<Record<string, { mode: string; root: string; drawers: number }>>, sliceMs = 8): Promise<readonly MinedFile[]> {
+  let files = lastManifest?.manifest === manifest ? lastManifest.files : undefined;
+  let slice = performance.now();
+  const pause = async (): Promise<void> => {
+    if (performance.now() - slice < sliceMs) return;
+    await yieldToLoop();
+    slice = performance.now();
+  };
+  if (!files) {
+    const built: MinedFile[] = [];
+    let n = 0;
+    for (const file in manifest) {
+      const entry = manifest[file];
+      if (entry) {
+        const f = minedFile(file, entry);
+        if (f) built.push(f);
+      }
+      if (++n % 256 === 0) await pause();
+    }
+    // Another caller may have built it meanwhile: keep one list per manifest.
+    if (lastManifest?.manifest === manifest) return lastManifest.files;
+    files = built;
+    lastManifest = { manifest, files };
+  }
+  if (lastIndex?.files !== files) {
+    const byStem = new Map<string, number[]>();
+    for (let at = 0; at < files.length; at += 256) {
+      indexRange(files, byStem, at, Math.min(files.length, at + 256));
+      await pause();
+    }
+    if (lastManifest?.files === files) lastIndex = { files, byStem };
+  }
+  return files;
 }
 
 export interface PathMatch {
@@ -91,6 +138,15 @@ export function pathScan(files: readonly MinedFile[], queryStems: readonly strin
     .slice(0, limit);
 }
 
+/** A manifest entry as search sees it; undefined for a file not mined in projects mode. */
+function minedFile(file: string, entry: { mode: string; root: string; drawers: number }): MinedFile | undefined {
+  if (entry.mode !== 'projects') return undefined;
+  const root = entry.root.replace(/\\/g, '/').replace(/\/+$/, '');
+  const path = file.replace(/\\/g, '/');
+  const rel = path.startsWith(`${root}/`) ? path.slice(root.length + 1) : (path.split('/').pop() ?? path);
+  return { source_file: file, rel_path: rel, drawers: entry.drawers };
+}
+
 /** The files of the last manifest object read (a manifest is parsed once per change). */
 let lastManifest: { manifest: object; files: MinedFile[] } | undefined;
 
@@ -104,11 +160,8 @@ export function minedProjectFiles(manifest: Readonly<Record<string, { mode: stri
   if (!files) {
     files = [];
     for (const [file, entry] of Object.entries(manifest)) {
-      if (entry.mode !== 'projects') continue;
-      const root = entry.root.replace(/\\/g, '/').replace(/\/+$/, '');
-      const path = file.replace(/\\/g, '/');
-      const rel = path.startsWith(`${root}/`) ? path.slice(root.length + 1) : (path.split('/').pop() ?? path);
-      files.push({ source_file: file, rel_path: rel, drawers: entry.drawers });
+      const f = minedFile(file, entry);
+      if (f) files.push(f);
     }
     lastManifest = { manifest, files };
   }

@@ -16,7 +16,17 @@ import { compiledScript } from '../compiled-script.js';
 import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { fromWire, type HostReply, type HostRequest, type StoreMethod } from './lancedb-host-protocol.js';
-import type { DrawerFilter, DrawerPatch, FullTextOptions, PlacementSummary, ScanOptions, StoredDrawer, VectorStore } from './vector-store.js';
+import {
+  unpackPlacementSummary,
+  type DrawerFilter,
+  type DrawerPatch,
+  type FullTextOptions,
+  type PackedPlacementSummary,
+  type PlacementSummary,
+  type ScanOptions,
+  type StoredDrawer,
+  type VectorStore,
+} from './vector-store.js';
 
 export interface LanceDbProcessOptions {
   palacePath: string;
@@ -218,8 +228,10 @@ export class LanceDbProcessStore implements VectorStore {
   }
 
   /** Summed in the child: a few hundred places and the marked rows cross, not every row. */
-  placementSummary(rooms: readonly string[]): Promise<PlacementSummary | undefined> {
-    return this.call('placementSummary', [rooms]);
+  async placementSummary(rooms: readonly string[]): Promise<PlacementSummary | undefined> {
+    // Packed by the child: a few strings cross the channel, not ~24k drawer objects at 200k drawers.
+    const packed = await this.call<PackedPlacementSummary | undefined>('placementSummaryPacked', [rooms]);
+    return packed && unpackPlacementSummary(packed);
   }
 
   async close(): Promise<void> {

@@ -16,7 +16,18 @@ import { docWords, fileContext, identifierWords, searchKeywords } from '../core/
 import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { checkDimensions, drawerFromRecord, metadataFromJson } from './drawer-record.js';
-import { CENSUS_COLUMNS, type DrawerFilter, type DrawerPatch, type FullTextOptions, type PlacementSummary, type ScanOptions, type StoredDrawer, type VectorStore } from './vector-store.js';
+import {
+  CENSUS_COLUMNS,
+  packPlacementSummary,
+  type DrawerFilter,
+  type DrawerPatch,
+  type FullTextOptions,
+  type PackedPlacementSummary,
+  type PlacementSummary,
+  type ScanOptions,
+  type StoredDrawer,
+  type VectorStore,
+} from './vector-store.js';
 
 const TABLE = 'drawers';
 /** Columns a table written by an older build gets in place when opened (no rebuild needed). */
@@ -394,6 +405,11 @@ export class LanceDbVectorStore implements VectorStore {
 
   async count(filter: DrawerFilter = {}): Promise<number> {
     return this.table.countRows(filterSql(filter));
+  }
+
+  async placementSummaryPacked(rooms: readonly string[]): Promise<PackedPlacementSummary | undefined> {
+    const s = await this.placementSummary(rooms);
+    return s && packPlacementSummary(s);
   }
 
   /** The census's load, summed here: two narrow reads, and only ~a place per wing and room plus the marked rows go back. */

@@ -104,6 +104,8 @@ export interface VectorStore {
    * 200k drawers).
    */
   placementSummary?(rooms: readonly string[]): Promise<PlacementSummary | undefined>;
+  /** placementSummary packed for a process boundary (packPlacementSummary); a store in another process asks its child for this. */
+  placementSummaryPacked?(rooms: readonly string[]): Promise<PackedPlacementSummary | undefined>;
   close(): Promise<void>;
 }
 
@@ -115,4 +117,61 @@ export interface PlacementSummary {
   places: Array<{ wing: string; room: string; rows: number }>;
   /** The rows in the asked rooms or rated useful, with CENSUS_COLUMNS filled. */
   marked: StoredDrawer[];
+}
+
+/**
+ * A PlacementSummary as it crosses a process boundary: the marked rows' census columns as a few
+ * strings and a number list, not tens of thousands of drawer objects (at 200k drawers ~24k marked
+ * rows; deserializing them as objects held the hub's event loop ~200-370 ms under load).
+ */
+export interface PackedPlacementSummary {
+  places: PlacementSummary['places'];
+  /** Per column, the rows' values joined by NUL. */
+  ids: string;
+  wings: string;
+  rooms: string;
+  filedAt: string;
+  /** Per row: '1' useful, '0' not useful, '-' unrated. */
+  useful: string;
+  chunkIndex: number[];
+}
+
+export function packPlacementSummary(s: PlacementSummary): PackedPlacementSummary {
+  const m = s.marked;
+  return {
+    places: s.places,
+    ids: m.map((d) => d.id).join('\u0000'),
+    wings: m.map((d) => d.wing).join('\u0000'),
+    rooms: m.map((d) => d.room).join('\u0000'),
+    filedAt: m.map((d) => d.filed_at).join('\u0000'),
+    useful: m.map((d) => (d.useful === true ? '1' : d.useful === false ? '0' : '-')).join(''),
+    chunkIndex: m.map((d) => d.chunk_index),
+  };
+}
+
+export function unpackPlacementSummary(p: PackedPlacementSummary): PlacementSummary {
+  const n = p.chunkIndex.length;
+  if (n === 0) return { places: p.places, marked: [] };
+  const [ids, wings, rooms, filed] = [p.ids, p.wings, p.rooms, p.filedAt].map((s) => s.split('\u0000'));
+  const marked: StoredDrawer[] = [];
+  for (let i = 0; i < n; i++) {
+    const u = p.useful[i];
+    marked.push({
+      id: ids?.[i] ?? '',
+      wing: wings?.[i] ?? '',
+      room: rooms?.[i] ?? '',
+      tags: [],
+      content: '',
+      source_file: null,
+      chunk_index: p.chunkIndex[i] ?? 0,
+      parent_id: null,
+      filed_at: filed?.[i] ?? '',
+      added_by: '',
+      useful: u === '1' ? true : u === '0' ? false : null,
+      metadata: {},
+      embedder: '',
+      vector: new Float32Array(0),
+    });
+  }
+  return { places: p.places, marked };
 }

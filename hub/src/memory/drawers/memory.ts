@@ -15,7 +15,10 @@ import { hitPresentation, type HitLocation, type HitSnippet } from '../../search
 import { DECISIONS_ROOM, DIARY_ROOM } from './room-names.js';
 import { CensusVectorStore, type PlacementCounts, type RowStamp } from './placement-census.js';
 import { assertContentSize, drawerContent, drawerId, MEMORY_LIMITS, optionalPlace, placeName, tagList } from './drawer-input.js';
-import { AssociationIndex } from '../../search/association-index.js';
+import { AssociationIndex, backfillAssociations } from '../../search/association-index.js';
+import type { AssociationStore } from '../../search/association-store.js';
+import type { Expander } from '../../search/expand.js';
+import { analyzeQuery } from '../../search/query.js';
 import { embeddingInput } from './embedding-input.js';
 import { rankedSearch, SEARCH_DEFAULTS, type SearchPlan } from '../../search/candidates.js';
 import type { MinedFile } from '../../search/path-scan.js';
@@ -253,6 +256,13 @@ export interface MemoryOptions {
   searchPlan?: Readonly<SearchPlan>;
   /** A mined file's manifest entry (hash, time, size, mtime): search marks hits of changed files stale. */
   minedEntry?: (sourceFile: string) => MinedEntry | undefined;
+  /** Loads the mined files (manifest and path index) without holding the event loop; search awaits it first. */
+  minedFilesReady?: () => Promise<unknown>;
+  /**
+   * The palace's persistent term associations (search/association-store.ts): kept up to date by
+   * fileSources and removeSources, read by search. Without it, search builds them in memory.
+   */
+  associations?: AssociationStore;
 }
 
 export class Memory {
@@ -263,8 +273,13 @@ export class Memory {
   private onFirstWrite: (() => void) | undefined;
   private readonly minedFiles: (() => readonly MinedFile[]) | undefined;
   private readonly minedEntry: ((sourceFile: string) => MinedEntry | undefined) | undefined;
+  private readonly minedFilesReady: (() => Promise<unknown>) | undefined;
   /** Term associations of the mined code, for query expansion (warmed when a hub opens memory; a search that expands waits for it). */
   private readonly associationIndex: AssociationIndex | undefined;
+  /** The persistent term associations, when the palace keeps them (then there is no associationIndex). */
+  private readonly associationStore: AssociationStore | undefined;
+  private backfill: Promise<unknown> | undefined;
+  private closing = false;
   /** Which candidate sources and ranking rules search runs. */
   searchPlan: Readonly<SearchPlan>;
   /** Memory replication of shared wings (set by openMemory when the palace replicates; docs/memory-replication.md). */
@@ -277,10 +292,12 @@ export class Memory {
     this.onFirstWrite = options.onFirstWrite;
     this.minedFiles = options.minedFiles;
     this.minedEntry = options.minedEntry;
+    this.minedFilesReady = options.minedFilesReady;
     this.searchPlan = options.searchPlan ?? SEARCH_DEFAULTS;
     // Every write goes through the census, so counts by wing and room never need a scan.
     this.store = options.store instanceof CensusVectorStore ? options.store : new CensusVectorStore(options.store, new Set([DECISIONS_ROOM, DIARY_ROOM]));
-    this.associationIndex = options.minedFiles ? new AssociationIndex(this.store, options.minedFiles, sourceDrawerId) : undefined;
+    this.associationStore = options.associations;
+    this.associationIndex = !options.associations && options.minedFiles ? new AssociationIndex(this.store, options.minedFiles, sourceDrawerId) : undefined;
     this.embedder = options.embedder;
     this.now = options.now ?? (() => new Date());
     this.key = embedderKey(options.embedder.info());
@@ -291,7 +308,25 @@ export class Memory {
    * search of a long-running hub seldom waits for it (search/association-index.ts).
    */
   warmSearch(onError: (err: unknown) => void): void {
-    if (this.searchPlan.expand) this.associationIndex?.warm(onError);
+    const ready = this.minedFilesReady?.() ?? Promise.resolve();
+    if (!this.searchPlan.expand) return;
+    this.associationIndex?.warm(onError);
+    // A palace mined before its associations were kept on disk gets them once, in the background.
+    const counts = this.associationStore;
+    const minedFiles = this.minedFiles;
+    if (counts && minedFiles && !this.backfill && !counts.complete())
+      this.backfill = ready
+        .then(() => backfillAssociations(counts, this.store, minedFiles, sourceDrawerId, { stopped: () => this.closing }))
+        .catch(onError)
+        .finally(() => (this.backfill = undefined));
+  }
+
+  /** Search's term associations for a query: the persistent counts with its stems read, or the in-memory index once built. */
+  private async expander(query: string): Promise<Expander | undefined> {
+    const counts = this.associationStore;
+    if (!counts) return this.associationIndex?.current();
+    await counts.prepare(analyzeQuery(query).stems);
+    return counts;
   }
 
   embedderInfo(): EmbedderInfo {
@@ -570,7 +605,8 @@ export class Memory {
     // The query's embedding and the term associations (built once per mined-files list) at the same time.
     const [[vector], associations] = await Promise.all([
       mode === 'text' ? [undefined] : this.embedder.embed([query], 'query'),
-      this.searchPlan.expand && mode !== 'vector' ? this.associationIndex?.current() : undefined,
+      this.searchPlan.expand && mode !== 'vector' ? this.expander(query) : undefined,
+      this.minedFilesReady?.(),
     ]);
     // Candidates on a fixed window whatever the limit, fused, the test-file prior and the ranking rules (search/candidates.ts).
     const { hits, similarity } = await rankedSearch(
@@ -820,6 +856,12 @@ export class Memory {
       })),
     );
     for (let i = 0; i < drawers.length; i += UPSERT_BATCH) await this.store.upsert(drawers.slice(i, i + UPSERT_BATCH));
+    // The term associations follow, file by file: the old chunks' counts out, the new ones in.
+    if (this.associationStore) {
+      const bySource = new Map<string, StoredDrawer[]>(files.map((f) => [f.source_file, []]));
+      for (const d of drawers) if (d.source_file) bySource.get(d.source_file)?.push(d);
+      this.associationStore.replaceFiles([...bySource].map(([source_file, own]) => ({ source_file, drawers: own })));
+    }
     if (drawers.length > 0) {
       this.onFirstWrite?.();
       this.onFirstWrite = undefined;
@@ -831,6 +873,7 @@ export class Memory {
   async removeSources(sourceFiles: readonly string[]): Promise<number> {
     let removed = 0;
     for (const sourceFile of sourceFiles) removed += await this.store.delete({ source_file: sourceFile });
+    this.associationStore?.removeFiles(sourceFiles);
     return removed;
   }
 
@@ -841,6 +884,9 @@ export class Memory {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    await this.backfill;
+    this.associationStore?.close();
     await this.replicator?.stop();
     await this.store.close();
     await this.embedder.close();

@@ -1,6 +1,9 @@
 // Opens a palace's memory lazily: the embedder (in a worker thread) and the vector store are
 // loaded on first use, so a hub starts fast and small and coordination never waits for a model.
 
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
 import type { PalaceConfig } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { chooseEmbedder, checkAgainstRecord, readEmbedderRecord, writeEmbedderRecord } from '../../embed/select.js';
@@ -8,6 +11,7 @@ import { createWorkerEmbedder, embedPoolOptions } from '../../embed/worker-embed
 import { embedderKey } from '../../embed/embedder.js';
 import { leaseHolder } from '../../lease.js';
 import { openVectorStore } from '../../vector/open-vector-store.js';
+import { AssociationStore } from '../../search/association-store.js';
 import { JournaledVectorStore, replayJournal, type ReplayReport } from './journaled-vector-store.js';
 import { Memory } from './memory.js';
 import { MemoryJournal } from './memory-journal.js';
@@ -36,6 +40,8 @@ export interface OpenMemoryOptions {
   minedFiles?: () => readonly MinedFile[];
   /** A mined file's manifest entry: search marks hits of files changed since as stale. */
   minedEntry?: (sourceFile: string) => MinedEntry | undefined;
+  /** Loads the mined files (manifest and path index) without holding the event loop; search awaits it first. */
+  minedFilesReady?: () => Promise<unknown>;
   /** Memory replication (docs/memory-replication.md): local writes to shared wings feed it, remote records are applied. */
   replication?: ReplicationContext;
 }
@@ -83,11 +89,21 @@ export async function openMemory(config: Readonly<PalaceConfig>, palacePath: str
     const store = new CensusVectorStore(new JournaledVectorStore(inner, journal, { faultPoint: config.faultInject }), new Set([DECISIONS_ROOM, DIARY_ROOM]));
     const hasRecord = readEmbedderRecord(palacePath) !== undefined;
     if (!hasRecord && (await store.count()) > 0) writeEmbedderRecord(palacePath, info);
+    let associations: AssociationStore;
+    try {
+      // A palace with a mined-files manifest may hold mined code from before the counts were kept: backfilled.
+      associations = AssociationStore.open(palacePath, { hasMinedFiles: () => existsSync(join(palacePath, 'mined-files.json')) });
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
     const memory = new Memory({
       store,
       embedder,
+      associations,
       ...(options.minedFiles ? { minedFiles: options.minedFiles } : {}),
       ...(options.minedEntry ? { minedEntry: options.minedEntry } : {}),
+      ...(options.minedFilesReady ? { minedFilesReady: options.minedFilesReady } : {}),
       // The palace is bound to its embedder by its first drawer, not by merely being opened.
       onFirstWrite: hasRecord ? undefined : () => void writeEmbedderRecord(palacePath, info),
     });

@@ -11,6 +11,8 @@ const KEY_SEP = '\u0000';
 const ID_BATCH = 500;
 /** Wings whose row order is kept (the most recently listed; each costs a few dozen bytes per row). */
 const ORDERED_WINGS = 8;
+/** Rows stamped between two yields to the event loop while the census loads. */
+const STAMP_SLICE = 2_000;
 /** A write touching more rows of a wing than this drops the wing's order (rebuilt by one scan when next listed). */
 const ORDER_SPLICE_MAX = 256;
 
@@ -211,10 +213,13 @@ export class CensusVectorStore implements VectorStore {
         // otherwise every row is read here.
         const summary = await this.inner.placementSummary?.([...this.trackedRooms]);
         for (const p of summary?.places ?? []) bump(census.places, p.wing, p.room, p.rows);
+        let n = 0;
         for (const r of summary?.marked ?? (await this.inner.scan({}, { columns: [...CENSUS_COLUMNS] }))) {
           if (!summary) bump(census.places, r.wing, r.room, 1);
           if (r.useful === true) census.useful.add(r.id);
           this.stamp(census, r);
+          // Tens of thousands of rows at a year old: other requests are served between slices.
+          if (++n % STAMP_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
         }
         // A write ran meanwhile: the scan may have missed it, so it is read again.
         if (seen !== this.generation || seen % 2 === 1) {

@@ -198,6 +198,16 @@ export async function wakeUp(
   if (raw.aaak !== undefined && typeof raw.aaak !== 'boolean') throw invalid('aaak', 'aaak must be true or false');
   const summary = raw.aaak === true ? summaryOf : undefined;
   let summaries = 0;
+  // The overview's reads (places, open tasks, latest decisions and diary) do not depend on L1: they run
+  // meanwhile instead of after it (each is a round trip to the store; in sequence they made most of
+  // wake-up's time on the scale palace).
+  const overview = Promise.all([
+    palaceSection(memory, wing),
+    openTasks?.() ?? Promise.resolve({ tasks: [], total: 0 }),
+    latestIn(memory, DECISIONS_ROOM, wing, WAKEUP_LIMITS.decisionsShown),
+    latestIn(memory, DIARY_ROOM, wing, WAKEUP_LIMITS.diaryShown),
+  ]);
+  overview.catch(() => undefined); // awaited below; an L1 failure first must not leave it unhandled
   const total = await memory.countDrawers(wing ? { wing } : {});
   // Ranking reads metadata only; the content of the few shown drawers is fetched afterwards.
   const rows = await candidates(memory, wing, total);
@@ -237,16 +247,15 @@ export async function wakeUp(
   }
 
   // The overview: the palace's shape, open tasks, the latest decisions and diary entries.
-  const palace = await palaceSection(memory, wing);
-  const open = (await openTasks?.()) ?? { tasks: [], total: 0 };
+  const [palace, open, decisions, diary] = await overview;
   const tasks = open.tasks
     .slice()
     .sort((a, b) => (b.last_event_at ?? '').localeCompare(a.last_event_at ?? ''))
     .slice(0, WAKEUP_LIMITS.tasksShown)
     .map((t) => oneLine(taskLine(t)));
   const recent = [
-    ...(await latestIn(memory, DECISIONS_ROOM, wing, WAKEUP_LIMITS.decisionsShown)).map((d) => `* ${d.filed_at.slice(0, 10)} [${d.wing}/${d.room}] ${isCodeDrawer(d) ? codeReference(d) : d.content}`),
-    ...(await latestIn(memory, DIARY_ROOM, wing, WAKEUP_LIMITS.diaryShown)).map((d) => `* ${d.filed_at.slice(0, 10)} diary of ${typeof d.metadata.agent === 'string' ? d.metadata.agent : d.wing}: ${d.content}`),
+    ...decisions.map((d) => `* ${d.filed_at.slice(0, 10)} [${d.wing}/${d.room}] ${isCodeDrawer(d) ? codeReference(d) : d.content}`),
+    ...diary.map((d) => `* ${d.filed_at.slice(0, 10)} diary of ${typeof d.metadata.agent === 'string' ? d.metadata.agent : d.wing}: ${d.content}`),
   ].map(oneLine);
   const sections: string[] = [];
   let budget = WAKEUP_LIMITS.overviewChars;

@@ -8,6 +8,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Context } from 'koa';
 
 import { HubError } from '../../errors.js';
+import { directRequest, serveDirect } from './mcp-direct.js';
 import { McpSessions } from './mcp-sessions.js';
 import type { HubServices } from '../../services.js';
 import { buildServer, type BuildServerOptions } from '../../mcp/server/build-server.js';
@@ -124,8 +125,11 @@ export function mcpHandler(hub: HubServices, options: BuildServerOptions, sessio
     const session = initializing ? sessions.create() : sessions.get(ctx.get(SESSION_HEADER) || undefined);
     if (session && initializing) ctx.res.setHeader('Mcp-Session-Id', session.id);
     const server = buildServer(hub, { ...options, profile, toolsOnly: toolsOnlyRequest(messages), ...(session ? { session } : {}) });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     ctx.respond = false;
+    // One plain request (every tools/call of a client): served without the SDK's HTTP transport (mcp-direct.ts).
+    const direct = directRequest(ctx.req, body);
+    if (direct) return serveDirect(server, direct, ctx.res, (ctx.req as { auth?: AuthInfo }).auth);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     ctx.res.on('close', () => {
       void transport.close();
       void server.close();

@@ -9,6 +9,8 @@ export const DEFAULT_MINE_FILES = 2000;
 
 export interface BenchConfig {
   mineFiles: number;
+  /** PALACE_BENCH_MINE_PART=small: the `mine` suite runs only its 120-file fresh-pool part (a smoke run, not recorded). */
+  mineSmallOnly: boolean;
   /** PALACE_BENCH_RETRIEVAL_FRESH=1: the retrieval suite re-mines its sets instead of reusing cached palaces. */
   retrievalFresh: boolean;
   /** Size factor of the `scale` suite's palace (PALACE_BENCH_SCALE, default 1 = 1M events, 200k drawers). */
@@ -33,5 +35,7 @@ export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const rawSync = env.PALACE_BENCH_SYNC_EVENTS?.trim();
   const syncEvents = rawSync ? Number(rawSync) : 10_000;
   if (!Number.isInteger(syncEvents) || syncEvents < 3) throw new Error(`PALACE_BENCH_SYNC_EVENTS must be a whole number ≥ 3, not '${rawSync}'`);
-  return { mineFiles, retrievalFresh: env.PALACE_BENCH_RETRIEVAL_FRESH?.trim() === '1', scale, cacheDir, screenshots, syncEvents };
+  const part = env.PALACE_BENCH_MINE_PART?.trim();
+  if (part && part !== 'small') throw new Error(`PALACE_BENCH_MINE_PART must be 'small' (or unset), not '${part}'`);
+  return { mineFiles, mineSmallOnly: part === 'small', retrievalFresh: env.PALACE_BENCH_RETRIEVAL_FRESH?.trim() === '1', scale, cacheDir, screenshots, syncEvents };
 }

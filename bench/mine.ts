@@ -1,7 +1,8 @@
 // The `mine` benchmark suite: `palace mine` on a generated corpus of 2,000 small files (files/s and
 // drawers/s, end to end: walk, read, chunk, embed, write), against the bundled embedder's bare
 // throughput on the very same chunks; plus the cheap re-mine of the unchanged corpus.
-// PALACE_BENCH_MINE_FILES shrinks the corpus for a smoke test (such a run is not recorded).
+// PALACE_BENCH_MINE_FILES shrinks the corpus for a smoke test (such a run is not recorded);
+// PALACE_BENCH_MINE_PART=small runs only the 120-file fresh-pool part (not recorded either).
 
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -88,8 +89,21 @@ async function smallProject(ctx: SuiteContext, base: string, model: { embed(t: s
   }
 }
 
+/** PALACE_BENCH_MINE_PART=small: the small project alone (a smoke run: not written to BENCHMARKS.md). */
+async function smallOnly(ctx: SuiteContext): Promise<SuiteResult> {
+  const base = mkdtempSync(join(tmpdir(), 'palace-bench-mine-'));
+  try {
+    const small = await smallProject(ctx, base, await bareModel());
+    return { figures: [small], notes: [], smoke: 'PALACE_BENCH_MINE_PART=small (the small project alone)' };
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
 async function run(ctx: SuiteContext): Promise<SuiteResult> {
-  const files = benchConfig().mineFiles;
+  const config = benchConfig();
+  if (config.mineSmallOnly) return smallOnly(ctx);
+  const files = config.mineFiles;
   const base = mkdtempSync(join(tmpdir(), 'palace-bench-mine-'));
   try {
     const root = join(base, 'corpus');

@@ -28,6 +28,20 @@ export function defaultEmbedWorkers(cores = availableParallelism()): number {
   return Math.max(1, Math.min(cores, Math.max(2, cores - 1)));
 }
 
+/** The smallest batch the rest of a burst is cut into (a batch has a fixed cost of its own). */
+const MIN_SHARED_BATCH = 4;
+
+/**
+ * Texts in the next batch when `unsent` texts of its kind wait and `ready` workers have their model:
+ * a full batch while there is one for every worker; below that, the rest is halved among them (each
+ * worker that frees takes its share of what is left, down to MIN_SHARED_BATCH), so the end of a mine (or of any burst) is not one worker on a full batch while the others idle beside it.
+ */
+export function batchLimit(unsent: number, ready: number): number {
+  if (ready <= 1 || unsent >= ready * MAX_BATCH_TEXTS) return MAX_BATCH_TEXTS;
+  if (unsent < 2 * MIN_SHARED_BATCH) return Math.max(1, unsent); // too few to cut again
+  return Math.max(MIN_SHARED_BATCH, Math.ceil(unsent / ready));
+}
+
 export interface WorkerEmbedderOptions {
   /** Most workers at once (default defaultEmbedWorkers()). They start on demand. */
   workers?: number;
@@ -103,6 +117,8 @@ export interface WorkerEmbedder extends Embedder {
  *   turn. A 1 MiB drawer (~1,300 chunks) thus delays a search by at most one batch (the first
  *   worker to finish takes the query), and other agents' small drawers by about one batch each.
  * Concurrent calls in the same event-loop turn are coalesced into one batch, then split back.
+ * Batches are full (MAX_BATCH_TEXTS) while there is a full one for every worker; the rest is shared
+ * evenly among the workers (batchLimit), so the last batch of a burst does not leave the others idle.
  * Workers start on demand, up to `workers`, while work waits and none is free, or all at once on
  * warm() (a mine about to embed calls it, so its first batch finds every model loaded); one idle
  * for `idleMs` is ended (the model is loaded again on the next call).
@@ -167,10 +183,14 @@ export async function createWorkerEmbedder(spec: EmbedderSpec, options: WorkerEm
     const ofKind = queue.filter((r) => r.kind === kind);
     const order = [...ofKind.filter((r) => r.sent === 0), ...ofKind.filter((r) => r.sent > 0)];
     const slices: Slice[] = [];
+    const limit = batchLimit(
+      ofKind.reduce((n, r) => n + r.texts.length - r.sent, 0),
+      pool.filter((w) => w.state === 'idle' || w.state === 'busy').length,
+    );
     let batch = 0;
     for (const request of order) {
-      if (batch === MAX_BATCH_TEXTS) break;
-      const count = Math.min(MAX_BATCH_TEXTS - batch, request.texts.length - request.sent);
+      if (batch === limit) break;
+      const count = Math.min(limit - batch, request.texts.length - request.sent);
       slices.push({ request, start: request.sent, count });
       request.sent += count;
       batch += count;

@@ -161,12 +161,48 @@ export function serverInstructions(hub: HubServices, tools: readonly ToolDef[], 
   return `${AGENT_INSTRUCTIONS}\n${profileInstructions(profile, listed, available.length)}`;
 }
 
+/** What every per-request server of one tool set, profile and read-only state serves alike. */
+interface ServedBase {
+  available: readonly ToolDef[];
+  instructions: string;
+  /** The listed tools' entries (no per-request state: the lean profile adds its two runners per server). */
+  served: ReadonlyMap<string, Served>;
+  /** The tools/list result, the same for every server of this base (set by the first server built). */
+  listing?: { tools: Tool[] };
+}
+
+/**
+ * Built once per tool set (the registry's array, or a one-call process's few), profile and read-only
+ * state: rebuilding the map of ~64 entries, the listing and the instructions on every stateless POST
+ * was most of what building its server allocated. Bounded: a process sees a handful of keys.
+ */
+const bases = new Map<readonly ToolDef[], Map<string, ServedBase>>();
+const MAX_TOOL_SETS = 16;
+
+function servedBase(hub: HubServices, tools: readonly ToolDef[], profile: ToolProfile): ServedBase {
+  const key = `${profile}:${hub.readOnly ? 'ro' : 'rw'}`;
+  let byKey = bases.get(tools);
+  const known = byKey?.get(key);
+  if (known) return known;
+  if (!byKey) {
+    if (bases.size >= MAX_TOOL_SETS) bases.clear();
+    byKey = new Map();
+    bases.set(tools, byKey);
+  }
+  const available = tools.filter((tool) => !(hub.readOnly && tool.mutating));
+  const listed = profile === 'lean' ? available.filter((tool) => LEAN_TOOLS.has(tool.name)) : available;
+  const served = new Map<string, Served>();
+  for (const tool of listed) served.set(tool.name, { tool, schema: servedInput(tool).schema, listing: toolListing(tool) });
+  const base: ServedBase = { available, instructions: serverInstructions(hub, tools, profile), served };
+  byKey.set(key, base);
+  return base;
+}
+
 /** An MCP server for `tools` (the registry's, or the few a one-call process needs). */
 export function buildToolServer(hub: HubServices, tools: readonly ToolDef[], options: BuildServerOptions = {}): McpServer {
   const profile = options.profile ?? 'full';
-  const available = tools.filter((tool) => !(hub.readOnly && tool.mutating));
-  const listed = profile === 'lean' ? available.filter((tool) => LEAN_TOOLS.has(tool.name)) : available;
-  const instructions = serverInstructions(hub, tools, profile);
+  const base = servedBase(hub, tools, profile);
+  const { available, instructions } = base;
   const server = new McpServer(
     { name: 'palace', version: hub.version },
     { instructions, jsonSchemaValidator: sharedValidator },
@@ -215,10 +251,14 @@ export function buildToolServer(hub: HubServices, tools: readonly ToolDef[], opt
   // tools/list and tools/call are palace's own handlers (not McpServer.registerTool): a schema
   // violation is the same isError {error: {code: 'input.invalid', message, field}} result as every
   // other failure (the SDK's is plain text), and no tools.listChanged is advertised (never sent).
-  const served = new Map<string, Served>();
-  for (const tool of listed) served.set(tool.name, { tool, schema: servedInput(tool).schema, listing: toolListing(tool) });
-  if (profile === 'lean') for (const extra of moreTools(hub, tools, available, invoke)) served.set(extra.listing.name, extra);
-  const listing = { tools: [...served.values()].map((s) => s.listing) };
+  // The lean profile's two extra tools run through this request's invoke; every other entry is shared.
+  let served: ReadonlyMap<string, Served> = base.served;
+  if (profile === 'lean') {
+    const own = new Map(base.served);
+    for (const extra of moreTools(hub, tools, available, invoke)) own.set(extra.listing.name, extra);
+    served = own;
+  }
+  const listing = (base.listing ??= { tools: [...served.values()].map((s) => s.listing) });
   const lowLevel = server.server;
   lowLevel.registerCapabilities({ tools: {} });
   lowLevel.setRequestHandler(ListToolsRequestSchema, () => listing);

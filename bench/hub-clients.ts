@@ -4,6 +4,7 @@
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 import type { AppendInput } from '../hub/src/logstream/logstream.js';
@@ -15,10 +16,22 @@ export function toolArgs(input: AppendInput | Record<string, unknown>): ToolArgs
   return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined));
 }
 
+/**
+ * The SDK transport hands every request the same long-lived AbortSignal. undici adds an abort listener
+ * to it per request, dropped only once that request is garbage-collected, and walks the signal's
+ * listeners (getEventListeners) on each new request: a client making thousands of calls pays more
+ * per call as it goes (past 1,500 listeners in one hub-suite run: MaxListenersExceededWarning; ~4% of
+ * the process's CPU in a profile of 1,500 appends), all of it on the thread the in-process hub shares,
+ * while each fetch of the bare reference gets a fresh signal. So a POST gets its own signal here (the
+ * SDK reads its reply whole before the call resolves); the GET notification stream keeps the
+ * transport's, so closing the client still ends it.
+ */
+const fetchOwnSignal: FetchLike = (url, init) => fetch(url, init?.method === 'POST' ? { ...init, signal: null } : init);
+
 /** An SDK client connected to `<url>/mcp` (stateless hub: initialize once, then one POST per call). */
 export async function connectSdkClient(url: string, name: string): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { fetch: fetchOwnSignal }));
   return client;
 }
 

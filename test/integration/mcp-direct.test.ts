@@ -1,7 +1,8 @@
 // A POST whose body is one JSON-RPC request is served without the SDK's HTTP transport
-// (hub/src/http/routes/mcp-direct.ts). It must answer exactly as that transport does: the same SSE
-// reply and headers, progress before the result, the handler aborted when the client goes away, and
-// every request the SDK transport refuses still refused by it. Real hub on port 0, raw fetch and the
+// (hub/src/http/routes/mcp-direct.ts). It must answer as that transport does: the same response
+// (as a JSON body when nothing precedes it, which the spec lets a server choose), progress before the
+// result in the SDK's SSE frames, the handler aborted when the client goes away, and every request the
+// SDK transport refuses still refused by it. Real hub on port 0, raw fetch and the
 // official SDK client over Streamable HTTP.
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -57,14 +58,14 @@ const call = (id: number, name: string, args: Record<string, unknown>, meta?: Re
 const note = (body: string) => ({ type: 'note', stream: 'proj', room: 'core', from_agent: 'alice-cli', body });
 
 describe('one JSON-RPC request per POST, served without the SDK transport', () => {
-  it('answers as the SDK transport does: the same SSE frame and headers as a batch of one (served by the SDK)', async () => {
+  it('answers with the same JSON-RPC response as the SDK transport (a batch of one), as a JSON body when nothing precedes it', async () => {
     const direct = await post(call(1, 'palace_event_list', { stream: ['nothing-here'] }));
     const viaSdk = await post([call(1, 'palace_event_list', { stream: ['nothing-here'] })]);
     expect(direct.status).toBe(200);
     expect(viaSdk.status).toBe(200);
-    for (const header of ['content-type', 'cache-control', 'x-accel-buffering']) expect(direct.headers.get(header)).toBe(viaSdk.headers.get(header));
-    expect(direct.headers.get('content-type')).toBe('text/event-stream');
-    expect(direct.text.startsWith('event: message\ndata: ')).toBe(true);
+    expect(viaSdk.headers.get('content-type')).toBe('text/event-stream');
+    expect(direct.headers.get('content-type')).toBe('application/json');
+    expect(Number(direct.headers.get('content-length'))).toBe(Buffer.byteLength(direct.text));
     expect(direct.messages).toEqual(viaSdk.messages);
     expect(JSON.parse(direct.messages[0]?.result?.content[0]?.text ?? '')).toMatchObject({ events: [], count: 0 });
   });
@@ -84,6 +85,10 @@ describe('one JSON-RPC request per POST, served without the SDK transport', () =
     const appended = await post(call(4, 'palace_event_append', note('cursor')));
     const tip = (JSON.parse(appended.messages[0]?.result?.content[0]?.text ?? '') as LogEvent).id;
     const waited = await post(call(5, 'palace_event_wait', { to_agent: 'nobody', since_event_id: tip, timeout_ms: 450 }, { progressToken: 'p1' }));
+    // Notifications first: the reply is the SDK transport's SSE stream (its headers), the response last.
+    expect(waited.headers.get('content-type')).toBe('text/event-stream');
+    expect(waited.headers.get('cache-control')).toBe('no-cache, no-transform');
+    expect(waited.text.startsWith('event: message\ndata: ')).toBe(true);
     const methods = waited.messages.map((m) => m.method ?? 'response');
     expect(methods.at(-1)).toBe('response');
     expect(methods.filter((m) => m === 'notifications/progress').length).toBeGreaterThanOrEqual(2);

@@ -1,7 +1,7 @@
 // One stateless 2025 JSON-RPC request served without the SDK's HTTP transport: the per-request
 // server (buildServer) is connected to a one-request transport that writes the reply straight to the
-// node response, as the same `event: message` SSE frames the SDK's StreamableHTTPServerTransport
-// writes. The SDK transport converts each POST into a web Request and its reply into a web
+// node response: a JSON body when the response is all there is, else the same `event: message` SSE
+// frames the SDK's StreamableHTTPServerTransport writes (notifications first, then the response). The SDK transport converts each POST into a web Request and its reply into a web
 // ReadableStream (@hono/node-server) and zod-parses every message it sends: that was most of the
 // garbage of a stateless tools/call, and its GC pauses the tail of every call (docs/evidence.md).
 // Anything this road does not serve exactly as the SDK would (a batch, initialize, a header the SDK
@@ -47,8 +47,8 @@ function frame(message: JSONRPCMessage): string {
 
 /**
  * Serves `request` on `server` (a fresh per-request server) and writes its reply to `res`: the
- * notifications the request sends first (progress, its log messages), then the response, which ends
- * the reply. Messages not related to the request are dropped, as the stateless SDK transport drops
+ * response alone as JSON, or, once the request sent a notification first (progress, its log
+ * messages), an SSE stream of those and then the response, which ends it. Messages not related to the request are dropped, as the stateless SDK transport drops
  * them (it has no standalone stream). The client going away closes the server, which aborts the
  * request's handler, as it did over the SDK transport.
  */
@@ -56,13 +56,16 @@ export async function serveDirect(server: McpServer, request: JSONRPCRequest, re
   let answered = false;
   const write = (message: JSONRPCMessage, last: boolean): void => {
     if (res.writableEnded || res.destroyed) return;
-    const data = frame(message);
     if (last && !res.headersSent) {
-      // Headers and the only frame in one write (Content-Length set by node): one packet, no chunking.
-      res.writeHead(200, SSE_HEADERS);
-      res.end(data);
+      // Nothing came before the response: one JSON body with its length, headers and all in one
+      // write. The spec lets the server answer a request with JSON or SSE, and the client
+      // must take both; JSON spares it an SSE parser (web streams, in the SDK client) per call.
+      const body = JSON.stringify(message);
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+      res.end(body);
       return;
     }
+    const data = frame(message);
     if (!res.headersSent) {
       res.writeHead(200, SSE_HEADERS);
       res.flushHeaders();

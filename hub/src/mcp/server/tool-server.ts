@@ -66,6 +66,11 @@ export function toolsOnlyRequest(messages: ReadonlyArray<{ method?: unknown }>):
   return messages.every((m) => typeof m.method === 'string' && (TOOLS_ONLY_METHODS.has(m.method) || m.method.startsWith('notifications/')));
 }
 
+/** Resolves on the next turn of the event loop, after every microtask queued so far. */
+function afterWakeUps(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 function jsonResult(value: unknown): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }] };
 }
@@ -237,6 +242,9 @@ export function buildToolServer(hub: HubServices, tools: readonly ToolDef[], opt
       }
       const started = performance.now();
       const value = tool.lockFree || tool.stepLocked || !options.withLock ? await run() : await options.withLock(run);
+      // Wake-ups first: the waits and pushes a write's commit woke answer within the commit's own
+      // microtasks; the writer's reply waits one turn, so theirs are on the wire before it (docs/evidence.md).
+      if (tool.mutating) await afterWakeUps();
       sendLog(options.session, 'debug', { tool: tool.name, ms: Math.round(performance.now() - started) });
       return jsonResult(value);
     } catch (err) {

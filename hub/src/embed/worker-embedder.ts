@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 
 import { compiledScript } from '../compiled-script.js';
 import type { PalaceConfig } from '../config.js';
-import { HubError, type ErrorCode } from '../errors.js';
+import { HubError, toHubError, type ErrorCode } from '../errors.js';
 import type { EmbedKind, EmbedWorkersStatus, Embedder, EmbedderInfo } from './embedder.js';
 import { startEmbedWorker, type EmbedIsolation, type EmbedWorkerHandle } from './embed-process.js';
 import type { EmbedderSpec } from './spec.js';
@@ -52,6 +52,11 @@ export interface WorkerEmbedderOptions {
    * thread: worker threads in the hub's process (what a thread frees is not all returned to the system).
    */
   isolation?: EmbedIsolation;
+  /**
+   * Start every worker now, beside the first (a mine opening the memory: its models load while the
+   * vector store opens and the first files are chunked), instead of the first alone.
+   */
+  warm?: boolean;
   /** Hears every batch as it is handed to a worker (tests and benchmarks observe the scheduling). */
   onBatch?: (batch: { worker: number; kind: EmbedKind; texts: number }) => void;
 }
@@ -335,7 +340,16 @@ export async function createWorkerEmbedder(spec: EmbedderSpec, options: WorkerEm
   };
 
   // The first worker starts now: it tells what the model is (its vector space), and a bad model fails here.
-  await spawn();
+  const first = spawn();
+  if (options.warm) for (let live = 1; live < size; live++) void spawn().catch(() => undefined);
+  try {
+    await first;
+  } catch (err) {
+    // Whatever else was started is ended (one still starting ends itself once ready: closed).
+    closed = toHubError(err);
+    await Promise.all(pool.map((w) => w.worker.terminate()));
+    throw err;
+  }
   const known = info as EmbedderInfo | undefined;
   if (!known) throw new HubError('memory.embed_failed', 'the embedding worker reported no model');
 

@@ -62,7 +62,8 @@ export const mineTool = defineTool({
     const step = ctx.withLock ?? (<T>(fn: () => Promise<T>) => fn());
     const palacePath = canonicalPalace(hub.config.palacePath);
     const run = (signal?: AbortSignal) =>
-      mineSource(() => hub.memory.get(), palacePath, request, {
+      // Opened by the mine (first use): every embedding worker starts with it, not after the first.
+      mineSource(() => hub.memory.get({ warmEmbedder: true }), palacePath, request, {
         step,
         signal,
         progress: (p) => void ctx.progress(p.files_done, p.files_total, `${p.drawers_filed} drawers`).catch(() => undefined),

@@ -22,8 +22,11 @@ import type { MinedFile } from '../../search/path-scan.js';
 import type { MinedEntry } from '../../search/stale.js';
 
 export interface MemoryHandle {
-  /** The memory, opened on first call; a failed open is retried on the next call. */
-  get(): Promise<Memory>;
+  /**
+   * The memory, opened on first call; a failed open is retried on the next call. `warmEmbedder`: if
+   * this call opens it, every embedding worker starts at once (a mine is about to embed), not the first.
+   */
+  get(options?: { warmEmbedder?: boolean }): Promise<Memory>;
   /** Whether it has been opened (status reports counts only then, to stay cheap). */
   isOpen(): boolean;
   /** The memory if it is open, without opening it (synchronous status reads). */
@@ -46,14 +49,20 @@ export interface OpenMemoryOptions {
   replication?: ReplicationContext;
 }
 
-export async function openMemory(config: Readonly<PalaceConfig>, palacePath: string, log: Logger, options: OpenMemoryOptions = {}): Promise<Memory> {
+export async function openMemory(
+  config: Readonly<PalaceConfig>,
+  palacePath: string,
+  log: Logger,
+  options: OpenMemoryOptions = {},
+  warmEmbedder = false,
+): Promise<Memory> {
   const { spec, fallback } = chooseEmbedder(config, palacePath);
   if (fallback)
     log.info(
       `no ONNX model in ${config.home}/models/all-MiniLM-L6-v2; using the bundled embedder (Universal Sentence Encoder lite, 512-d). ` +
         'Run `palace set-embedder --model all-MiniLM-L6-v2` on a new palace to use MiniLM instead',
     );
-  const embedder = await createWorkerEmbedder(spec, embedPoolOptions(config));
+  const embedder = await createWorkerEmbedder(spec, { ...embedPoolOptions(config), warm: warmEmbedder });
   try {
     const info = embedder.info();
     checkAgainstRecord(palacePath, info);
@@ -131,8 +140,8 @@ export function createMemoryHandle(config: Readonly<PalaceConfig>, palacePath: s
   let opening: Promise<Memory> | undefined;
   let opened: Memory | undefined;
   return {
-    get() {
-      opening ??= openMemory(config, palacePath, log, options).then(
+    get(getOptions = {}) {
+      opening ??= openMemory(config, palacePath, log, options, getOptions.warmEmbedder === true).then(
         (m) => {
           opened = m;
           return m;

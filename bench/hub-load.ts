@@ -42,12 +42,14 @@ async function armHub(
   // Streams closed by the previous round leave once the hub sees their sockets close.
   if (!readers)
     await untilAtMost(() => hubListeners(log), bench.ownListeners, 'the previous streams to leave the hub');
-  const before = hubListeners(log) ?? 0;
   const streams =
     readers ??
     (await Promise.all(
       Array.from({ length: SSE_CLIENTS }, () => SseClient.open(bench.hub.url, '/logstream/stream')),
     ));
+  // Counted once the streams are open (each subscribes before its opening comment, with whatever the
+  // hub adds for its stream clients): the long-polls are then the only listeners still to come.
+  const before = hubListeners(log) ?? 0;
   const tip = log.tipId() ?? undefined;
   const waits = waiters.map((client, i) =>
     sdkCall<WaitReply>(
@@ -57,10 +59,9 @@ async function armHub(
       WAIT_TIMEOUT_MS + 10_000,
     ),
   );
-  const added = readers ? 0 : SSE_CLIENTS;
   await untilCount(
     () => hubListeners(log),
-    before + added + WAITERS,
+    before + WAITERS,
     'the long-polls and streams to be pending',
   );
   return { waits, readers: streams };

@@ -24,11 +24,67 @@ const DROP_GRACE_MS = 10_000;
 
 export interface SseState {
   clients: number;
+  /**
+   * Frames read since the log last changed, by filters and cursor: stream clients with the same
+   * filters at the same cursor (every client of an agent's inbox, after a commit) share one read and
+   * one serialisation. Emptied by every change of the log and at the end of the turn that filled it.
+   */
+  frames?: SharedFrames;
+}
+
+interface Frame {
+  page: EventPage;
+  json: string;
+}
+
+class SharedFrames {
+  private readonly byKey = new Map<string, Frame>();
+  private clearing = false;
+  private users = 0;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly hub: HubServices) {}
+
+  /**
+   * A stream client starts using the cache (call before it subscribes to the log): while any does, a
+   * change of the log empties it, and this listener, subscribed before theirs, runs before they read.
+   * Without clients nothing listens (the change feed polls only while something does).
+   */
+  attach(): () => void {
+    if (this.users++ === 0) this.unsubscribe = this.hub.logstream.onChange(() => this.byKey.clear());
+    let attached = true;
+    return () => {
+      if (!attached) return;
+      attached = false;
+      if (--this.users > 0) return;
+      this.unsubscribe?.();
+      this.unsubscribe = undefined;
+      this.byKey.clear();
+    };
+  }
+
+  read(key: string, load: () => EventPage): Frame {
+    const known = this.byKey.get(key);
+    if (known) return known;
+    const page = load();
+    const frame = { page, json: JSON.stringify(page) };
+    this.byKey.set(key, frame);
+    if (!this.clearing) {
+      this.clearing = true;
+      setImmediate(() => {
+        this.clearing = false;
+        this.byKey.clear();
+      });
+    }
+    return frame;
+  }
 }
 
 export function sseHandler(hub: HubServices, state: SseState, heartbeatMs = HEARTBEAT_MS) {
+  const frames = (state.frames ??= new SharedFrames(hub));
   return (ctx: Context): void => {
     const filters = eventFiltersFromParams(ctx.query); // every palace_event_list filter, preview and since_created_at included
+    const filterKey = JSON.stringify(filters);
     const explicit = (typeof ctx.query.since_event_id === 'string' && ctx.query.since_event_id) || ctx.get('Last-Event-ID') || null;
     // Validate filters and the cursor before any byte of the stream: a bad request is a 400.
     hub.logstream.list({ ...filters, since_event_id: explicit, limit: 1 });
@@ -64,9 +120,9 @@ export function sseHandler(hub: HubServices, state: SseState, heartbeatMs = HEAR
       stallTimer = setTimeout(drop, stallMs);
       stallTimer.unref();
     };
-    const sendFrame = (page: EventPage): void => {
+    const sendFrame = ({ page, json }: Frame): void => {
       const last = page.events.at(-1)?.id;
-      write(`id: ${last ?? cursor ?? ''}\ndata: ${JSON.stringify(page)}\n\n`);
+      write(`id: ${last ?? cursor ?? ''}\ndata: ${json}\n\n`);
     };
 
     /** Something may be unsent (a replay is due or the log changed) since the pump last looked. */
@@ -77,8 +133,10 @@ export function sseHandler(hub: HubServices, state: SseState, heartbeatMs = HEAR
       try {
         while (pending && !blocked && !closed) {
           pending = false;
-          const page = hub.logstream.list({ ...filters, since_event_id: cursor, limit: FRAME_LIMIT });
-          if (page.count > 0) sendFrame(page);
+          const from = cursor;
+          const frame = frames.read(`${filterKey}\n${from ?? ''}`, () => hub.logstream.list({ ...filters, since_event_id: from, limit: FRAME_LIMIT }));
+          const page = frame.page;
+          if (page.count > 0) sendFrame(frame);
           cursor = page.cursor ?? cursor;
           if (page.has_more) pending = true;
           await nextTurn(); // one page per turn: other requests run between pages
@@ -99,6 +157,7 @@ export function sseHandler(hub: HubServices, state: SseState, heartbeatMs = HEAR
       if (pending) schedule();
     });
 
+    const detach = frames.attach();
     const unsubscribe = hub.logstream.onChange(schedule);
     const heartbeat = setInterval(() => {
       if (!blocked && Date.now() - lastWrite >= heartbeatMs - 50) write(': ping\n\n');
@@ -110,6 +169,7 @@ export function sseHandler(hub: HubServices, state: SseState, heartbeatMs = HEAR
       clearInterval(heartbeat);
       clearTimeout(stallTimer);
       unsubscribe();
+      detach();
       state.clients--;
       stream.end();
     };

@@ -15,6 +15,7 @@ import { analyzeQuery } from '../../hub/src/search/query.js';
 import { LanceDbVectorStore } from '../../hub/src/vector/lancedb-vector-store.js';
 import { fullTextScores, type DrawerFilter, type ScanOptions, type StoredDrawer } from '../../hub/src/vector/vector-store.js';
 import { makeTmpDir, type TmpDir } from '../helpers/tmp-dir.js';
+import { countLoopTurns } from '../helpers/loop-turns.js';
 
 const DIM = 4;
 const FILES = 200;
@@ -94,24 +95,18 @@ describe('search off the request path', () => {
   it('hands the event loop back while it indexes, not only between store reads', async () => {
     // Turns of the event loop counted from the moment the last scan's rows are handed over: a build
     // that indexes them in one synchronous run lets none through.
-    let turns = 0;
-    let probing = true;
-    const probe = (): void => {
-      turns++;
-      if (probing) setImmediate(probe);
-    };
-    setImmediate(probe);
+    const loop = countLoopTurns();
     const reader = {
       scan: async (filter: DrawerFilter, options?: ScanOptions) => {
         const out = await store.scan(filter, options);
-        turns = 0;
+        loop.reset();
         return out;
       },
     };
     const built = await new AssociationIndex(reader, () => files, sourceDrawerId, 0).current();
-    probing = false;
+    loop.stop();
     expect(built.units).toBe(FILES * CHUNKS);
-    expect(turns).toBeGreaterThanOrEqual(FILES * CHUNKS - 1);
+    expect(loop.count).toBeGreaterThanOrEqual(FILES * CHUNKS - 1);
   });
 
   it('reads the by-id BM25 as scores only, equal to fullText', async () => {

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { commitManifest, manifestPath, readManifest, readManifestSliced, type MinedFileEntry } from '../../hub/src/mine/manifest.js';
 import { minedProjectFiles, pathScan, warmMinedFiles } from '../../hub/src/search/path-scan.js';
 import { makeTmpDir, type TmpDir } from '../helpers/tmp-dir.js';
+import { countLoopTurns } from '../helpers/loop-turns.js';
 
 function entry(i: number, mode = 'projects'): MinedFileEntry {
   return { mtime_ms: 1_700_000_000_000 + i + 0.25, size: i, sha256: 'ab'.repeat(32), wing: `w${i % 3}`, room: 'src', mode, root: '/r', drawers: (i % 4) + 1, mined_at: '2026-01-01T00:00:00Z', chunker: 2 };
@@ -27,18 +28,12 @@ describe('sliced manifest read', () => {
     awkward.forEach((p, i) => (manifest[p] = entry(i)));
     for (let i = 0; i < 3000; i++) manifest[`/r/pkg-${i % 20}/mod-${i}.ts`] = entry(i, i % 10 === 0 ? 'convos' : 'projects');
     writeFileSync(manifestPath(tmp.path), JSON.stringify(manifest));
-    let turns = 0;
-    let probing = true;
-    const probe = (): void => {
-      turns++;
-      if (probing) setImmediate(probe);
-    };
-    setImmediate(probe);
+    const loop = countLoopTurns();
     const sliced = await readManifestSliced(tmp.path, 0);
-    probing = false;
+    loop.stop();
     expect(sliced).toEqual(manifest);
     // 3,008 entries, cut every 500 and a yield at each cut when the slice is 0 ms.
-    expect(turns).toBeGreaterThanOrEqual(5);
+    expect(loop.count).toBeGreaterThanOrEqual(5);
     // The synchronous reader finds the very object (no second parse).
     expect(readManifest(tmp.path)).toBe(sliced);
   });

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { listFiles, listFilesSliced, PROJECT_EXTENSIONS } from '../../hub/src/mine/walk.js';
 import { makeTmpDir, type TmpDir } from '../helpers/tmp-dir.js';
+import { countLoopTurns } from '../helpers/loop-turns.js';
 
 describe('sliced walk', () => {
   let tmp: TmpDir | undefined;
@@ -26,20 +27,14 @@ describe('sliced walk', () => {
     mkdirSync(join(root, 'node_modules', 'dep'), { recursive: true });
     writeFileSync(join(root, 'node_modules', 'dep', 'index.js'), 'module.exports = 1;\n');
     const options = { extensions: PROJECT_EXTENSIONS, gitignore: true };
-    let turns = 0;
-    let probing = true;
-    const probe = (): void => {
-      turns++;
-      if (probing) setImmediate(probe);
-    };
-    setImmediate(probe);
+    const loop = countLoopTurns();
     const sliced = await listFilesSliced(root, options, 0);
-    probing = false;
+    loop.stop();
     const plain = listFiles(root, options);
     expect(sliced).toEqual(plain);
     expect(plain.length).toBe(11 * 5);
     expect(plain.some((f) => f.includes('pkg-3') || f.endsWith('.gen.ts') || f.includes('node_modules'))).toBe(false);
     // 11 package folders and their src folders read: a turn after each.
-    expect(turns).toBeGreaterThanOrEqual(22);
+    expect(loop.count).toBeGreaterThanOrEqual(22);
   });
 });

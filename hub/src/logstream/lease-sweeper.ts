@@ -2,9 +2,12 @@
 // claim's lease lapses, so the task is open again. Only claims whose event originated on this replica
 // are expired here: exactly one hub expires any claim, whatever the mesh. Clock injected for tests.
 // It starts from the task projection (the claimed tasks, a page per pass) and the log's tip, so a
-// year-old log is not read from its first event while the hub answers its first requests.
+// year-old log is not read from its first event while the hub answers its first requests. On a log
+// file, a running hub reads that projection on a worker thread (lease-seed.ts): cold pages block the
+// thread that reads them.
 
 import type { Logger } from '../log.js';
+import { readClaimedLeasesOffThread, type ClaimedLease } from './lease-seed.js';
 import type { Logstream } from './logstream.js';
 
 /** The agent name the hub writes its own coordination events under. */
@@ -30,11 +33,18 @@ export interface LeaseSweeperOptions {
   log?: Logger;
   /** Don't start the timer (tests call tick() themselves). */
   manual?: boolean;
+  /**
+   * Read the claimed tasks at the start on a worker thread instead of a page per tick. Default: on
+   * for a log file unless `manual`; `:memory:` logs always read in ticks.
+   */
+  offThread?: boolean;
 }
 
 export interface LeaseSweeper {
   /** One pass: reads what changed, expires every lapsed lease this replica owns; returns the expiries. */
   tick(): string[];
+  /** Resolves once the claimed tasks at the start are all known (at once when reading them in ticks). */
+  readonly seeded: Promise<void>;
   stop(): void;
 }
 
@@ -63,18 +73,61 @@ export function startLeaseSweeper(logstream: Logstream, options: LeaseSweeperOpt
    * that changed since is refreshed from the projection either way (the projection is current).
    */
   let seeding: number | undefined;
-  if (logstream.store.tasks.ready()) {
+  const complete = logstream.store.tasks.ready();
+  if (complete) {
     cursor = logstream.tipId() ?? undefined;
     seeding = 0;
   }
-  const seed = (): void => {
-    if (seeding === undefined) return;
-    const page = logstream.store.tasks.claimedLeases(seeding, SEED_PER_PASS);
+  const learn = (page: readonly ClaimedLease[]): void => {
     for (const t of page)
       if (t.lease_expires_at !== null && t.origin_replica !== null && !leases.has(t.correlation_id))
         leases.set(t.correlation_id, { end: Date.parse(t.lease_expires_at), origin: t.origin_replica });
+  };
+  const seed = (): void => {
+    if (seeding === undefined) return;
+    const page = logstream.store.tasks.claimedLeases(seeding, SEED_PER_PASS);
+    learn(page);
     seeding = page.length < SEED_PER_PASS ? undefined : page.at(-1)?.first_seq;
   };
+
+  /**
+   * Off the main thread: the worker's pages come from a snapshot that may predate events this sweeper
+   * has read since, so a task any such event touched is read again from the projection (current)
+   * instead of taken from the page. Until the worker is done, ticks read no projection pages.
+   */
+  const path = logstream.store.path;
+  const offThread = complete && path !== ':memory:' && (options.offThread ?? !options.manual);
+  let touchedWhileSeeding: Set<string> | undefined;
+  const stopSeed = new AbortController();
+  let seeded: Promise<void> = Promise.resolve();
+  if (offThread) {
+    seeding = undefined;
+    const touched = (touchedWhileSeeding = new Set());
+    seeded = readClaimedLeasesOffThread(
+      path,
+      (page) => {
+        if (stopped) return;
+        const again = page.filter((t) => touched.has(t.correlation_id)).map((t) => t.correlation_id);
+        learn(page.filter((t) => !touched.has(t.correlation_id)));
+        refresh(again);
+        schedule();
+      },
+      stopSeed.signal,
+    ).then(
+      () => {
+        touchedWhileSeeding = undefined;
+      },
+      (err: unknown) => {
+        // The worker could not read them: read them in ticks instead, as on a :memory: log.
+        options.log?.warn('could not read the leases off the main thread; reading them in passes', { error: (err as Error).message });
+        touchedWhileSeeding = undefined;
+        if (!stopped) {
+          seeding = 0;
+          schedule();
+        }
+      },
+    );
+  }
 
   /** Events still unread after the last pass (a big log is read a few pages per pass, not at once). */
   let behind = false;
@@ -88,9 +141,11 @@ export function startLeaseSweeper(logstream: Logstream, options: LeaseSweeperOpt
       }
       const page = logstream.list({ since_event_id: cursor, limit: 500 });
       // Only a claim or a renewal makes a task claimed; any event may end a claim we track.
-      for (const e of page.events)
+      for (const e of page.events) {
+        if (e.correlation_id) touchedWhileSeeding?.add(e.correlation_id);
         if (e.correlation_id && ((e.type === 'event.ack' && e.status === 'claimed') || e.type === 'claim.renewed' || leases.has(e.correlation_id)))
           touched.add(e.correlation_id);
+      }
       cursor = page.cursor ?? cursor;
       if (!page.has_more) break;
     }
@@ -138,8 +193,9 @@ export function startLeaseSweeper(logstream: Logstream, options: LeaseSweeperOpt
   const stop = (): void => {
     stopped = true;
     clearTimeout(timer);
+    stopSeed.abort();
   };
   logstream.onClose(stop);
   if (!options.manual) setImmediate(run);
-  return { tick, stop };
+  return { tick, seeded, stop };
 }

@@ -1,0 +1,30 @@
+// Worker-thread entry of the lease sweeper's start (lease-seed.ts): reads the claimed tasks' leases
+// from the task projection on its own read-only connection, a page per message, so the cold pages of
+// a year-old log are read off the hub's event loop. Messages: {rows}, then {done} or {error}.
+
+import Database from 'better-sqlite3';
+import { parentPort, workerData } from 'node:worker_threads';
+
+import { TaskTableReads } from './task-table-reads.js';
+
+const port = parentPort;
+if (!port) throw new Error('lease-seed-worker runs as a worker thread');
+const { path, pageSize } = workerData as { path: string; pageSize: number };
+
+let db: Database.Database | undefined;
+try {
+  db = new Database(path, { readonly: true, fileMustExist: true, timeout: 10_000 });
+  const reads = new TaskTableReads(db);
+  for (let after = 0; ; ) {
+    const rows = reads.claimedLeases(after, pageSize);
+    if (rows.length > 0) port.postMessage({ rows });
+    const last = rows.at(-1);
+    if (rows.length < pageSize || last === undefined) break;
+    after = last.first_seq;
+  }
+  port.postMessage({ done: true });
+} catch (err) {
+  port.postMessage({ error: (err as Error).message });
+} finally {
+  db?.close();
+}

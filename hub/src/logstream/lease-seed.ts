@@ -1,0 +1,57 @@
+// The lease sweeper's start on a file-backed log: the claimed tasks' leases read on a worker thread
+// (lease-seed-worker.ts) with its own read-only connection. On a year-old palace whose pages are not
+// in the page cache, the same reads on the hub's connection held the event loop 170-1,460 ms a pass
+// of 250 tasks (docs/evidence.md, "scale: /healthz"): SQLite's reads block the thread that runs them.
+
+import { Worker } from 'node:worker_threads';
+
+import { compiledScript } from '../compiled-script.js';
+
+export interface ClaimedLease {
+  correlation_id: string;
+  first_seq: number;
+  lease_expires_at: string | null;
+  origin_replica: string | null;
+}
+
+/** Claimed tasks per message from the worker: a page is a few hundred µs to take in. */
+const PAGE = 1_000;
+
+/**
+ * Reads every claimed task's lease at `path` off the main thread, handing each page to `onPage` as
+ * it comes; resolves when all are read, rejects on a read error. An abort ends the worker (resolves).
+ */
+export function readClaimedLeasesOffThread(path: string, onPage: (rows: ClaimedLease[]) => void, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return resolve();
+    // Throws (so rejects) when the worker's script is not built.
+    const script = compiledScript(import.meta.url, './lease-seed-worker.js', 'hub/src/logstream/lease-seed-worker.js', 'store.failed');
+    // execArgv: [] so the parent's flags (a profiler, an inspector) never reach the worker.
+    const worker = new Worker(script, { workerData: { path, pageSize: PAGE }, execArgv: [] });
+    worker.unref(); // never what keeps a closing hub alive
+    let settled = false;
+    const finish = (err?: Error): void => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', abort);
+      void worker.terminate();
+      if (err) reject(err);
+      else resolve();
+    };
+    const abort = (): void => finish();
+    signal?.addEventListener('abort', abort, { once: true });
+    worker.on('message', (m: { rows?: ClaimedLease[]; done?: true; error?: string }) => {
+      if (settled) return;
+      if (m.rows) {
+        try {
+          onPage(m.rows);
+        } catch (err) {
+          finish(err as Error);
+        }
+      } else if (m.done) finish();
+      else finish(new Error(`the lease read failed: ${m.error ?? 'no reason given'}`));
+    });
+    worker.once('error', (err) => finish(err));
+    worker.once('exit', (code) => finish(new Error(`the lease read stopped (exit ${code})`)));
+  });
+}

@@ -1,0 +1,107 @@
+// The lease sweeper of a running hub learns the leases of a log it did not watch being written on a
+// worker thread: the hub's own connection reads no page of claimed tasks (on a year-old palace with
+// a cold page cache each such page held the event loop 170-1,460 ms), and the leases it learns that
+// way are expired exactly as those read in passes, including tasks that changed while it read them.
+
+import { afterEach, describe, expect, it } from 'vitest';
+
+import type { NewEvent } from '../../hub/src/core/types.js';
+import { startLeaseSweeper } from '../../hub/src/logstream/lease-sweeper.js';
+import { Logstream } from '../../hub/src/logstream/logstream.js';
+import { makeHubDirs, type HubDirs } from '../helpers/hub.js';
+
+const TASKS = 2_500; // more claimed tasks than one page of the worker (1,000)
+
+let made: HubDirs[] = [];
+let logs: Logstream[] = [];
+
+afterEach(() => {
+  for (const log of logs) log.close();
+  for (const d of made) d.cleanup();
+  made = [];
+  logs = [];
+});
+
+describe('lease sweeper start off the main thread', () => {
+  it('reads no claimed-task page on the hub connection, and expires exactly the lapsed leases it owns', async () => {
+    const d = makeHubDirs('palace-sweeper-offthread-');
+    made.push(d);
+    let now = new Date('2026-05-01T09:00:00.000Z');
+    const log = Logstream.open(d.palace, { now: () => now });
+    logs.push(log);
+    const batch: NewEvent[] = [];
+    const leased = new Map<string, number>();
+    for (let i = 0; i < TASKS; i++) {
+      const base = { stream: 'project/offthread', room: 'delegation', correlation_id: `task_off_${i}` };
+      batch.push(log.prepareEvent({ ...base, type: 'task.request', status: 'open', from_agent: 'lead', to_agent: 'worker', body: `task ${i}` }));
+      const end = new Date(now.getTime() + ((i % 60) + 1) * 60_000).toISOString();
+      batch.push(log.prepareEvent({ ...base, type: 'event.ack', status: 'claimed', from_agent: 'worker', to_agent: 'lead', ...(i % 7 === 0 ? {} : { metadata: { lease_expires_at: end } }) }));
+      if (i % 5 === 0) batch.push(log.prepareEvent({ ...base, type: 'task.reply', status: 'failed', from_agent: 'worker', to_agent: 'lead' }));
+      else if (i % 7 !== 0) leased.set(base.correlation_id, (i % 60) + 1);
+    }
+    log.store.append(batch);
+
+    // Every page of claimed tasks read on this (the hub's) connection is counted.
+    let pagesOnMain = 0;
+    const tasks = log.store.tasks;
+    const claimedLeases = tasks.claimedLeases.bind(tasks);
+    tasks.claimedLeases = (after, limit) => {
+      pagesOnMain++;
+      return claimedLeases(after, limit);
+    };
+
+    const sweeper = startLeaseSweeper(log, { manual: true, offThread: true });
+    // While the worker reads: one leased task fails, one lease-less task fails, one task is claimed anew.
+    const failedLate = [...leased.keys()].at(-1) as string;
+    log.store.append([log.prepareEvent({ stream: 'project/offthread', room: 'delegation', correlation_id: failedLate, type: 'task.reply', status: 'failed', from_agent: 'worker', to_agent: 'lead' })]);
+    leased.delete(failedLate);
+    const fresh = 'task_off_fresh';
+    log.store.append([
+      log.prepareEvent({ stream: 'project/offthread', room: 'delegation', correlation_id: fresh, type: 'task.request', status: 'open', from_agent: 'lead', to_agent: 'worker' }),
+      log.prepareEvent({ stream: 'project/offthread', room: 'delegation', correlation_id: fresh, type: 'event.ack', status: 'claimed', from_agent: 'worker', to_agent: 'lead', metadata: { lease_expires_at: new Date(now.getTime() + 90 * 60_000).toISOString() } }),
+    ]);
+    expect(sweeper.tick()).toEqual([]);
+    await sweeper.seeded;
+    for (let pass = 0; pass < 3; pass++) expect(sweeper.tick()).toEqual([]);
+    expect(pagesOnMain).toBe(0);
+
+    // Half an hour on: the leases ending in the first 30 minutes have lapsed, and nothing else.
+    now = new Date(now.getTime() + 30 * 60_000 + 1_000);
+    const expired = new Set(sweeper.tick());
+    const due = [...leased].filter(([, minute]) => minute <= 30).map(([id]) => id);
+    expect(due.length).toBeGreaterThan(500); // more than one of the worker's pages
+    expect([...expired].sort()).toEqual(due.sort());
+    for (const id of due.slice(0, 20)) expect(log.task(id)).toMatchObject({ status: 'open', lease_expired: true });
+    expect(sweeper.tick()).toEqual([]);
+
+    // Past every lease: the rest lapse too, the task claimed meanwhile among them; the one failed meanwhile does not.
+    now = new Date(now.getTime() + 90 * 60_000);
+    const rest = new Set(sweeper.tick());
+    expect(rest.has(fresh)).toBe(true);
+    expect(rest.has(failedLate)).toBe(false);
+    expect(rest.size).toBe(leased.size - due.length + 1);
+    expect(pagesOnMain).toBe(0);
+    sweeper.stop();
+  });
+
+  it('a hub closing while the worker reads ends it: the start settles, nothing is expired after', async () => {
+    const d = makeHubDirs('palace-sweeper-offthread-close-');
+    made.push(d);
+    const log = Logstream.open(d.palace);
+    const batch: NewEvent[] = [];
+    for (let i = 0; i < 1_500; i++) {
+      const base = { stream: 'project/close', room: 'delegation', correlation_id: `task_close_${i}` };
+      batch.push(log.prepareEvent({ ...base, type: 'task.request', status: 'open', from_agent: 'lead', to_agent: 'worker' }));
+      batch.push(log.prepareEvent({ ...base, type: 'event.ack', status: 'claimed', from_agent: 'worker', to_agent: 'lead', metadata: { lease_expires_at: '2020-01-01T00:00:00.000Z' } }));
+    }
+    log.store.append(batch);
+    // Not manual: the sweeper runs on its own timer, as in a hub; every lease has lapsed long ago.
+    const sweeper = startLeaseSweeper(log);
+    log.close(); // stops the sweeper, which ends its worker
+    await sweeper.seeded;
+    const reopened = Logstream.open(d.palace);
+    logs.push(reopened);
+    expect(reopened.task('task_close_0').status).toBe('claimed');
+    expect(reopened.task('task_close_1499').status).toBe('claimed');
+  });
+});

@@ -3,9 +3,15 @@
 // a cold page cache each such page held the event loop 170-1,460 ms), and the leases it learns that
 // way are expired exactly as those read in passes, including tasks that changed while it read them.
 
+import Database from 'better-sqlite3';
+import { readFileSync, readdirSync } from 'node:fs';
+import { getPriority } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import type { NewEvent } from '../../hub/src/core/types.js';
+import { BACKGROUND_NICE, quickCheckOffThread } from '../../hub/src/logstream/integrity-check.js';
+import { readClaimedLeasesOffThread } from '../../hub/src/logstream/lease-seed.js';
 import { startLeaseSweeper } from '../../hub/src/logstream/lease-sweeper.js';
 import { Logstream } from '../../hub/src/logstream/logstream.js';
 import { makeHubDirs, type HubDirs } from '../helpers/hub.js';
@@ -103,5 +109,56 @@ describe('lease sweeper start off the main thread', () => {
     logs.push(reopened);
     expect(reopened.task('task_close_0').status).toBe('claimed');
     expect(reopened.task('task_close_1499').status).toBe('claimed');
+  });
+
+  // Background readers yield the core to the event loop: on Linux the nice value is per thread.
+  const linux = process.platform === 'linux';
+
+  it.skipIf(!linux)('reads at the lowest priority on its own thread; the hub thread keeps its own', async () => {
+    const d = makeHubDirs('palace-sweeper-offthread-nice-');
+    made.push(d);
+    const log = Logstream.open(d.palace);
+    logs.push(log);
+    const base = { stream: 'project/nice', room: 'delegation', correlation_id: 'task_nice' };
+    log.store.append([
+      log.prepareEvent({ ...base, type: 'task.request', status: 'open', from_agent: 'lead', to_agent: 'worker' }),
+      log.prepareEvent({ ...base, type: 'event.ack', status: 'claimed', from_agent: 'worker', to_agent: 'lead', metadata: { lease_expires_at: '2099-01-01T00:00:00.000Z' } }),
+    ]);
+    const before = getPriority();
+    const rows: string[] = [];
+    const read = await readClaimedLeasesOffThread(log.store.path, (page) => rows.push(...page.map((r) => r.correlation_id)));
+    expect(rows).toEqual(['task_nice']);
+    expect(read.nice).toBe(BACKGROUND_NICE);
+    expect(getPriority()).toBe(before);
+  });
+
+  it.skipIf(!linux)("the log's integrity check runs on a thread at the lowest priority, never the hub's", async () => {
+    const d = makeHubDirs('palace-integrity-nice-');
+    made.push(d);
+    const path = join(d.palace, 'big.sqlite3');
+    const db = new Database(path);
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT); CREATE INDEX t_v ON t(v)');
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    db.transaction(() => {
+      for (let i = 0; i < 150_000; i++) insert.run(`row ${i} ${'x'.repeat(100)} ${(i * 7919) % 150_000}`);
+    })();
+    db.close();
+    const niceOf = (tid: string): number => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]?.split(' ')[16]);
+    const seen = new Set<number>();
+    const poll = setInterval(() => {
+      for (const tid of readdirSync('/proc/self/task')) {
+        try {
+          seen.add(niceOf(tid));
+        } catch {
+          // the thread ended between the listing and the read
+        }
+      }
+    }, 1);
+    const before = getPriority();
+    const verdict = await quickCheckOffThread({ path, integrityCheck: () => 'unused' });
+    clearInterval(poll);
+    expect(verdict).toBe('ok');
+    expect(seen.has(BACKGROUND_NICE)).toBe(true);
+    expect(getPriority()).toBe(before);
   });
 });

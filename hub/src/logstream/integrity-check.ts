@@ -6,9 +6,18 @@ import { Worker } from 'node:worker_threads';
 
 import type { LogFile } from './event-store.js';
 
-// Plain CommonJS run by the worker: open read-only, check, post the verdict.
+/**
+ * The nice value of a background reader's thread (the check here, the lease sweeper's start): the
+ * lowest priority, so the hub's event loop gets the core first. On Linux the nice value is per thread.
+ */
+export const BACKGROUND_NICE = 19;
+
+// Plain CommonJS run by the worker: lower its own thread's priority (the check is background work:
+// on a 2-core machine it competed with the event loop for a core while a year-old palace opened;
+// docs/evidence.md, "scale: /healthz"), open read-only, check, post the verdict.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+try { require('node:os').setPriority(workerData.nice); } catch {}
 const Database = require(workerData.driver);
 let db;
 try {
@@ -34,7 +43,7 @@ export function quickCheckOffThread(store: Pick<LogFile, 'path' | 'integrityChec
   if (signal?.aborted) return Promise.resolve('the integrity check was cut short');
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   return new Promise((resolve) => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path: store.path, driver } });
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path: store.path, driver, nice: BACKGROUND_NICE } });
     let settled = false;
     const cut = (): void => done('the integrity check was cut short');
     const done = (verdict: string): void => {

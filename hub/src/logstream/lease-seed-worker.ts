@@ -1,15 +1,22 @@
 // Worker-thread entry of the lease sweeper's start (lease-seed.ts): reads the claimed tasks' leases
 // from the task projection on its own read-only connection, a page per message, so the cold pages of
-// a year-old log are read off the hub's event loop. Messages: {rows}, then {done} or {error}.
+// a year-old log are read off the hub's event loop, at the lowest priority. Messages: {rows}, then
+// {done, nice} or {error}.
 
 import Database from 'better-sqlite3';
+import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 
 import { TaskTableReads } from './task-table-reads.js';
 
 const port = parentPort;
 if (!port) throw new Error('lease-seed-worker runs as a worker thread');
-const { path, pageSize } = workerData as { path: string; pageSize: number };
+const { path, pageSize, nice } = workerData as { path: string; pageSize: number; nice: number };
+try {
+  setPriority(nice); // this thread only (Linux): background work, the event loop's core comes first
+} catch {
+  // not permitted here: the read still runs, at the normal priority
+}
 
 let db: Database.Database | undefined;
 try {
@@ -22,7 +29,7 @@ try {
     if (rows.length < pageSize || last === undefined) break;
     after = last.first_seq;
   }
-  port.postMessage({ done: true });
+  port.postMessage({ done: true, nice: getPriority() });
 } catch (err) {
   port.postMessage({ error: (err as Error).message });
 } finally {

@@ -6,6 +6,7 @@
 import { Worker } from 'node:worker_threads';
 
 import { compiledScript } from '../compiled-script.js';
+import { BACKGROUND_NICE } from './integrity-check.js';
 
 export interface ClaimedLease {
   correlation_id: string;
@@ -17,30 +18,36 @@ export interface ClaimedLease {
 /** Claimed tasks per message from the worker: a page is a few hundred µs to take in. */
 const PAGE = 1_000;
 
+/** How a read off the main thread ended: the nice value its thread ran at (undefined when aborted). */
+export interface OffThreadRead {
+  nice?: number;
+}
+
 /**
- * Reads every claimed task's lease at `path` off the main thread, handing each page to `onPage` as
- * it comes; resolves when all are read, rejects on a read error. An abort ends the worker (resolves).
+ * Reads every claimed task's lease at `path` off the main thread (a worker at the lowest priority),
+ * handing each page to `onPage` as it comes; resolves when all are read, rejects on a read error. An
+ * abort ends the worker (resolves).
  */
-export function readClaimedLeasesOffThread(path: string, onPage: (rows: ClaimedLease[]) => void, signal?: AbortSignal): Promise<void> {
+export function readClaimedLeasesOffThread(path: string, onPage: (rows: ClaimedLease[]) => void, signal?: AbortSignal): Promise<OffThreadRead> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return resolve();
+    if (signal?.aborted) return resolve({});
     // Throws (so rejects) when the worker's script is not built.
     const script = compiledScript(import.meta.url, './lease-seed-worker.js', 'hub/src/logstream/lease-seed-worker.js', 'store.failed');
     // execArgv: [] so the parent's flags (a profiler, an inspector) never reach the worker.
-    const worker = new Worker(script, { workerData: { path, pageSize: PAGE }, execArgv: [] });
+    const worker = new Worker(script, { workerData: { path, pageSize: PAGE, nice: BACKGROUND_NICE }, execArgv: [] });
     worker.unref(); // never what keeps a closing hub alive
     let settled = false;
-    const finish = (err?: Error): void => {
+    const finish = (err?: Error, read: OffThreadRead = {}): void => {
       if (settled) return;
       settled = true;
       signal?.removeEventListener('abort', abort);
       void worker.terminate();
       if (err) reject(err);
-      else resolve();
+      else resolve(read);
     };
     const abort = (): void => finish();
     signal?.addEventListener('abort', abort, { once: true });
-    worker.on('message', (m: { rows?: ClaimedLease[]; done?: true; error?: string }) => {
+    worker.on('message', (m: { rows?: ClaimedLease[]; done?: true; nice?: number; error?: string }) => {
       if (settled) return;
       if (m.rows) {
         try {
@@ -48,7 +55,7 @@ export function readClaimedLeasesOffThread(path: string, onPage: (rows: ClaimedL
         } catch (err) {
           finish(err as Error);
         }
-      } else if (m.done) finish();
+      } else if (m.done) finish(undefined, m.nice === undefined ? {} : { nice: m.nice });
       else finish(new Error(`the lease read failed: ${m.error ?? 'no reason given'}`));
     });
     worker.once('error', (err) => finish(err));

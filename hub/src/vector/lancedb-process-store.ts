@@ -17,7 +17,7 @@ import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { fromWire, type HostReply, type HostRequest, type StoreMethod } from './lancedb-host-protocol.js';
 import {
-  unpackPlacementSummary,
+  unpackPlacementSummarySliced,
   type DrawerFilter,
   type DrawerPatch,
   type FullTextOptions,
@@ -231,7 +231,7 @@ export class LanceDbProcessStore implements VectorStore {
   async placementSummary(rooms: readonly string[]): Promise<PlacementSummary | undefined> {
     // Packed by the child: a few strings cross the channel, not ~24k drawer objects at 200k drawers.
     const packed = await this.call<PackedPlacementSummary | undefined>('placementSummaryPacked', [rooms]);
-    return packed && unpackPlacementSummary(packed);
+    return packed && unpackPlacementSummarySliced(packed);
   }
 
   async close(): Promise<void> {

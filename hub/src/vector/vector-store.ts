@@ -150,28 +150,52 @@ export function packPlacementSummary(s: PlacementSummary): PackedPlacementSummar
 }
 
 export function unpackPlacementSummary(p: PackedPlacementSummary): PlacementSummary {
-  const n = p.chunkIndex.length;
-  if (n === 0) return { places: p.places, marked: [] };
-  const [ids, wings, rooms, filed] = [p.ids, p.wings, p.rooms, p.filedAt].map((s) => s.split('\u0000'));
-  const marked: StoredDrawer[] = [];
-  for (let i = 0; i < n; i++) {
-    const u = p.useful[i];
-    marked.push({
-      id: ids?.[i] ?? '',
-      wing: wings?.[i] ?? '',
-      room: rooms?.[i] ?? '',
-      tags: [],
-      content: '',
-      source_file: null,
-      chunk_index: p.chunkIndex[i] ?? 0,
-      parent_id: null,
-      filed_at: filed?.[i] ?? '',
-      added_by: '',
-      useful: u === '1' ? true : u === '0' ? false : null,
-      metadata: {},
-      embedder: '',
-      vector: new Float32Array(0),
-    });
+  const { columns, marked } = unpackStart(p);
+  for (let i = 0; i < p.chunkIndex.length; i++) marked.push(unpackRow(p, columns, i));
+  return { places: p.places, marked };
+}
+
+/** Rows unpacked between two checks of the clock (unpackPlacementSummarySliced). */
+const UNPACK_STEP = 1_000;
+
+/**
+ * As unpackPlacementSummary, handing the event loop back every `sliceMs`: at 200k drawers the ~24k
+ * marked rows took 26-39 ms in one go while a hub opened its memory (docs/evidence.md, "scale: /healthz").
+ */
+export async function unpackPlacementSummarySliced(p: PackedPlacementSummary, sliceMs = 8): Promise<PlacementSummary> {
+  const { columns, marked } = unpackStart(p);
+  let slice = performance.now();
+  for (let i = 0; i < p.chunkIndex.length; i++) {
+    marked.push(unpackRow(p, columns, i));
+    if (i % UNPACK_STEP === UNPACK_STEP - 1 && performance.now() - slice >= sliceMs) {
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
   }
   return { places: p.places, marked };
+}
+
+function unpackStart(p: PackedPlacementSummary): { columns: string[][]; marked: StoredDrawer[] } {
+  const n = p.chunkIndex.length;
+  return { columns: n === 0 ? [] : [p.ids, p.wings, p.rooms, p.filedAt].map((s) => s.split('\u0000')), marked: [] };
+}
+
+function unpackRow(p: PackedPlacementSummary, [ids, wings, rooms, filed]: string[][], i: number): StoredDrawer {
+  const u = p.useful[i];
+  return {
+    id: ids?.[i] ?? '',
+    wing: wings?.[i] ?? '',
+    room: rooms?.[i] ?? '',
+    tags: [],
+    content: '',
+    source_file: null,
+    chunk_index: p.chunkIndex[i] ?? 0,
+    parent_id: null,
+    filed_at: filed?.[i] ?? '',
+    added_by: '',
+    useful: u === '1' ? true : u === '0' ? false : null,
+    metadata: {},
+    embedder: '',
+    vector: new Float32Array(0),
+  };
 }

@@ -64,39 +64,7 @@ function orderIndex(order: readonly OrderRow[], row: Pick<OrderRow, 'id' | 'file
 
 
 /** Newest first (filed_at, then id), like the store's own (filed_at, id) order reversed. */
-export const newestFirst = (a: RowStamp, b: RowStamp): number => b.filed_at.localeCompare(a.filed_at) || b.id.localeCompare(a.id);
-
-/** Above this many rows asked for (or a negative n, which slice counts from the end), newestOf sorts them all. */
-const NEWEST_SELECT_MAX = 256;
-
-/**
- * The first `n` rows `keep` admits in newestFirst order: what filter, sort(newestFirst) and
- * slice(0, n) give (ties in first-seen order, as the stable sort keeps them), in one pass that keeps
- * only the best n. Wake-up asks for 15-200 of a census's tens of thousands of stamps: sorting them
- * all held the event loop ~20 ms a call on the scale palace.
- */
-export function newestOf(rows: Iterable<RowStamp>, keep: (r: RowStamp) => boolean, n: number): RowStamp[] {
-  if (!(n >= 0 && n <= NEWEST_SELECT_MAX)) return [...rows].filter(keep).sort(newestFirst).slice(0, n);
-  const top: RowStamp[] = [];
-  const size = Math.trunc(n); // as slice takes it
-  if (!(size > 0)) return top;
-  for (const r of rows) {
-    if (!keep(r)) continue;
-    const last = top[size - 1];
-    if (last !== undefined && newestFirst(r, last) >= 0) continue;
-    // After every row it ties with: the first seen stays first.
-    let lo = 0;
-    let hi = top.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (newestFirst(top[mid] as RowStamp, r) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    top.splice(lo, 0, r);
-    if (top.length > size) top.pop();
-  }
-  return top;
-}
+const newestFirst = (a: RowStamp, b: RowStamp): number => b.filed_at.localeCompare(a.filed_at) || b.id.localeCompare(a.id);
 
 /** wing → room → rows, a snapshot (safe to keep and change). */
 export type PlacementCounts = Map<string, Map<string, number>>;
@@ -139,13 +107,15 @@ export class CensusVectorStore implements VectorStore {
   async newestInRoom(room: string, wing: string | undefined, n: number): Promise<RowStamp[]> {
     if (!this.trackedRooms.has(room)) throw new Error(`room '${room}' is not tracked by the census`);
     const census = await this.load();
-    return newestOf(census.stamps.values(), (r) => r.room === room && r.chunk_index === 0 && (wing === undefined || r.wing === wing), n);
+    const rows = [...census.stamps.values()].filter((r) => r.room === room && r.chunk_index === 0 && (wing === undefined || r.wing === wing));
+    return rows.sort(newestFirst).slice(0, n);
   }
 
   /** The newest `n` rows rated useful (optionally in one wing), newest first. */
   async newestUseful(wing: string | undefined, n: number): Promise<RowStamp[]> {
     const census = await this.load();
-    return newestOf(census.stamps.values(), (r) => r.useful && (wing === undefined || r.wing === wing), n);
+    const rows = [...census.stamps.values()].filter((r) => r.useful && (wing === undefined || r.wing === wing));
+    return rows.sort(newestFirst).slice(0, n);
   }
 
   /** Rows per wing and room (one scan the first time, then kept up to date by writes). */

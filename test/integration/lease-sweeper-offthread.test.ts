@@ -47,12 +47,13 @@ describe('lease sweeper start off the main thread', () => {
     }
     log.store.append(batch);
 
-    // Every page of claimed tasks read on this (the hub's) connection is counted.
+    // Every page of claimed tasks read on this (the hub's) connection is counted (the one-row probe
+    // of whether there is any claimed task at all is not a page).
     let pagesOnMain = 0;
     const tasks = log.store.tasks;
     const claimedLeases = tasks.claimedLeases.bind(tasks);
     tasks.claimedLeases = (after, limit) => {
-      pagesOnMain++;
+      if (limit > 1) pagesOnMain++;
       return claimedLeases(after, limit);
     };
 
@@ -87,6 +88,36 @@ describe('lease sweeper start off the main thread', () => {
     expect(rest.has(failedLate)).toBe(false);
     expect(rest.size).toBe(leased.size - due.length + 1);
     expect(pagesOnMain).toBe(0);
+    sweeper.stop();
+  });
+
+  it('a log with no claimed task starts no worker, and a claim made afterwards still expires', async () => {
+    const d = makeHubDirs('palace-sweeper-offthread-empty-');
+    made.push(d);
+    let now = new Date('2026-05-01T09:00:00.000Z');
+    const log = Logstream.open(d.palace, { now: () => now });
+    logs.push(log);
+    const base = { stream: 'project/empty', room: 'delegation', correlation_id: 'task_empty_done' };
+    log.store.append([log.prepareEvent({ ...base, type: 'task.request', status: 'open', from_agent: 'lead', to_agent: 'worker' })]);
+    const reads: number[] = [];
+    const tasks = log.store.tasks;
+    const claimedLeases = tasks.claimedLeases.bind(tasks);
+    tasks.claimedLeases = (after, limit) => {
+      reads.push(limit);
+      return claimedLeases(after, limit);
+    };
+    const sweeper = startLeaseSweeper(log, { manual: true, offThread: true });
+    await sweeper.seeded;
+    expect(reads).toEqual([1]); // the one-row probe, then nothing
+    const late = { stream: 'project/empty', room: 'delegation', correlation_id: 'task_empty_late' };
+    log.store.append([
+      log.prepareEvent({ ...late, type: 'task.request', status: 'open', from_agent: 'lead', to_agent: 'worker' }),
+      log.prepareEvent({ ...late, type: 'event.ack', status: 'claimed', from_agent: 'worker', to_agent: 'lead', metadata: { lease_expires_at: new Date(now.getTime() + 60_000).toISOString() } }),
+    ]);
+    expect(sweeper.tick()).toEqual([]);
+    now = new Date(now.getTime() + 61_000);
+    expect(sweeper.tick()).toEqual(['task_empty_late']);
+    expect(reads).toEqual([1]);
     sweeper.stop();
   });
 

@@ -96,12 +96,15 @@ export function startLeaseSweeper(logstream: Logstream, options: LeaseSweeperOpt
    * instead of taken from the page. Until the worker is done, ticks read no projection pages.
    */
   const path = logstream.store.path;
-  const offThread = complete && path !== ':memory:' && (options.offThread ?? !options.manual);
+  // A log with no claimed task (every new palace, every test hub) starts no worker (~55 ms of CPU):
+  // one row read through the status index tells.
+  const notInTicks = complete && path !== ':memory:' && (options.offThread ?? !options.manual);
+  if (notInTicks) seeding = undefined;
+  const offThread = notInTicks && logstream.store.tasks.claimedLeases(0, 1).length > 0;
   let touchedWhileSeeding: Set<string> | undefined;
   const stopSeed = new AbortController();
   let seeded: Promise<void> = Promise.resolve();
   if (offThread) {
-    seeding = undefined;
     const touched = (touchedWhileSeeding = new Set());
     seeded = readClaimedLeasesOffThread(
       path,

@@ -180,6 +180,9 @@ function unpackStart(p: PackedPlacementSummary): { columns: string[][]; marked: 
   return { columns: n === 0 ? [] : [p.ids, p.wings, p.rooms, p.filedAt].map((s) => s.split('\u0000')), marked: [] };
 }
 
+/** The marked rows carry no vector: one zero-length array for all (it has no element to write). */
+const NO_VECTOR = new Float32Array(0);
+
 function unpackRow(p: PackedPlacementSummary, [ids, wings, rooms, filed]: string[][], i: number): StoredDrawer {
   const u = p.useful[i];
   return {
@@ -196,6 +199,6 @@ function unpackRow(p: PackedPlacementSummary, [ids, wings, rooms, filed]: string
     useful: u === '1' ? true : u === '0' ? false : null,
     metadata: {},
     embedder: '',
-    vector: new Float32Array(0),
+    vector: NO_VECTOR,
   };
 }

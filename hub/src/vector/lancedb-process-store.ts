@@ -16,6 +16,7 @@ import { compiledScript } from '../compiled-script.js';
 import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { fromWire, type HostReply, type HostRequest, type StoreMethod } from './lancedb-host-protocol.js';
+import { packableScan, unpackScan, type PackedScan } from './packed-scan.js';
 import {
   unpackPlacementSummarySliced,
   type DrawerFilter,
@@ -207,7 +208,9 @@ export class LanceDbProcessStore implements VectorStore {
     return this.call('delete', [filter]);
   }
 
-  scan(filter: DrawerFilter, options?: ScanOptions): Promise<StoredDrawer[]> {
+  async scan(filter: DrawerFilter, options?: ScanOptions): Promise<StoredDrawer[]> {
+    // A few string columns (a wing's order) cross as one string per column, not an object per row.
+    if (packableScan(options)) return unpackScan(await this.call<PackedScan>('scanPacked', [filter, options]));
     return this.call('scan', [filter, options]);
   }
 

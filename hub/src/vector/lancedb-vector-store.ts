@@ -16,6 +16,7 @@ import { docWords, fileContext, identifierWords, searchKeywords } from '../core/
 import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { checkDimensions, drawerFromRecord, metadataFromJson } from './drawer-record.js';
+import { packScan, type PackedScan } from './packed-scan.js';
 import {
   CENSUS_COLUMNS,
   packPlacementSummary,
@@ -360,6 +361,11 @@ export class LanceDbVectorStore implements VectorStore {
     const drawers = rows.map(fromRow).sort((a, b) => (a.filed_at < b.filed_at ? -1 : a.filed_at > b.filed_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const offset = options.offset ?? 0;
     return drawers.slice(offset, options.limit === undefined ? undefined : offset + options.limit);
+  }
+
+  /** scan, its few string columns packed (the process store's wing orders cross as strings). */
+  async scanPacked(filter: DrawerFilter, options: ScanOptions): Promise<PackedScan> {
+    return packScan(await this.scan(filter, options), options.columns ?? []);
   }
 
   async search(vector: Float32Array, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; distance: number }>> {

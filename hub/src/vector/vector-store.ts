@@ -2,6 +2,8 @@
 // their technology (lancedb-vector-store.ts; networked ones later) and pass one contract suite.
 // Eight methods rather than six: relocation and rating must not re-embed, so `patch` is its own.
 
+import type { PackedScan } from './packed-scan.js';
+
 /** One stored drawer row: verbatim content, placement, provenance and its vector. */
 export interface StoredDrawer {
   id: string;
@@ -106,6 +108,8 @@ export interface VectorStore {
   placementSummary?(rooms: readonly string[]): Promise<PlacementSummary | undefined>;
   /** placementSummary packed for a process boundary (packPlacementSummary); a store in another process asks its child for this. */
   placementSummaryPacked?(rooms: readonly string[]): Promise<PackedPlacementSummary | undefined>;
+  /** scan of a few string columns packed for a process boundary (packed-scan.ts); a store in another process asks its child for this. */
+  scanPacked?(filter: DrawerFilter, options: ScanOptions): Promise<PackedScan>;
   close(): Promise<void>;
 }
 

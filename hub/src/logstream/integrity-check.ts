@@ -8,7 +8,8 @@ import type { LogFile } from './event-store.js';
 
 /**
  * The nice value of a background reader's thread (the check here, the lease sweeper's start): the
- * lowest priority, so the hub's event loop gets the core first. On Linux the nice value is per thread.
+ * lowest priority, so the hub's event loop gets the core first. Set on Linux only, where the nice
+ * value is per thread; on macOS and Windows the same call would lower the whole hub's priority.
  */
 export const BACKGROUND_NICE = 19;
 
@@ -17,7 +18,8 @@ export const BACKGROUND_NICE = 19;
 // docs/evidence.md, "scale: /healthz"), open read-only, check, post the verdict.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-try { require('node:os').setPriority(workerData.nice); } catch {}
+// Linux only: elsewhere (macOS, Windows) the call sets the whole process's priority, the hub's too.
+if (process.platform === 'linux') try { require('node:os').setPriority(workerData.nice); } catch {}
 const Database = require(workerData.driver);
 let db;
 try {

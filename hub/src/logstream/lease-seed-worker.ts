@@ -12,10 +12,13 @@ import { TaskTableReads } from './task-table-reads.js';
 const port = parentPort;
 if (!port) throw new Error('lease-seed-worker runs as a worker thread');
 const { path, pageSize, nice } = workerData as { path: string; pageSize: number; nice: number };
-try {
-  setPriority(nice); // this thread only (Linux): background work, the event loop's core comes first
-} catch {
-  // not permitted here: the read still runs, at the normal priority
+// Linux only, where it is this thread's alone (BACKGROUND_NICE): elsewhere it would be the whole hub's.
+if (process.platform === 'linux') {
+  try {
+    setPriority(nice); // background work: the event loop's core comes first
+  } catch {
+    // not permitted here: the read still runs, at the normal priority
+  }
 }
 
 let db: Database.Database | undefined;

@@ -4,7 +4,7 @@
 // deserialize in one go (docs/evidence.md, "scale: /healthz"); strings cross as they are.
 
 import { drawerFromRecord } from './drawer-record.js';
-import type { DrawerColumn, ScanOptions, StoredDrawer } from './vector-store.js';
+import { NO_VECTOR, type DrawerColumn, type ScanOptions, type StoredDrawer } from './vector-store.js';
 
 const SEP = '\u0000';
 
@@ -26,9 +26,6 @@ export function packableScan(options: ScanOptions | undefined): options is ScanO
 export function packScan(drawers: readonly StoredDrawer[], columns: readonly DrawerColumn[]): PackedScan {
   return { columns: [...columns], values: columns.map((c) => drawers.map((d) => String(d[c])).join(SEP)), rows: drawers.length };
 }
-
-/** The zero-length vector every unpacked row carries (it has no element to write). */
-const NO_VECTOR = new Float32Array(0);
 
 /** The drawers as the store's own scan returns them for those columns: the rest defaulted. */
 export function unpackScan(p: PackedScan): StoredDrawer[] {

@@ -184,8 +184,8 @@ function unpackStart(p: PackedPlacementSummary): { columns: string[][]; marked: 
   return { columns: n === 0 ? [] : [p.ids, p.wings, p.rooms, p.filedAt].map((s) => s.split('\u0000')), marked: [] };
 }
 
-/** The marked rows carry no vector: one zero-length array for all (it has no element to write). */
-const NO_VECTOR = new Float32Array(0);
+/** Rows read without their vector carry this one zero-length array (it has no element to write). */
+export const NO_VECTOR = new Float32Array(0);
 
 function unpackRow(p: PackedPlacementSummary, [ids, wings, rooms, filed]: string[][], i: number): StoredDrawer {
   const u = p.useful[i];

@@ -1,0 +1,382 @@
+// The reservation-glob matcher (issue 29 follow-up): a whole pattern, `{a,b}` groups included, compiles
+// to ONE automaton over its positions, so brace alternatives share work instead of each running the
+// path again. Consuming moves are bit-parallel (shift/and over 32-bit mask words, as before). Moves that
+// consume nothing to the next state (past `*`, `**`, `**\/`, a group's closing) are closed in one pass
+// by carry propagation: adding the live states of a run of such states to the run's mask carries
+// through the rest of the run. The jumps of groups with alternatives (into each alternative, from the
+// end of one to the group's closing) take each source's precomputed closure mask. A lazy DFA sits on
+// top: each state set a path reaches is interned once and its moves memoized per character class, so a
+// path costs one table lookup per character once its sets are known. The DFA is capped (per pattern
+// and in total); past the caps the rest of the path runs on the bit sets, O(path × mask words × (3 +
+// live group jumps)), never backtracking. Pure, no regex at match time.
+
+/** A parsed pattern: literal runs (raw text, wildcards not yet read) and `{…}` groups of alternatives. */
+export type GlobNode = string | GlobNode[][];
+
+/**
+ * Parses `{a,b}` groups (nested allowed, an unclosed group runs to the end, a stray `,` or `}` outside
+ * any group is literal). Wildcards are read later within one literal run (`**{,x}/` is `**` then a
+ * group, never `**\/`), as the regex this replaced did.
+ */
+export function parseGlob(pattern: string): GlobNode[] {
+  let i = 0;
+  const parseSeq = (inGroup: boolean): GlobNode[] => {
+    const seq: GlobNode[] = [];
+    let lit = '';
+    while (i < pattern.length) {
+      const c = pattern[i] ?? '';
+      if (c === '{') {
+        if (lit) seq.push(lit);
+        lit = '';
+        i++;
+        const alts: GlobNode[][] = [parseSeq(true)];
+        while (pattern[i] === ',') {
+          i++;
+          alts.push(parseSeq(true));
+        }
+        if (pattern[i] === '}') i++;
+        seq.push(alts);
+      } else if (inGroup && (c === ',' || c === '}')) break;
+      else {
+        lit += c;
+        i++;
+      }
+    }
+    if (lit) seq.push(lit);
+    return seq;
+  };
+  return parseSeq(false);
+}
+
+/** The wildcard tokens of one literal run, in order: `**\/`, `**`, `*`, `?`, or one literal character. */
+export function runTokens(run: string): string[] {
+  return run.match(/\*\*\/|\*\*|\*|\?|[^]/gu) ?? [];
+}
+
+// State kinds. Consuming: a literal char, `?` (one char but '/'), `*` (any run without '/'), `**` (any
+// run), and `**\/` (zero or more whole segments) as two states: inside a segment (IN), then at a segment
+// start (DIRS). DIRS comes second so that skipping `**\/` is a move to the next state like the others;
+// a move into IN from before it lands on DIRS instead. Non-consuming: a group's opening, the end of one
+// of its alternatives (but the last), its closing.
+const LIT = 0;
+const ONE = 1;
+const STAR = 2;
+const ANY = 3;
+const DIRS_IN = 4;
+const DIRS = 5;
+const OPEN = 6;
+const SEP = 7;
+const CLOSE = 8;
+
+const SLASH = 47;
+/** Character class 0: any char but '/' that no literal state names; class 1: '/'; then one per literal. */
+const OTHER_CLASS = 0;
+const SLASH_CLASS = 1;
+
+/** A whole pattern compiled to bit masks over its states (state m, one past the last, accepts). */
+export interface GlobAutomaton {
+  m: number;
+  words: number;
+  /** Class of a char code below 128; codes above go through `wideClass`. */
+  asciiClass: Uint8Array;
+  wideClass: Map<number, number>;
+  classes: number;
+  /** Per class, the literal states consuming it: `classes × words`. */
+  lit: Uint32Array;
+  one: Uint32Array;
+  star: Uint32Array;
+  any: Uint32Array;
+  dirs: Uint32Array;
+  dirsIn: Uint32Array;
+  /** States that move to the next one without consuming (IN too, as a pass-through only). */
+  next: Uint32Array;
+  /** Group jumps (an opening with alternatives, the end of an alternative) and each one's closure row. */
+  jumpSrc: Uint32Array;
+  jumpRow: Int32Array;
+  jumps: Uint32Array;
+  /** Scratch for the closure: the states inside the jump closures taken so far. */
+  covered: Uint32Array;
+  start: Uint32Array;
+  dfa: Dfa;
+}
+
+/** The lazily built DFA: state sets interned once, their moves memoized per class (-1 = not yet). */
+interface Dfa {
+  sets: Uint32Array[];
+  accept: boolean[];
+  dead: boolean[];
+  next: Int32Array[];
+  index: Map<string, number>;
+}
+
+/**
+ * The DFA caps: most states one pattern interns, and the total size of every cached pattern's DFA
+ * states together, in 4-byte cells (a state costs its set's mask words, one move per character class
+ * and 16 for its key and bookkeeping: about 4 MB at most in all). Past them the rest of a path runs on
+ * bit sets. Mutable for tests that drive the bit-set road.
+ */
+export const dfaLimits = { perPattern: 256, total: 1 << 20 };
+let dfaCells = 0;
+
+/** Cells of DFA state held over every live automaton (for tests of the budget). */
+export const dfaStatesInUse = (): number => dfaCells;
+
+const stateCells = (a: GlobAutomaton): number => a.words + a.classes + 16;
+
+/** Work done by the last match (mask words touched, plus one per memoized DFA move), for tests that bound it. */
+export const matchWork = { last: 0 };
+
+const bit = (mask: Uint32Array, s: number, words: number, row = 0): void => {
+  const w = row * words + (s >>> 5);
+  mask[w] = ((mask[w] ?? 0) | (1 << (s & 31))) >>> 0;
+};
+const has = (mask: Uint32Array, s: number): boolean => (((mask[s >>> 5] ?? 0) >>> (s & 31)) & 1) === 1;
+
+/** Compiles a parsed pattern into one automaton (every alternative of every group in it). */
+export function compileGlob(tree: GlobNode[]): GlobAutomaton {
+  const kinds: number[] = [];
+  const codes: number[] = [];
+  /** Targets of OPEN and SEP states. */
+  const targets = new Map<number, number[]>();
+  /** The ends of a group's alternatives, by each one of them. */
+  const siblings = new Map<number, number[]>();
+  const state = (kind: number, code = 0): void => {
+    kinds.push(kind);
+    codes.push(code);
+  };
+  const emit = (seq: GlobNode[]): void => {
+    for (const node of seq) {
+      if (typeof node === 'string') {
+        for (const t of runTokens(node)) {
+          if (t === '**/') {
+            state(DIRS_IN);
+            state(DIRS);
+          } else if (t === '**' || t === '*' || t === '?') state(t === '**' ? ANY : t === '*' ? STAR : ONE);
+          else for (let k = 0; k < t.length; k++) state(LIT, t.charCodeAt(k));
+        }
+        continue;
+      }
+      const open = kinds.length;
+      state(OPEN);
+      const starts: number[] = [];
+      const seps: number[] = [];
+      node.forEach((alt, k) => {
+        starts.push(kinds.length);
+        emit(alt);
+        if (k < node.length - 1) {
+          seps.push(kinds.length);
+          state(SEP);
+        }
+      });
+      const close = kinds.length;
+      state(CLOSE);
+      targets.set(open, starts);
+      for (const s of seps) {
+        targets.set(s, [close]);
+        siblings.set(s, seps);
+      }
+    }
+  };
+  emit(tree);
+  const m = kinds.length;
+  const words = (m >>> 5) + 1;
+
+  const asciiClass = new Uint8Array(128);
+  asciiClass[SLASH] = SLASH_CLASS;
+  const wideClass = new Map<number, number>();
+  const classOfCode = new Map<number, number>([[SLASH, SLASH_CLASS]]);
+  kinds.forEach((k, s) => {
+    const code = codes[s] ?? 0;
+    if (k !== LIT || classOfCode.has(code)) return;
+    const cls = classOfCode.size + 1;
+    classOfCode.set(code, cls);
+    if (code < 128) asciiClass[code] = cls;
+    else wideClass.set(code, cls);
+  });
+  const classes = classOfCode.size + 1;
+
+  const mask = (rows = 1): Uint32Array => new Uint32Array(rows * words);
+  const a: GlobAutomaton = {
+    m, words, asciiClass, wideClass, classes,
+    lit: mask(classes), one: mask(), star: mask(), any: mask(), dirs: mask(), dirsIn: mask(),
+    next: mask(), jumpSrc: mask(), jumpRow: new Int32Array(m + 1).fill(-1), jumps: mask(0), covered: mask(), start: mask(),
+    dfa: { sets: [], accept: [], dead: [], next: [], index: new Map() },
+  };
+  kinds.forEach((k, s) => {
+    if (k === LIT) bit(a.lit, s, words, classOfCode.get(codes[s] ?? 0) ?? 0);
+    else if (k === ONE) bit(a.one, s, words);
+    else if (k === STAR) bit(a.star, s, words);
+    else if (k === ANY) bit(a.any, s, words);
+    else if (k === DIRS) bit(a.dirs, s, words);
+    else if (k === DIRS_IN) bit(a.dirsIn, s, words);
+    const jumpsTo = targets.get(s);
+    if (k === STAR || k === ANY || k === CLOSE || k === DIRS || k === DIRS_IN || (k === OPEN && jumpsTo?.length === 1 && jumpsTo[0] === s + 1)) bit(a.next, s, words);
+    else if (k === OPEN || k === SEP) bit(a.jumpSrc, s, words);
+  });
+  // Every state's closure, last state first (every move that consumes nothing goes forward); a move
+  // into IN lands on its DIRS. The jump sources keep theirs.
+  const land = (t: number): number => (kinds[t] === DIRS_IN ? t + 1 : t);
+  const all = mask(m + 1);
+  for (let s = m; s >= 0; s--) {
+    bit(all, s, words, s);
+    const k = s < m ? kinds[s] : -1;
+    const to = k === STAR || k === ANY || k === CLOSE || k === DIRS ? [s + 1] : k === OPEN || k === SEP ? (targets.get(s) ?? []) : [];
+    for (const t of to.map(land)) for (let w = 0; w < words; w++) all[s * words + w] = ((all[s * words + w] ?? 0) | (all[t * words + w] ?? 0)) >>> 0;
+  }
+  const sources = kinds.flatMap((_, s) => (has(a.jumpSrc, s) ? [s] : []));
+  a.jumps = new Uint32Array(sources.length * words);
+  sources.forEach((s, row) => {
+    a.jumpRow[s] = row;
+    a.jumps.set(all.subarray(s * words, (s + 1) * words), row * words);
+    // The ends of one group's alternatives share a closure (the group's closing): the row of one marks
+    // the others too, so the closure skips them as covered (live, they add nothing).
+    for (const t of siblings.get(s) ?? []) bit(a.jumps, t, words, row);
+  });
+  a.start.set(all.subarray(land(0) * words, (land(0) + 1) * words));
+  return a;
+}
+
+/**
+ * Adds to `d` every state its live states reach without consuming, in place; returns the work.
+ * Runs of `next` states first: adding the live ones among them to the run's mask carries through the
+ * rest of the run and one past it (IN passes a carry on but is never made live by one). Then each live
+ * group jump not already inside an earlier jump's closure ORs in its closure row (complete: the rows
+ * are transitive).
+ */
+function close(a: GlobAutomaton, d: Uint32Array): number {
+  const { words, next, dirsIn, jumpSrc, jumpRow, jumps, covered } = a;
+  let carry = 0;
+  let jumping = 0;
+  for (let w = 0; w < words; w++) {
+    const e = next[w] ?? 0;
+    const dw = d[w] ?? 0;
+    const sum = ((dw & e & ~(dirsIn[w] ?? 0)) >>> 0) + e + carry;
+    carry = sum > 0xffffffff ? 1 : 0;
+    const reached = (sum >>> 0) ^ e;
+    const out = (dw | (reached & ~(dirsIn[w] ?? 0))) >>> 0;
+    d[w] = out;
+    jumping |= out & (jumpSrc[w] ?? 0);
+  }
+  let work = words;
+  if (jumping === 0) return work;
+  covered.fill(0);
+  for (let w = 0; w < words; w++) {
+    let x = (d[w] ?? 0) & (jumpSrc[w] ?? 0) & ~(covered[w] ?? 0);
+    while (x !== 0) {
+      const low = x & -x;
+      const s = (w << 5) + 31 - Math.clz32(low);
+      const row = (jumpRow[s] ?? 0) * words;
+      // A closure only reaches states at or after its source: earlier words are untouched. A live
+      // source inside a closure already taken adds nothing (the rows are transitive): skipped.
+      for (let k = w; k < words; k++) {
+        const j = jumps[row + k] ?? 0;
+        d[k] = ((d[k] ?? 0) | j) >>> 0;
+        covered[k] = ((covered[k] ?? 0) | j) >>> 0;
+      }
+      work += 2 * (words - w);
+      x = (d[w] ?? 0) & (jumpSrc[w] ?? 0) & ~(covered[w] ?? 0) & ~((low << 1) - 1);
+    }
+  }
+  return work;
+}
+
+/** One character's move from the set `d` into `n`, closure included; returns the work. */
+function step(a: GlobAutomaton, d: Uint32Array, cls: number, n: Uint32Array): number {
+  const { words, lit, one, star, any, dirs, dirsIn } = a;
+  const slash = cls === SLASH_CLASS;
+  const base = cls * words;
+  let carry = 0;
+  let landCarry = 0;
+  for (let w = 0; w < words; w++) {
+    const dw = d[w] ?? 0;
+    const inW = dirsIn[w] ?? 0;
+    // Forward: a literal, `?`, or IN on '/' (back at a segment start).
+    const fwd = (dw & (lit[base + w] ?? 0)) | (slash ? dw & inW : dw & (one[w] ?? 0));
+    let moved = ((fwd << 1) | carry) >>> 0;
+    carry = fwd >>> 31;
+    // A forward move into IN (from the state before `**\/`) lands on its DIRS, one further. IN's own
+    // forward move goes to its DIRS, never into an IN.
+    const intoIn = moved & inW;
+    moved = ((moved & ~inW) | (intoIn << 1) | landCarry) >>> 0;
+    landCarry = intoIn >>> 31;
+    const stay = slash ? dw & ((any[w] ?? 0) | (dirs[w] ?? 0)) : dw & ((star[w] ?? 0) | (any[w] ?? 0) | inW);
+    // Back: DIRS on a char but '/' enters its segment (IN, one before).
+    const back = slash ? 0 : ((dw & (dirs[w] ?? 0)) >>> 1) | (w + 1 < words ? ((d[w + 1] ?? 0) & (dirs[w + 1] ?? 0)) << 31 : 0);
+    n[w] = (moved | stay | back) >>> 0;
+  }
+  return words + close(a, n);
+}
+
+const isEmpty = (d: Uint32Array): boolean => {
+  for (let w = 0; w < d.length; w++) if (d[w] !== 0) return false;
+  return true;
+};
+const accepts = (a: GlobAutomaton, d: Uint32Array): boolean => ((d[a.m >>> 5] ?? 0) & (1 << (a.m & 31))) !== 0;
+
+/** The DFA state of a set, interned if new and under the caps; -1 past them. */
+function intern(a: GlobAutomaton, d: Uint32Array): number {
+  const { dfa } = a;
+  const key = d.join(',');
+  const known = dfa.index.get(key);
+  if (known !== undefined) return known;
+  if (dfa.sets.length >= dfaLimits.perPattern || dfaCells + stateCells(a) > dfaLimits.total) return -1;
+  dfaCells += stateCells(a);
+  const id = dfa.sets.length;
+  dfa.sets.push(d.slice());
+  dfa.accept.push(accepts(a, d));
+  dfa.dead.push(isEmpty(d));
+  dfa.next.push(new Int32Array(a.classes).fill(-1));
+  dfa.index.set(key, id);
+  return id;
+}
+
+/** Gives a dropped pattern's DFA states back to the total budget. */
+export function releaseGlob(a: GlobAutomaton): void {
+  dfaCells -= a.dfa.sets.length * stateCells(a);
+  a.dfa = { sets: [], accept: [], dead: [], next: [], index: new Map() };
+}
+
+/** Whether the automaton accepts the whole of `path`; one pass, no backtracking. */
+export function runGlob(a: GlobAutomaton, path: string): boolean {
+  const { asciiClass, wideClass, dfa, words } = a;
+  const classOf = (c: number): number => (c < 128 ? (asciiClass[c] ?? OTHER_CLASS) : (wideClass.get(c) ?? OTHER_CLASS));
+  let work = 0;
+  let cur = dfa.sets.length > 0 ? 0 : intern(a, a.start);
+  let i = 0;
+  let d: Uint32Array | null = cur < 0 ? a.start.slice() : null;
+  let n: Uint32Array = new Uint32Array(words);
+  for (; cur >= 0 && i < path.length; i++) {
+    if (dfa.dead[cur]) break;
+    const cls = classOf(path.charCodeAt(i));
+    const row = dfa.next[cur] as Int32Array;
+    let to = row[cls] ?? -1;
+    work++;
+    if (to < 0) {
+      work += step(a, dfa.sets[cur] as Uint32Array, cls, n);
+      to = intern(a, n);
+      if (to < 0) {
+        // Past the DFA caps: carry on with the bit sets from here.
+        d = n;
+        n = new Uint32Array(words);
+        i++;
+        cur = -1;
+        break;
+      }
+      row[cls] = to;
+    }
+    cur = to;
+  }
+  if (cur >= 0) {
+    matchWork.last += work;
+    return dfa.accept[cur] ?? false;
+  }
+  let live: Uint32Array = d ?? a.start.slice();
+  for (; i < path.length && !isEmpty(live); i++) {
+    work += step(a, live, classOf(path.charCodeAt(i)), n);
+    const t = live;
+    live = n;
+    n = t;
+  }
+  matchWork.last += work;
+  return accepts(a, live);
+}

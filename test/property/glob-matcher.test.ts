@@ -116,7 +116,7 @@ describe('single-automaton glob matcher against the old one (issue 29 follow-up)
     let seed = 4096;
     const rnd = (n: number): number => {
       seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-      return seed % n;
+      return (seed >>> 16) % n;
     };
     const random = (alphabet: string): string => Array.from({ length: 4096 }, () => alphabet[rnd(alphabet.length)]).join('');
     const paths = [

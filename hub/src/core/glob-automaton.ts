@@ -1,6 +1,6 @@
 // The reservation-glob matcher (issue 29 follow-up): a whole pattern, `{a,b}` groups included, compiles
 // to ONE automaton over its positions, so brace alternatives share work instead of each running the
-// path again. Consuming moves are bit-parallel (shift/and over 32-bit mask words, as before). Moves that
+// path again. Consuming moves are bit-parallel (shift/and over 32-bit mask words, as before, kept in int32). Moves that
 // consume nothing to the next state (past `*`, `**`, `**\/`, a group's closing) are closed in one pass
 // by carry propagation: adding the live states of a run of such states to the run's mask carries
 // through the rest of the run. The jumps of groups with alternatives (into each alternative, from the
@@ -81,28 +81,29 @@ export interface GlobAutomaton {
   asciiClass: Uint8Array;
   wideClass: Map<number, number>;
   classes: number;
-  /** Per class, the literal states consuming it: `classes × words`. */
-  lit: Uint32Array;
-  one: Uint32Array;
-  star: Uint32Array;
-  any: Uint32Array;
-  dirs: Uint32Array;
-  dirsIn: Uint32Array;
+  /** Per class, the states moving forward on it (a literal, `?`, IN on '/'): `classes × words`. */
+  fwdBy: Int32Array;
+  /** The states staying put on a char but '/' (row 0) and on '/' (row 1). */
+  stayBy: Int32Array;
+  /** The two states of each `**\/`, and whether there is any. */
+  dirs: Int32Array;
+  dirsIn: Int32Array;
+  hasDirs: boolean;
   /** States that move to the next one without consuming (IN too, as a pass-through only). */
-  next: Uint32Array;
+  next: Int32Array;
   /** Group jumps (an opening with alternatives, the end of an alternative) and each one's closure row. */
-  jumpSrc: Uint32Array;
+  jumpSrc: Int32Array;
   jumpRow: Int32Array;
-  jumps: Uint32Array;
+  jumps: Int32Array;
   /** Scratch for the closure: the states inside the jump closures taken so far. */
-  covered: Uint32Array;
-  start: Uint32Array;
+  covered: Int32Array;
+  start: Int32Array;
   dfa: Dfa;
 }
 
 /** The lazily built DFA: state sets interned once, their moves memoized per class (-1 = not yet). */
 interface Dfa {
-  sets: Uint32Array[];
+  sets: Int32Array[];
   accept: boolean[];
   dead: boolean[];
   next: Int32Array[];
@@ -126,11 +127,11 @@ const stateCells = (a: GlobAutomaton): number => a.words + a.classes + 16;
 /** Work done by the last match (mask words touched, plus one per memoized DFA move), for tests that bound it. */
 export const matchWork = { last: 0 };
 
-const bit = (mask: Uint32Array, s: number, words: number, row = 0): void => {
+const bit = (mask: Int32Array, s: number, words: number, row = 0): void => {
   const w = row * words + (s >>> 5);
-  mask[w] = ((mask[w] ?? 0) | (1 << (s & 31))) >>> 0;
+  mask[w] = (mask[w] ?? 0) | (1 << (s & 31));
 };
-const has = (mask: Uint32Array, s: number): boolean => (((mask[s >>> 5] ?? 0) >>> (s & 31)) & 1) === 1;
+const has = (mask: Int32Array, s: number): boolean => ((mask[s >>> 5] ?? 0) & (1 << (s & 31))) !== 0;
 
 /** Compiles a parsed pattern into one automaton (every alternative of every group in it). */
 export function compileGlob(tree: GlobNode[]): GlobAutomaton {
@@ -195,24 +196,33 @@ export function compileGlob(tree: GlobNode[]): GlobAutomaton {
   });
   const classes = classOfCode.size + 1;
 
-  const mask = (rows = 1): Uint32Array => new Uint32Array(rows * words);
+  const mask = (rows = 1): Int32Array => new Int32Array(rows * words);
+  const lit = mask(classes);
+  const one = mask();
+  const star = mask();
+  const any = mask();
   const a: GlobAutomaton = {
     m, words, asciiClass, wideClass, classes,
-    lit: mask(classes), one: mask(), star: mask(), any: mask(), dirs: mask(), dirsIn: mask(),
+    fwdBy: mask(classes), stayBy: mask(2), dirs: mask(), dirsIn: mask(), hasDirs: kinds.includes(DIRS),
     next: mask(), jumpSrc: mask(), jumpRow: new Int32Array(m + 1).fill(-1), jumps: mask(0), covered: mask(), start: mask(),
     dfa: { sets: [], accept: [], dead: [], next: [], index: new Map() },
   };
   kinds.forEach((k, s) => {
-    if (k === LIT) bit(a.lit, s, words, classOfCode.get(codes[s] ?? 0) ?? 0);
-    else if (k === ONE) bit(a.one, s, words);
-    else if (k === STAR) bit(a.star, s, words);
-    else if (k === ANY) bit(a.any, s, words);
+    if (k === LIT) bit(lit, s, words, classOfCode.get(codes[s] ?? 0) ?? 0);
+    else if (k === ONE) bit(one, s, words);
+    else if (k === STAR) bit(star, s, words);
+    else if (k === ANY) bit(any, s, words);
     else if (k === DIRS) bit(a.dirs, s, words);
     else if (k === DIRS_IN) bit(a.dirsIn, s, words);
     const jumpsTo = targets.get(s);
     if (k === STAR || k === ANY || k === CLOSE || k === DIRS || k === DIRS_IN || (k === OPEN && jumpsTo?.length === 1 && jumpsTo[0] === s + 1)) bit(a.next, s, words);
     else if (k === OPEN || k === SEP) bit(a.jumpSrc, s, words);
   });
+  for (let w = 0; w < words; w++) {
+    for (let c = 0; c < classes; c++) a.fwdBy[c * words + w] = (lit[c * words + w] ?? 0) | (c === SLASH_CLASS ? (a.dirsIn[w] ?? 0) : (one[w] ?? 0));
+    a.stayBy[w] = (star[w] ?? 0) | (any[w] ?? 0) | (a.dirsIn[w] ?? 0);
+    a.stayBy[words + w] = (any[w] ?? 0) | (a.dirs[w] ?? 0);
+  }
   // Every state's closure, last state first (every move that consumes nothing goes forward); a move
   // into IN lands on its DIRS. The jump sources keep theirs.
   const land = (t: number): number => (kinds[t] === DIRS_IN ? t + 1 : t);
@@ -221,10 +231,10 @@ export function compileGlob(tree: GlobNode[]): GlobAutomaton {
     bit(all, s, words, s);
     const k = s < m ? kinds[s] : -1;
     const to = k === STAR || k === ANY || k === CLOSE || k === DIRS ? [s + 1] : k === OPEN || k === SEP ? (targets.get(s) ?? []) : [];
-    for (const t of to.map(land)) for (let w = 0; w < words; w++) all[s * words + w] = ((all[s * words + w] ?? 0) | (all[t * words + w] ?? 0)) >>> 0;
+    for (const t of to.map(land)) for (let w = 0; w < words; w++) all[s * words + w] = (all[s * words + w] ?? 0) | (all[t * words + w] ?? 0);
   }
   const sources = kinds.flatMap((_, s) => (has(a.jumpSrc, s) ? [s] : []));
-  a.jumps = new Uint32Array(sources.length * words);
+  a.jumps = new Int32Array(sources.length * words);
   sources.forEach((s, row) => {
     a.jumpRow[s] = row;
     a.jumps.set(all.subarray(s * words, (s + 1) * words), row * words);
@@ -236,6 +246,9 @@ export function compileGlob(tree: GlobNode[]): GlobAutomaton {
   return a;
 }
 
+/** Whether the set the last closure produced holds any state. */
+let lastLive = true;
+
 /**
  * Adds to `d` every state its live states reach without consuming, in place; returns the work.
  * Runs of `next` states first: adding the live ones among them to the run's mask carries through the
@@ -243,20 +256,25 @@ export function compileGlob(tree: GlobNode[]): GlobAutomaton {
  * group jump not already inside an earlier jump's closure ORs in its closure row (complete: the rows
  * are transitive).
  */
-function close(a: GlobAutomaton, d: Uint32Array): number {
+function close(a: GlobAutomaton, d: Int32Array): number {
   const { words, next, dirsIn, jumpSrc, jumpRow, jumps, covered } = a;
   let carry = 0;
   let jumping = 0;
+  let any = 0;
   for (let w = 0; w < words; w++) {
     const e = next[w] ?? 0;
     const dw = d[w] ?? 0;
-    const sum = ((dw & e & ~(dirsIn[w] ?? 0)) >>> 0) + e + carry;
+    // Unsigned: the sum of two words and a carry, up to 2^33, then its low word.
+    const sum = ((dw & e & ~(dirsIn[w] ?? 0)) >>> 0) + (e >>> 0) + carry;
     carry = sum > 0xffffffff ? 1 : 0;
-    const reached = (sum >>> 0) ^ e;
-    const out = (dw | (reached & ~(dirsIn[w] ?? 0))) >>> 0;
+    const reached = (sum | 0) ^ e;
+    const out = dw | (reached & ~(dirsIn[w] ?? 0));
     d[w] = out;
+    any |= out;
     jumping |= out & (jumpSrc[w] ?? 0);
   }
+  // Jumps only add states to a set already non-empty.
+  lastLive = any !== 0;
   let work = words;
   if (jumping === 0) return work;
   covered.fill(0);
@@ -270,8 +288,8 @@ function close(a: GlobAutomaton, d: Uint32Array): number {
       // source inside a closure already taken adds nothing (the rows are transitive): skipped.
       for (let k = w; k < words; k++) {
         const j = jumps[row + k] ?? 0;
-        d[k] = ((d[k] ?? 0) | j) >>> 0;
-        covered[k] = ((covered[k] ?? 0) | j) >>> 0;
+        d[k] = (d[k] ?? 0) | j;
+        covered[k] = (covered[k] ?? 0) | j;
       }
       work += 2 * (words - w);
       x = (d[w] ?? 0) & (jumpSrc[w] ?? 0) & ~(covered[w] ?? 0) & ~((low << 1) - 1);
@@ -281,40 +299,41 @@ function close(a: GlobAutomaton, d: Uint32Array): number {
 }
 
 /** One character's move from the set `d` into `n`, closure included; returns the work. */
-function step(a: GlobAutomaton, d: Uint32Array, cls: number, n: Uint32Array): number {
-  const { words, lit, one, star, any, dirs, dirsIn } = a;
+function step(a: GlobAutomaton, d: Int32Array, cls: number, n: Int32Array): number {
+  const { words, fwdBy, stayBy, dirs, dirsIn, hasDirs } = a;
   const slash = cls === SLASH_CLASS;
   const base = cls * words;
+  const stayBase = slash ? words : 0;
   let carry = 0;
   let landCarry = 0;
   for (let w = 0; w < words; w++) {
     const dw = d[w] ?? 0;
-    const inW = dirsIn[w] ?? 0;
     // Forward: a literal, `?`, or IN on '/' (back at a segment start).
-    const fwd = (dw & (lit[base + w] ?? 0)) | (slash ? dw & inW : dw & (one[w] ?? 0));
-    let moved = ((fwd << 1) | carry) >>> 0;
+    const fwd = dw & (fwdBy[base + w] ?? 0);
+    let moved = (fwd << 1) | carry;
     carry = fwd >>> 31;
-    // A forward move into IN (from the state before `**\/`) lands on its DIRS, one further. IN's own
-    // forward move goes to its DIRS, never into an IN.
-    const intoIn = moved & inW;
-    moved = ((moved & ~inW) | (intoIn << 1) | landCarry) >>> 0;
-    landCarry = intoIn >>> 31;
-    const stay = slash ? dw & ((any[w] ?? 0) | (dirs[w] ?? 0)) : dw & ((star[w] ?? 0) | (any[w] ?? 0) | inW);
-    // Back: DIRS on a char but '/' enters its segment (IN, one before).
-    const back = slash ? 0 : ((dw & (dirs[w] ?? 0)) >>> 1) | (w + 1 < words ? ((d[w + 1] ?? 0) & (dirs[w + 1] ?? 0)) << 31 : 0);
-    n[w] = (moved | stay | back) >>> 0;
+    if (hasDirs) {
+      // A forward move into IN (from the state before `**\/`) lands on its DIRS, one further (IN's own
+      // forward move goes to its DIRS). Back: DIRS on a char but '/' enters its segment (IN, one before).
+      const inW = dirsIn[w] ?? 0;
+      const intoIn = moved & inW;
+      moved = (moved & ~inW) | (intoIn << 1) | landCarry;
+      landCarry = intoIn >>> 31;
+      if (!slash) moved |= ((dw & (dirs[w] ?? 0)) >>> 1) | (w + 1 < words ? ((d[w + 1] ?? 0) & (dirs[w + 1] ?? 0)) << 31 : 0);
+    }
+    n[w] = moved | (dw & (stayBy[stayBase + w] ?? 0));
   }
   return words + close(a, n);
 }
 
-const isEmpty = (d: Uint32Array): boolean => {
+const isEmpty = (d: Int32Array): boolean => {
   for (let w = 0; w < d.length; w++) if (d[w] !== 0) return false;
   return true;
 };
-const accepts = (a: GlobAutomaton, d: Uint32Array): boolean => ((d[a.m >>> 5] ?? 0) & (1 << (a.m & 31))) !== 0;
+const accepts = (a: GlobAutomaton, d: Int32Array): boolean => ((d[a.m >>> 5] ?? 0) & (1 << (a.m & 31))) !== 0;
 
 /** The DFA state of a set, interned if new and under the caps; -1 past them. */
-function intern(a: GlobAutomaton, d: Uint32Array): number {
+function intern(a: GlobAutomaton, d: Int32Array): number {
   const { dfa } = a;
   const key = d.join(',');
   const known = dfa.index.get(key);
@@ -343,8 +362,8 @@ export function runGlob(a: GlobAutomaton, path: string): boolean {
   let work = 0;
   let cur = dfa.sets.length > 0 ? 0 : intern(a, a.start);
   let i = 0;
-  let d: Uint32Array | null = cur < 0 ? a.start.slice() : null;
-  let n: Uint32Array = new Uint32Array(words);
+  let d: Int32Array | null = cur < 0 ? a.start.slice() : null;
+  let n: Int32Array = new Int32Array(words);
   for (; cur >= 0 && i < path.length; i++) {
     if (dfa.dead[cur]) break;
     const cls = classOf(path.charCodeAt(i));
@@ -352,12 +371,12 @@ export function runGlob(a: GlobAutomaton, path: string): boolean {
     let to = row[cls] ?? -1;
     work++;
     if (to < 0) {
-      work += step(a, dfa.sets[cur] as Uint32Array, cls, n);
+      work += step(a, dfa.sets[cur] as Int32Array, cls, n);
       to = intern(a, n);
       if (to < 0) {
         // Past the DFA caps: carry on with the bit sets from here.
         d = n;
-        n = new Uint32Array(words);
+        n = new Int32Array(words);
         i++;
         cur = -1;
         break;
@@ -370,9 +389,11 @@ export function runGlob(a: GlobAutomaton, path: string): boolean {
     matchWork.last += work;
     return dfa.accept[cur] ?? false;
   }
-  let live: Uint32Array = d ?? a.start.slice();
-  for (; i < path.length && !isEmpty(live); i++) {
-    work += step(a, live, classOf(path.charCodeAt(i)), n);
+  let live: Int32Array = d ?? a.start.slice();
+  lastLive = !isEmpty(live);
+  for (; i < path.length && lastLive; i++) {
+    const c = path.charCodeAt(i);
+    work += step(a, live, c < 128 ? (asciiClass[c] ?? OTHER_CLASS) : (wideClass.get(c) ?? OTHER_CLASS), n);
     const t = live;
     live = n;
     n = t;

@@ -250,33 +250,13 @@ export function compileGlob(tree: GlobNode[]): GlobAutomaton {
 let lastLive = true;
 
 /**
- * Adds to `d` every state its live states reach without consuming, in place; returns the work.
- * Runs of `next` states first: adding the live ones among them to the run's mask carries through the
- * rest of the run and one past it (IN passes a carry on but is never made live by one). Then each live
- * group jump not already inside an earlier jump's closure ORs in its closure row (complete: the rows
- * are transitive).
+ * The closure's second part (the first is in `step`): each live group jump not already inside an
+ * earlier jump's closure ORs in its closure row (complete: the rows are transitive). Adds to `d` in
+ * place; returns the work.
  */
-function close(a: GlobAutomaton, d: Int32Array): number {
-  const { words, next, dirsIn, jumpSrc, jumpRow, jumps, covered } = a;
-  let carry = 0;
-  let jumping = 0;
-  let any = 0;
-  for (let w = 0; w < words; w++) {
-    const e = next[w] ?? 0;
-    const dw = d[w] ?? 0;
-    // Unsigned: the sum of two words and a carry, up to 2^33, then its low word.
-    const sum = ((dw & e & ~(dirsIn[w] ?? 0)) >>> 0) + (e >>> 0) + carry;
-    carry = sum > 0xffffffff ? 1 : 0;
-    const reached = (sum | 0) ^ e;
-    const out = dw | (reached & ~(dirsIn[w] ?? 0));
-    d[w] = out;
-    any |= out;
-    jumping |= out & (jumpSrc[w] ?? 0);
-  }
-  // Jumps only add states to a set already non-empty.
-  lastLive = any !== 0;
-  let work = words;
-  if (jumping === 0) return work;
+function closeJumps(a: GlobAutomaton, d: Int32Array): number {
+  const { words, jumpSrc, jumpRow, jumps, covered } = a;
+  let work = 0;
   covered.fill(0);
   for (let w = 0; w < words; w++) {
     let x = (d[w] ?? 0) & (jumpSrc[w] ?? 0) & ~(covered[w] ?? 0);
@@ -298,32 +278,50 @@ function close(a: GlobAutomaton, d: Int32Array): number {
   return work;
 }
 
-/** One character's move from the set `d` into `n`, closure included; returns the work. */
+/**
+ * One character's move from the set `d` into `n`, closure included; returns the work. Word by word:
+ * a word of `n` is final once its moves are in (they come from the word itself, a carry from the word
+ * below, and a back move read from `d`), so the closure along runs of `next` states is done in the same
+ * pass: adding the live ones of a run to the run's mask carries through the rest of the run and one
+ * past it (IN passes a carry on but is never made live by one). Then the group jumps, if any is live.
+ */
 function step(a: GlobAutomaton, d: Int32Array, cls: number, n: Int32Array): number {
-  const { words, fwdBy, stayBy, dirs, dirsIn, hasDirs } = a;
+  const { words, fwdBy, stayBy, dirs, dirsIn, hasDirs, next, jumpSrc } = a;
   const slash = cls === SLASH_CLASS;
   const base = cls * words;
   const stayBase = slash ? words : 0;
   let carry = 0;
   let landCarry = 0;
+  let sumCarry = 0;
+  let jumping = 0;
+  let any = 0;
   for (let w = 0; w < words; w++) {
     const dw = d[w] ?? 0;
     // Forward: a literal, `?`, or IN on '/' (back at a segment start).
     const fwd = dw & (fwdBy[base + w] ?? 0);
     let moved = (fwd << 1) | carry;
     carry = fwd >>> 31;
+    const inW = hasDirs ? (dirsIn[w] ?? 0) : 0;
     if (hasDirs) {
       // A forward move into IN (from the state before `**\/`) lands on its DIRS, one further (IN's own
       // forward move goes to its DIRS). Back: DIRS on a char but '/' enters its segment (IN, one before).
-      const inW = dirsIn[w] ?? 0;
       const intoIn = moved & inW;
       moved = (moved & ~inW) | (intoIn << 1) | landCarry;
       landCarry = intoIn >>> 31;
       if (!slash) moved |= ((dw & (dirs[w] ?? 0)) >>> 1) | (w + 1 < words ? ((d[w + 1] ?? 0) & (dirs[w + 1] ?? 0)) << 31 : 0);
     }
-    n[w] = moved | (dw & (stayBy[stayBase + w] ?? 0));
+    const nw = moved | (dw & (stayBy[stayBase + w] ?? 0));
+    // Unsigned: the sum of two words and a carry, up to 2^33, then its low word.
+    const e = next[w] ?? 0;
+    const sum = ((nw & e & ~inW) >>> 0) + (e >>> 0) + sumCarry;
+    sumCarry = sum > 0xffffffff ? 1 : 0;
+    const out = nw | (((sum | 0) ^ e) & ~inW);
+    n[w] = out;
+    any |= out;
+    jumping |= out & (jumpSrc[w] ?? 0);
   }
-  return words + close(a, n);
+  lastLive = any !== 0;
+  return 2 * words + (jumping === 0 ? 0 : closeJumps(a, n));
 }
 
 const isEmpty = (d: Int32Array): boolean => {

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { dfaLimits, dfaStatesInUse } from '../../hub/src/core/glob-automaton.js';
+import { dfaLimits, dfaCellsInUse } from '../../hub/src/core/glob-automaton.js';
 import { clearGlobCache, globProblem, matchWork, pathMatches } from '../../hub/src/core/globs.js';
 import { pathMatches as oldPathMatches } from '../helpers/glob-oracle-v1.js';
 
@@ -153,7 +153,7 @@ describe('single-automaton glob matcher against the old one (issue 29 follow-up)
   it('keeps the DFA budget bounded: patterns dropped from the compile cache give their states back', () => {
     const batch = (prefix: string): number => {
       for (let k = 0; k < 1100; k++) pathMatches(`${prefix}${String(k).padStart(4, '0')}/abab`, `${prefix}${String(k).padStart(4, '0')}/*{a,b}*`);
-      return dfaStatesInUse();
+      return dfaCellsInUse();
     };
     // Each batch outlives the 1,024-pattern cache: the second one's states replace the first one's.
     const first = batch('x');
@@ -162,17 +162,23 @@ describe('single-automaton glob matcher against the old one (issue 29 follow-up)
     expect(second).toBeLessThanOrEqual(first * 1.1);
     expect(second).toBeLessThanOrEqual(dfaLimits.total);
     // A pattern whose DFA would have thousands of states stops at the per-pattern cap and still agrees.
-    const path = Array.from({ length: 4096 }, (_, i) => ((i * 7919) % 5 < 2 ? 'a' : 'b')).join('');
-    const inUse = dfaStatesInUse();
+    let seed = 7;
+    const path = Array.from({ length: 4096 }, () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return (seed >>> 16) % 2 ? 'a' : 'b';
+    }).join('');
+    clearGlobCache();
+    expect(dfaCellsInUse()).toBe(0);
     agree(path, `*a${'?'.repeat(30)}`);
-    expect(dfaStatesInUse() - inUse).toBeLessThanOrEqual(dfaLimits.perPattern * (1 + 3 + 16));
+    // Exactly the cap: 256 states of 2 mask words and 3 classes (other, '/', 'a').
+    expect(dfaCellsInUse()).toBe(dfaLimits.perPattern * (4 * 2 + 3 + 80));
     // At the total cap nothing more is interned, and answers stay the same.
     Object.assign(dfaLimits, { total: 0 });
     expect(agree('zz/ab', 'zz/*{a,b}')).toBe(true);
-    Object.assign(dfaLimits, { total: dfaStatesInUse() });
+    Object.assign(dfaLimits, { total: dfaCellsInUse() });
     expect(agree('zz/ab', 'zz/*{a,b}')).toBe(true);
     expect(agree('zz/abc', 'zz/*{a,b}')).toBe(false);
-    expect(dfaStatesInUse()).toBe(dfaLimits.total);
+    expect(dfaCellsInUse()).toBe(dfaLimits.total);
   });
 
   it('reads a private-use character in a pattern as itself (the old matcher took U+E000 for `*`)', () => {

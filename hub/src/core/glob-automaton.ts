@@ -1,9 +1,9 @@
 // The reservation-glob matcher (issue 29 follow-up): a whole pattern, `{a,b}` groups included, compiles
 // to ONE automaton over its positions, so brace alternatives share work instead of each running the
-// path again. Consuming moves are bit-parallel (shift/and over 32-bit mask words, as before, kept in int32). Moves that
-// consume nothing to the next state (past `*`, `**`, `**\/`, a group's closing) are closed in one pass
-// by carry propagation: adding the live states of a run of such states to the run's mask carries
-// through the rest of the run. The jumps of groups with alternatives (into each alternative, from the
+// path again. Consuming moves are bit-parallel (shift/and over 32-bit int32 mask words, as before).
+// Moves that consume nothing to the next state (past `*`, `**`, `**\/`, a group's closing) are closed
+// in the same pass by carry propagation: adding the live states of a run of such states to the run's
+// mask carries through the rest of the run. The jumps of groups with alternatives (into each alternative, from the
 // end of one to the group's closing) take each source's precomputed closure mask. A lazy DFA sits on
 // top: each state set a path reaches is interned once and its moves memoized per character class, so a
 // path costs one table lookup per character once its sets are known. The DFA is capped (per pattern
@@ -112,17 +112,17 @@ interface Dfa {
 
 /**
  * The DFA caps: most states one pattern interns, and the total size of every cached pattern's DFA
- * states together, in 4-byte cells (a state costs its set's mask words, one move per character class
- * and 16 for its key and bookkeeping: about 4 MB at most in all). Past them the rest of a path runs on
- * bit sets. Mutable for tests that drive the bit-set road.
+ * states together, in 4-byte cells (a state costs about 4 per mask word for its set and its key, one
+ * per character class for its moves, and 80 for two typed arrays and a map entry: about 4 MB at most
+ * in all). Past them the rest of a path runs on bit sets. Mutable for tests that drive the bit-set road.
  */
 export const dfaLimits = { perPattern: 256, total: 1 << 20 };
 let dfaCells = 0;
 
 /** Cells of DFA state held over every live automaton (for tests of the budget). */
-export const dfaStatesInUse = (): number => dfaCells;
+export const dfaCellsInUse = (): number => dfaCells;
 
-const stateCells = (a: GlobAutomaton): number => a.words + a.classes + 16;
+const stateCells = (a: GlobAutomaton): number => 4 * a.words + a.classes + 80;
 
 /** Work done by the last match (mask words touched, plus one per memoized DFA move), for tests that bound it. */
 export const matchWork = { last: 0 };

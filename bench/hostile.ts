@@ -25,12 +25,27 @@ const WORST_GLOBS: ReadonlyArray<[string, string]> = [
   ['? ×31 then *', `${'?'.repeat(31)}*`],
   ['**/ ×16 then *b', `${'**/'.repeat(16)}*b`],
   ['{a,aa}×4 then *a ×11 *b (16 alternatives)', `${'{a,aa}'.repeat(4)}${'*a'.repeat(11)}*b`],
+  // Shapes whose DFA would have millions of states: past the matcher's DFA caps they run on bit sets.
+  ['*a then ? ×30 (DFA past its caps)', `*a${'?'.repeat(30)}`],
+  ['*{a,b} ×4 then ? ×24 (groups, DFA past its caps)', `${'*{a,b}'.repeat(4)}${'?'.repeat(24)}`],
 ];
+
+/** A fixed pseudo-random string of `alphabet` (the same every run). */
+function scrambled(alphabet: string, length: number): string {
+  let seed = 29;
+  let out = '';
+  for (let i = 0; i < length; i++) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    out += alphabet[(seed >>> 16) % alphabet.length] ?? '';
+  }
+  return out;
+}
 
 const PATHS: ReadonlyArray<[string, string]> = [
   ['a ×4096', 'a'.repeat(4096)],
   ['a ×4095 b', `${'a'.repeat(4095)}b`],
   ['a/ ×2048', 'a/'.repeat(2048).slice(0, 4096)],
+  ['a and b scrambled ×4096', scrambled('ab', 4096)],
 ];
 
 function timeMs(fn: () => unknown, runs: number): number[] {

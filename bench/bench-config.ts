@@ -19,6 +19,8 @@ export interface BenchConfig {
   cacheDir: string;
   /** PALACE_BENCH_SCREENSHOTS=<dir>: the `scale` suite saves the dashboard it painted (Tasks, Status) there. */
   screenshots: string | undefined;
+  /** PALACE_BENCH_MEMORY_PART=ingest: the `memory` suite runs only its live-hub ingest part (a smoke run, not recorded). */
+  memoryIngestOnly: boolean;
   /** Events written per round of the `sync` suite (PALACE_BENCH_SYNC_EVENTS, default 10,000); fewer is a smoke run. */
   syncEvents: number;
 }
@@ -37,5 +39,7 @@ export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   if (!Number.isInteger(syncEvents) || syncEvents < 3) throw new Error(`PALACE_BENCH_SYNC_EVENTS must be a whole number ≥ 3, not '${rawSync}'`);
   const part = env.PALACE_BENCH_MINE_PART?.trim();
   if (part && part !== 'small') throw new Error(`PALACE_BENCH_MINE_PART must be 'small' (or unset), not '${part}'`);
-  return { mineFiles, mineSmallOnly: part === 'small', retrievalFresh: env.PALACE_BENCH_RETRIEVAL_FRESH?.trim() === '1', scale, cacheDir, screenshots, syncEvents };
+  const memoryPart = env.PALACE_BENCH_MEMORY_PART?.trim();
+  if (memoryPart && memoryPart !== 'ingest') throw new Error(`PALACE_BENCH_MEMORY_PART must be 'ingest' (or unset), not '${memoryPart}'`);
+  return { mineFiles, mineSmallOnly: part === 'small', memoryIngestOnly: memoryPart === 'ingest', retrievalFresh: env.PALACE_BENCH_RETRIEVAL_FRESH?.trim() === '1', scale, cacheDir, screenshots, syncEvents };
 }

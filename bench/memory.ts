@@ -14,6 +14,7 @@ import { createWorkerEmbedder } from '../hub/src/embed/worker-embedder.js';
 import { Memory } from '../hub/src/memory/drawers/memory.js';
 import { LanceDbVectorStore } from '../hub/src/vector/lancedb-vector-store.js';
 import type { StoredDrawer } from '../hub/src/vector/vector-store.js';
+import { benchConfig } from './bench-config.js';
 import { onnxFigures } from './memory-onnx.js';
 import { concurrentIngestFigures, poolFigures } from './memory-pool.js';
 import type { Figure, Suite, SuiteContext, SuiteResult } from './figure.js';
@@ -171,6 +172,10 @@ async function ingestFigures(ctx: SuiteContext, root: string): Promise<Figure[]>
 async function run(ctx: SuiteContext): Promise<SuiteResult> {
   const root = mkdtempSync(join(tmpdir(), 'palace-bench-memory-'));
   try {
+    if (benchConfig().memoryIngestOnly) {
+      const only = await concurrentIngestFigures(ctx, join(root, 'hub'));
+      return { ...only, smoke: 'PALACE_BENCH_MEMORY_PART=ingest (the live-hub ingest alone)' };
+    }
     const pool = await poolFigures(ctx);
     const ingest = await concurrentIngestFigures(ctx, join(root, 'hub'));
     const figures = [

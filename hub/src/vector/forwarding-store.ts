@@ -1,7 +1,7 @@
 // A VectorStore that hands every call to the store it wraps: the base of the wrappers that add work
 // to writes (the memory journal, replication capture) and leave reads as they are.
 
-import { fullTextScores, type DrawerFilter, type DrawerPatch, type FullTextOptions, type PlacementSummary, type ScanOptions, type StoredDrawer, type VectorStore } from './vector-store.js';
+import { fullTextScores, nearestEach, type DrawerFilter, type DrawerPatch, type FullTextOptions, type NearestRow, type PlacementSummary, type ScanOptions, type StoredDrawer, type VectorStore } from './vector-store.js';
 
 export class ForwardingVectorStore implements VectorStore {
   constructor(protected readonly inner: VectorStore) {}
@@ -28,6 +28,10 @@ export class ForwardingVectorStore implements VectorStore {
 
   search(vector: Float32Array, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; distance: number }>> {
     return this.inner.search(vector, filter, limit);
+  }
+
+  nearestEach(vectors: readonly Float32Array[]): Promise<Array<NearestRow | undefined>> {
+    return nearestEach(this.inner, vectors);
   }
 
   fullText(query: string, filter: DrawerFilter, limit: number, options?: FullTextOptions): Promise<Array<{ drawer: StoredDrawer; score: number }>> {

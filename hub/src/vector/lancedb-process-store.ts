@@ -22,6 +22,7 @@ import {
   type DrawerFilter,
   type DrawerPatch,
   type FullTextOptions,
+  type NearestRow,
   type PackedPlacementSummary,
   type PlacementSummary,
   type ScanOptions,
@@ -216,6 +217,10 @@ export class LanceDbProcessStore implements VectorStore {
 
   search(vector: Float32Array, filter: DrawerFilter, limit: number): Promise<Array<{ drawer: StoredDrawer; distance: number }>> {
     return this.call('search', [vector, filter, limit]);
+  }
+
+  nearestEach(vectors: readonly Float32Array[]): Promise<Array<NearestRow | undefined>> {
+    return this.call('nearestEach', [vectors]);
   }
 
   fullText(query: string, filter: DrawerFilter, limit: number, options?: FullTextOptions): Promise<Array<{ drawer: StoredDrawer; score: number }>> {

@@ -23,6 +23,7 @@ import {
   type DrawerFilter,
   type DrawerPatch,
   type FullTextOptions,
+  type NearestRow,
   type PackedPlacementSummary,
   type PlacementSummary,
   type ScanOptions,
@@ -43,6 +44,8 @@ const ANN_THRESHOLD = 50_000;
  * reads of the rows a write touches) and mergeInsert's match stop scanning the whole table.
  */
 const ID_INDEX_THRESHOLD = 10_000;
+/** Up to this many rows an upsert first looks its ids up, to append them when none is stored (upsert). */
+const APPEND_LOOKUP_MAX = 1000;
 
 /** Errno texts of a full disk or a file-size limit as LanceDB (Rust std::io) reports them. */
 const FULL_DISK = /No space left on device|os error 28\b|File too large|os error 27\b|Disk quota exceeded|os error 122\b/i;
@@ -219,7 +222,7 @@ export interface LanceDbOptions {
 
 /** Compaction cadence and version retention (see afterWrite). */
 const OPTIMIZE_ROWS = 1000;
-const OPTIMIZE_WRITES = 100;
+const OPTIMIZE_WRITES = 20;
 const VERSION_RETENTION_MS = 60 * 60_000;
 /**
  * Cache bounds of the LanceDB session. Its defaults (6 GB of index cache, 1 GB of metadata) are sized
@@ -238,6 +241,8 @@ export class LanceDbVectorStore implements VectorStore {
   private pendingJobs = 0;
   private rowsSinceOptimize = 0;
   private writesSinceOptimize = 0;
+  /** Upserts run one at a time: an append decided on "no id is stored yet" must not race another. */
+  private upserts: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly db: lancedb.Connection,
@@ -317,10 +322,26 @@ export class LanceDbVectorStore implements VectorStore {
     this.afterWrite(filled);
   }
 
+  /**
+   * Inserts or replaces by id. Rows whose ids are all new (a drawer filed once: the usual write) are
+   * appended: a lookup of the ids plus an append cost about half of mergeInsert's join, whatever the
+   * batch size (measured: ~7 ms of CPU against ~16 ms on a small table). Any id already stored takes
+   * mergeInsert as before.
+   */
   async upsert(drawers: readonly StoredDrawer[]): Promise<void> {
     if (drawers.length === 0) return;
     checkDimensions(drawers, this.dimensions);
-    await guarded(() => this.table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(drawers.map(toRow)));
+    // An id given twice is written once, as its last occurrence (mergeInsert would insert both).
+    const byId = new Map(drawers.map((d) => [d.id, d]));
+    const rows = [...byId.values()].map(toRow);
+    const run = async (): Promise<void> => {
+      const fresh = byId.size <= APPEND_LOOKUP_MAX && (await this.table.query().where(filterSql({ ids: [...byId.keys()] }) ?? 'false').select(['id']).limit(1).toArray()).length === 0;
+      if (fresh) await guarded(() => this.table.add(rows));
+      else await guarded(() => this.table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows));
+    };
+    const next = this.upserts.then(run, run);
+    this.upserts = next.catch(() => undefined);
+    await next;
     this.afterWrite(drawers.length);
   }
 
@@ -375,6 +396,25 @@ export class LanceDbVectorStore implements VectorStore {
     if (where) query = query.where(where);
     const rows = (await query.toArray()) as Row[];
     return rows.map((row) => ({ drawer: fromRow(row), distance: Number(row._distance) }));
+  }
+
+  /** One multi-vector query for all of them (top 1 each, the columns the near-duplicate check reads). */
+  async nearestEach(vectors: readonly Float32Array[]): Promise<Array<NearestRow | undefined>> {
+    const [first, ...rest] = vectors;
+    if (!first) return [];
+    let query = this.table.vectorSearch(first);
+    for (const v of rest) query = query.addQueryVector(v);
+    const rows = (await query.distanceType('cosine').refineFactor(4).select(['id', 'parent_id', 'wing', 'room', '_distance']).limit(1).toArray()) as Row[];
+    const out: Array<NearestRow | undefined> = vectors.map(() => undefined);
+    for (const row of rows) {
+      // A single query vector carries no query_index; several do, one row (at most) per vector.
+      const at = rest.length === 0 ? 0 : Number(row.query_index);
+      const distance = Number(row._distance);
+      const seen = out[at];
+      if (seen && seen.distance <= distance) continue;
+      out[at] = { id: String(row.id), parent_id: row.parent_id === null || row.parent_id === undefined ? null : String(row.parent_id), wing: String(row.wing), room: String(row.room), distance };
+    }
+    return out;
   }
 
   async fullText(text: string, filter: DrawerFilter, limit: number, options: FullTextOptions = {}): Promise<Array<{ drawer: StoredDrawer; score: number }>> {

@@ -60,6 +60,28 @@ export interface FullTextOptions {
   expansion?: { words: readonly string[]; weight: number };
 }
 
+/** The nearest stored row to one query vector, as the near-duplicate check reads it. */
+export interface NearestRow {
+  id: string;
+  parent_id: string | null;
+  wing: string;
+  room: string;
+  /** Cosine distance (0 = same direction). */
+  distance: number;
+}
+
+/** A store's nearestEach, or one search per vector when it has none (same rows, same order). */
+export async function nearestEach(store: Pick<VectorStore, 'search' | 'nearestEach'>, vectors: readonly Float32Array[]): Promise<Array<NearestRow | undefined>> {
+  if (vectors.length === 0) return [];
+  if (store.nearestEach) return store.nearestEach(vectors);
+  return Promise.all(
+    vectors.map(async (v) => {
+      const [hit] = await store.search(v, {}, 1);
+      return hit && { id: hit.drawer.id, parent_id: hit.drawer.parent_id, wing: hit.drawer.wing, room: hit.drawer.room, distance: hit.distance };
+    }),
+  );
+}
+
 /** A store's fullTextScores, or its fullText's ids and scores when it has none. */
 export function fullTextScores(
   store: Pick<VectorStore, 'fullText' | 'fullTextScores'>,
@@ -96,6 +118,12 @@ export interface VectorStore {
    * to fullText (fullTextScores below).
    */
   fullTextScores?(query: string, filter: DrawerFilter, limit: number, options?: FullTextOptions): Promise<Array<{ id: string; score: number }>>;
+  /**
+   * The nearest row (top 1, no filter) to each vector, with only the columns the near-duplicate check
+   * reads, in one query where the backend can (LanceDB: one multi-vector query instead of one search
+   * per vector). Optional: callers fall back to search (nearestEach above).
+   */
+  nearestEach?(vectors: readonly Float32Array[]): Promise<Array<NearestRow | undefined>>;
   /** How many drawers match. */
   count(filter?: DrawerFilter): Promise<number>;
   /**

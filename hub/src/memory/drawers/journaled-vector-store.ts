@@ -29,11 +29,18 @@ export class JournaledVectorStore extends ForwardingVectorStore {
     super(inner);
   }
 
-  /** Journals `write`, applies it, marks it applied; the caller hears back only after all three. */
+  /**
+   * Journals `write`, applies it, marks it applied; the caller hears back only after all three. The
+   * journal entry's fsync runs on the thread pool while the store applies the write (memory-journal.ts).
+   */
   private write<T>(write: JournalOp, apply: () => Promise<T>): Promise<T> {
     const run = async (): Promise<T> => {
-      const seq = this.journal.append(write);
-      if (this.options.faultPoint === 'memory.after-journal') process.kill(process.pid, 'SIGKILL');
+      const { seq, durable } = this.journal.append(write);
+      durable.catch(() => undefined); // awaited below, after the store
+      if (this.options.faultPoint === 'memory.after-journal') {
+        await durable;
+        process.kill(process.pid, 'SIGKILL');
+      }
       let result: T;
       try {
         result = await apply();
@@ -41,8 +48,10 @@ export class JournaledVectorStore extends ForwardingVectorStore {
         // A store that refused the write for want of room did not apply it, and the caller hears
         // "nothing was stored": a later replay must not apply it behind their back.
         if (err instanceof HubError && err.code === 'store.full') this.settle(seq);
+        await durable.catch(() => undefined);
         throw err;
       }
+      await durable;
       this.journal.markApplied(seq);
       return result;
     };

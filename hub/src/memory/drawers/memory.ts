@@ -10,7 +10,7 @@ import { isoSeconds } from '../../core/ids.js';
 import { invalid, HubError, toHubError } from '../../errors.js';
 import type { EmbedWorkersStatus, Embedder, EmbedderInfo } from '../../embed/embedder.js';
 import { embedderKey } from '../../embed/embedder.js';
-import type { DrawerFilter, DrawerPatch, ScanOptions, StoredDrawer, VectorStore } from '../../vector/vector-store.js';
+import { nearestEach, type DrawerFilter, type DrawerPatch, type NearestRow, type ScanOptions, type StoredDrawer, type VectorStore } from '../../vector/vector-store.js';
 import { hitPresentation, type HitLocation, type HitSnippet } from '../../search/snippet.js';
 import { DECISIONS_ROOM, DIARY_ROOM } from './room-names.js';
 import { CensusVectorStore, type PlacementCounts, type RowStamp } from './placement-census.js';
@@ -406,20 +406,16 @@ export class Memory {
         out[at] = toHubError(err);
       }
     });
-    // The same content in the same place is the same drawer: filing it again (even forced) must not
-    // overwrite its rating, filed_at and added_by (checked again in the commit, for concurrent calls).
-    // Looked up while embedding (one round trip less per call); an exact re-filing costs its embedding.
-    const [stored, embedded] = await Promise.all([
-      prepared.length === 0 ? new Set<string>() : this.store.scan({ ids: prepared.map((p) => firstChunkId(p.d.id, p.d.chunks.length)) }, { columns: ['id'] }).then((rows) => new Set(rows.map((r) => r.id))),
-      this.embedder.embed(prepared.flatMap((p) => p.d.chunks.map((c) => c.text)), 'document'),
-    ]);
+    // Whether a drawer is stored already (the same content in the same place: filing it again, even
+    // forced, must not overwrite its rating, filed_at and added_by) is decided by the commit, once per
+    // group: a lookup per call here cost a store query per drawer and saved nothing (it ran beside the
+    // embedding, so an exact re-filing paid its embedding anyway).
+    const embedded = prepared.length === 0 ? [] : await this.embedder.embed(prepared.flatMap((p) => p.d.chunks.map((c) => c.text)), 'document');
     let at0 = 0;
     const fresh: Array<{ at: number; d: ReturnType<Memory['prepareDrawer']>; vectors: Float32Array[] }> = [];
     for (const { at, d } of prepared) {
-      const own = embedded.slice(at0, at0 + d.chunks.length);
+      fresh.push({ at, d, vectors: embedded.slice(at0, at0 + d.chunks.length) });
       at0 += d.chunks.length;
-      if (stored.has(firstChunkId(d.id, d.chunks.length))) out[at] = { drawer_id: d.id, wing: d.wing, room: d.room, duplicate_of: d.id, similarity: 1, filed: false };
-      else fresh.push({ at, d, vectors: own });
     }
     const group: PendingDrawer[] = [];
     const waits = fresh.map(
@@ -460,80 +456,95 @@ export class Memory {
 
   /**
    * Checks a group of embedded drawers in order (already stored? a near-duplicate of a stored drawer
-   * or of one filed before it in the group?) and writes the ones to file in one upsert; each caller
-   * hears its own result, or the write's error.
+   * or of one filed before it in the group?) and writes the ones to file in one upsert; then each
+   * caller hears its own result. If the group's write (or a check) fails, the group is committed
+   * again one drawer at a time, in order, so each hears what filing it alone gives: a drawer the
+   * store refuses fails by itself, and a neighbour that was a near-copy of it is checked again.
    */
   private async commitDrawers(group: readonly PendingDrawer[]): Promise<void> {
-    const filed: PendingDrawer[] = [];
-    const rows: StoredDrawer[] = [];
+    let decided: Awaited<ReturnType<Memory['checkGroup']>>;
     try {
-      const stored = new Set(
-        (await this.store.scan({ ids: group.map((d) => firstChunkId(d.id, d.chunks.length)) }, { columns: ['id'] })).map((r) => r.id),
-      );
-      // Each drawer's nearest stored match for its first chunk, looked up together (the checks below
-      // run in order and look further only when that one is a match).
-      const firstHits = await Promise.all(group.map((d) => (d.force || !d.vectors[0] ? undefined : this.store.search(d.vectors[0], {}, 1))));
-      const filedAt = isoSeconds(this.now());
-      for (const [g, d] of group.entries()) {
-        const { id, wing, room, chunks } = d;
-        if (stored.has(firstChunkId(id, chunks.length)) || filed.some((f) => f.id === id)) {
-          d.resolve({ drawer_id: id, wing, room, duplicate_of: id, similarity: 1, filed: false });
-          continue;
-        }
-        if (!d.force) {
-          const dup = await this.nearestDuplicate(d.vectors, d.threshold, filed, firstHits[g]);
-          if (dup) {
-            d.resolve({ drawer_id: dup.id, wing: dup.wing, room: dup.room, duplicate_of: dup.id, similarity: dup.similarity, filed: false });
-            continue;
-          }
-        }
-        filed.push(d);
-        rows.push(
-          ...chunks.map((c, i) => ({
-            id: chunks.length === 1 ? id : `${id}_c${i}`,
-            wing,
-            room,
-            tags: d.tags,
-            content: c.text,
-            source_file: d.sourceFile,
-            chunk_index: i,
-            parent_id: chunks.length === 1 ? null : id,
-            filed_at: filedAt,
-            added_by: d.addedBy,
-            useful: null,
-            metadata: { ...d.metadata, ...(chunks.length === 1 ? {} : { char_start: c.start, char_end: c.end, chunks: chunks.length }) },
-            embedder: this.key,
-            vector: d.vectors[i] ?? new Float32Array(0),
-          })),
-        );
-      }
-      await this.store.upsert(rows);
+      decided = await this.checkGroup(group);
+      await this.store.upsert(decided.rows);
     } catch (err) {
-      for (const d of group) d.reject(err); // those already answered ignore it
-      throw err;
+      if (group.length === 1) {
+        group[0]?.reject(err);
+        throw err;
+      }
+      for (const d of group) await this.commitDrawers([d]).catch(() => undefined);
+      return;
     }
-    if (rows.length > 0) {
+    if (decided.rows.length > 0) {
       this.onFirstWrite?.();
       this.onFirstWrite = undefined;
     }
-    for (const d of filed)
-      d.resolve({ drawer_id: d.id, wing: d.wing, room: d.room, ...(d.chunks.length > 1 ? { chunk_ids: d.chunks.map((_c, i) => `${d.id}_c${i}`) } : {}), filed: true });
+    for (const [i, d] of group.entries()) d.resolve(decided.results[i] as AddDrawerResult);
+  }
+
+  /** What a group commit writes (rows) and answers (one result per drawer), from one id lookup and one nearest-row query. */
+  private async checkGroup(group: readonly PendingDrawer[]): Promise<{ rows: StoredDrawer[]; results: AddDrawerResult[] }> {
+    const filed: PendingDrawer[] = [];
+    const rows: StoredDrawer[] = [];
+    const results: AddDrawerResult[] = [];
+    const stored = new Set((await this.store.scan({ ids: group.map((d) => firstChunkId(d.id, d.chunks.length)) }, { columns: ['id'] })).map((r) => r.id));
+    // Each drawer's nearest stored row for its first chunk, looked up together (the checks below run
+    // in order and look further only when that one is a match).
+    const checked = group.filter((d) => !d.force && d.vectors[0] && !stored.has(firstChunkId(d.id, d.chunks.length)));
+    const nearest = await nearestEach(this.store, checked.map((d) => d.vectors[0] as Float32Array));
+    const firstHits = new Map(checked.map((d, i) => [d, nearest[i]]));
+    const filedAt = isoSeconds(this.now());
+    for (const d of group) {
+      const { id, wing, room, chunks } = d;
+      if (stored.has(firstChunkId(id, chunks.length)) || filed.some((f) => f.id === id)) {
+        results.push({ drawer_id: id, wing, room, duplicate_of: id, similarity: 1, filed: false });
+        continue;
+      }
+      if (!d.force) {
+        const dup = await this.nearestDuplicate(d.vectors, d.threshold, filed, firstHits.get(d) ?? null);
+        if (dup) {
+          results.push({ drawer_id: dup.id, wing: dup.wing, room: dup.room, duplicate_of: dup.id, similarity: dup.similarity, filed: false });
+          continue;
+        }
+      }
+      filed.push(d);
+      results.push({ drawer_id: id, wing, room, ...(chunks.length > 1 ? { chunk_ids: chunks.map((_c, i) => `${id}_c${i}`) } : {}), filed: true });
+      rows.push(
+        ...chunks.map((c, i) => ({
+          id: chunks.length === 1 ? id : `${id}_c${i}`,
+          wing,
+          room,
+          tags: d.tags,
+          content: c.text,
+          source_file: d.sourceFile,
+          chunk_index: i,
+          parent_id: chunks.length === 1 ? null : id,
+          filed_at: filedAt,
+          added_by: d.addedBy,
+          useful: null,
+          metadata: { ...d.metadata, ...(chunks.length === 1 ? {} : { char_start: c.start, char_end: c.end, chunks: chunks.length }) },
+          embedder: this.key,
+          vector: d.vectors[i] ?? new Float32Array(0),
+        })),
+      );
+    }
+    return { rows, results };
   }
 
   /**
    * The drawer every new chunk is a near-copy of, if any: the nearest stored drawer, or one of
    * `earlier` (filed before it in the same group commit, not yet searchable), whichever is closer.
+   * `firstHit`: the first chunk's nearest stored row when already looked up (null: none stored).
    */
   private async nearestDuplicate(
     vectors: Float32Array[],
     threshold: number,
     earlier: readonly PendingDrawer[],
-    firstHits?: Array<{ drawer: StoredDrawer; distance: number }>,
+    firstHit?: NearestRow | null,
   ): Promise<{ id: string; wing: string; room: string; similarity: number } | undefined> {
     let first: { id: string; wing: string; room: string; similarity: number } | undefined;
     for (const [i, vector] of vectors.entries()) {
-      const [hit] = i === 0 && firstHits ? firstHits : await this.store.search(vector, {}, 1);
-      let best = hit ? { id: hit.drawer.parent_id ?? hit.drawer.id, wing: hit.drawer.wing, room: hit.drawer.room, similarity: 1 - hit.distance } : undefined;
+      const hit = i === 0 && firstHit !== undefined ? firstHit : (await nearestEach(this.store, [vector]))[0];
+      let best = hit ? { id: hit.parent_id ?? hit.id, wing: hit.wing, room: hit.room, similarity: 1 - hit.distance } : undefined;
       for (const e of earlier)
         for (const v of e.vectors) {
           const similarity = dot(vector, v);

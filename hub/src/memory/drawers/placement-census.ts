@@ -4,7 +4,7 @@
 // Loaded by one scan on first read, then kept up to date by every write through it (the rows a write
 // touches are read first); a write that fails or surprises it drops the census.
 
-import { CENSUS_COLUMNS, fullTextScores, type DrawerFilter, type DrawerPatch, type FullTextOptions, type ScanOptions, type StoredDrawer, type VectorStore } from '../../vector/vector-store.js';
+import { CENSUS_COLUMNS, fullTextScores, nearestEach, type DrawerFilter, type DrawerPatch, type FullTextOptions, type NearestRow, type ScanOptions, type StoredDrawer, type VectorStore } from '../../vector/vector-store.js';
 
 const KEY_SEP = '\u0000';
 /** Rows read per step when looking up what an upsert replaces. */
@@ -338,6 +338,10 @@ export class CensusVectorStore implements VectorStore {
 
   fullText(query: string, filter: DrawerFilter, limit: number, options?: FullTextOptions): Promise<Array<{ drawer: StoredDrawer; score: number }>> {
     return this.inner.fullText(query, filter, limit, options);
+  }
+
+  nearestEach(vectors: readonly Float32Array[]): Promise<Array<NearestRow | undefined>> {
+    return nearestEach(this.inner, vectors);
   }
 
   fullTextScores(query: string, filter: DrawerFilter, limit: number, options?: FullTextOptions): Promise<Array<{ id: string; score: number }>> {

@@ -486,11 +486,14 @@ export class Memory {
     const filed: PendingDrawer[] = [];
     const rows: StoredDrawer[] = [];
     const results: AddDrawerResult[] = [];
-    const stored = new Set((await this.store.scan({ ids: group.map((d) => firstChunkId(d.id, d.chunks.length)) }, { columns: ['id'] })).map((r) => r.id));
-    // Each drawer's nearest stored row for its first chunk, looked up together (the checks below run
-    // in order and look further only when that one is a match).
-    const checked = group.filter((d) => !d.force && d.vectors[0] && !stored.has(firstChunkId(d.id, d.chunks.length)));
-    const nearest = await nearestEach(this.store, checked.map((d) => d.vectors[0] as Float32Array));
+    // The group's stored ids, and each drawer's nearest stored row for its first chunk, looked up
+    // together (the checks below run in order and look further only when that one is a match).
+    const checked = group.filter((d) => !d.force && d.vectors[0]);
+    const [storedRows, nearest] = await Promise.all([
+      this.store.scan({ ids: group.map((d) => firstChunkId(d.id, d.chunks.length)) }, { columns: ['id'] }),
+      nearestEach(this.store, checked.map((d) => d.vectors[0] as Float32Array)),
+    ]);
+    const stored = new Set(storedRows.map((r) => r.id));
     const firstHits = new Map(checked.map((d, i) => [d, nearest[i]]));
     const filedAt = isoSeconds(this.now());
     for (const d of group) {

@@ -243,6 +243,15 @@ export class LanceDbVectorStore implements VectorStore {
   private writesSinceOptimize = 0;
   /** Upserts run one at a time: an append decided on "no id is stored yet" must not race another. */
   private upserts: Promise<unknown> = Promise.resolve();
+  /** Bumped as each write (upsert, patch, delete) starts and again as it ends. */
+  private writeGen = 0;
+  private writesInFlight = 0;
+  /**
+   * The ids the last id-only scan asked for and did not find, with the write generation it started
+   * at (no write in flight): an upsert of just those ids with no write since needs no second lookup
+   * (the memory's group commit scans its ids right before writing them).
+   */
+  private absentIds: { gen: number; ids: Set<string> } | undefined;
 
   private constructor(
     private readonly db: lancedb.Connection,
@@ -325,8 +334,9 @@ export class LanceDbVectorStore implements VectorStore {
   /**
    * Inserts or replaces by id. Rows whose ids are all new (a drawer filed once: the usual write) are
    * appended: a lookup of the ids plus an append cost about half of mergeInsert's join, whatever the
-   * batch size (measured: ~7 ms of CPU against ~16 ms on a small table). Any id already stored takes
-   * mergeInsert as before.
+   * batch size (measured: ~7 ms of CPU against ~16 ms on a small table); the lookup is skipped when
+   * the last id-only scan found none of them and nothing was written since (absentIds). Any id
+   * already stored takes mergeInsert as before.
    */
   async upsert(drawers: readonly StoredDrawer[]): Promise<void> {
     if (drawers.length === 0) return;
@@ -335,14 +345,40 @@ export class LanceDbVectorStore implements VectorStore {
     const byId = new Map(drawers.map((d) => [d.id, d]));
     const rows = [...byId.values()].map(toRow);
     const run = async (): Promise<void> => {
-      const fresh = byId.size <= APPEND_LOOKUP_MAX && (await this.table.query().where(filterSql({ ids: [...byId.keys()] }) ?? 'false').select(['id']).limit(1).toArray()).length === 0;
-      if (fresh) await guarded(() => this.table.add(rows));
-      else await guarded(() => this.table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows));
+      const known = this.absentIds;
+      const seen = known !== undefined && known.gen === this.writeGen && this.writesInFlight === 0 && [...byId.keys()].every((id) => known.ids.has(id));
+      this.writeGen++;
+      this.writesInFlight++;
+      try {
+        await this.write(rows, seen || (byId.size <= APPEND_LOOKUP_MAX && (await this.table.query().where(filterSql({ ids: [...byId.keys()] }) ?? 'false').select(['id']).limit(1).toArray()).length === 0));
+      } finally {
+        this.writesInFlight--;
+        this.writeGen++;
+      }
     };
     const next = this.upserts.then(run, run);
     this.upserts = next.catch(() => undefined);
     await next;
     this.afterWrite(drawers.length);
+  }
+
+  /** Appends `rows` (`fresh`: none of their ids is stored) or merges them by id. */
+  private async write(rows: Row[], fresh: boolean): Promise<void> {
+    // A commit that loses a race with a background compaction is tried again (compaction runs every 20 writes).
+    if (fresh) await guarded(() => retryOnCommitConflict(() => this.table.add(rows)));
+    else await guarded(() => retryOnCommitConflict(() => this.table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows)));
+  }
+
+  /** Runs a patch or delete with the write generation bumped around it (see absentIds). */
+  private async counted<T>(fn: () => Promise<T>): Promise<T> {
+    this.writeGen++;
+    this.writesInFlight++;
+    try {
+      return await fn();
+    } finally {
+      this.writesInFlight--;
+      this.writeGen++;
+    }
   }
 
   async patch(filter: DrawerFilter, patch: DrawerPatch): Promise<number> {
@@ -353,7 +389,7 @@ export class LanceDbVectorStore implements VectorStore {
     if (patch.useful !== undefined) values.useful = patch.useful === null ? 'NULL' : patch.useful ? '1' : '0';
     if (Object.keys(values).length === 0) return 0;
     const where = filterSql(filter);
-    const result = await guarded(() => this.table.update({ valuesSql: values, ...(where ? { where } : {}) }));
+    const result = await this.counted(() => guarded(() => retryOnCommitConflict(() => this.table.update({ valuesSql: values, ...(where ? { where } : {}) }))));
     this.afterWrite(1);
     return Number((result as { rowsUpdated?: number }).rowsUpdated ?? 0);
   }
@@ -362,12 +398,14 @@ export class LanceDbVectorStore implements VectorStore {
     const where = filterSql(filter) ?? 'true';
     const before = await this.table.countRows(where === 'true' ? undefined : where);
     if (before === 0) return 0;
-    await guarded(() => this.table.delete(where));
+    await this.counted(() => guarded(() => retryOnCommitConflict(() => this.table.delete(where))));
     this.afterWrite(1);
     return before;
   }
 
   async scan(filter: DrawerFilter, options: ScanOptions = {}): Promise<StoredDrawer[]> {
+    const idsOnly = filter.ids !== undefined && Object.entries(filter).every(([k, v]) => k === 'ids' || v === undefined);
+    const gen = idsOnly && this.writesInFlight === 0 ? this.writeGen : undefined;
     let query = this.table.query();
     const where = filterSql(filter);
     if (where) query = query.where(where);
@@ -380,6 +418,10 @@ export class LanceDbVectorStore implements VectorStore {
     const rows = (await query.toArray()) as Row[];
     // (filed_at, id) by code unit, as the census orders a wing (placement-census.ts byFiledAt).
     const drawers = rows.map(fromRow).sort((a, b) => (a.filed_at < b.filed_at ? -1 : a.filed_at > b.filed_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    if (gen !== undefined && gen === this.writeGen) {
+      const found = new Set(drawers.map((d) => d.id));
+      this.absentIds = { gen, ids: new Set((filter.ids ?? []).filter((id) => !found.has(id))) };
+    }
     const offset = options.offset ?? 0;
     return drawers.slice(offset, options.limit === undefined ? undefined : offset + options.limit);
   }

@@ -26,8 +26,18 @@ function fnv1a(text) {
   return h.toString(16).padStart(8, '0');
 }
 
-/** Top-level commands the bundle runs; the rest (and a bare --version, lighter unbundled) load the compiled CLI. */
-const BUNDLED = new Set(['logstream', 'artifact', 'hook', 'instructions']);
+/**
+ * Top-level commands the bundle runs: the everyday coordination commands, and the memory, mining and
+ * curation commands (one tool call each, on the palace or through its hub: unbundled a `wings` loads
+ * ~450 ES modules, half its CPU). The rest (serve, mcp, daemon, admin, and a bare
+ * --version, lighter unbundled) load the compiled CLI.
+ */
+const BUNDLED = new Set([
+  'logstream', 'artifact', 'hook', 'instructions',
+  'search', 'status', 'drawer', 'rate', 'duplicate', 'tags', 'wings',
+  'mine', 'mined', 'sweep', 'split',
+  'checkpoint', 'bulk-move', 'purge', 'prune', 'rename-wing', 'export', 'import', 'kg', 'diary', 'wake-up',
+]);
 
 /** The command name of an argument list (the first word that is not an option or --palace's value). */
 function commandOf(args) {

@@ -108,16 +108,19 @@ describe('palace memory commands on the palace directly', SLOW, () => {
   });
 
   it('search finds the drawer by a paraphrase, as text and as JSON', async () => {
-    const text = ok(await palace.run(['search', PARAPHRASE]));
+    // Read-only calls, independent of each other: run at once (each is still its own CLI process).
+    const [textRun, jsonRun] = await Promise.all([
+      palace.run(['search', PARAPHRASE]),
+      palace.run(['search', PARAPHRASE, '--json', '--limit', '2']),
+    ]);
+    const text = ok(textRun);
     const first = text.stdout.split('\n\n')[0] ?? '';
     // A drawer filed by hand has no file location: its place heads the hit; the id follows.
     expect(first).toMatch(new RegExp(`^\\[1\\] acme/architecture  score \\d\\.\\d{3}\\n    acme/architecture  ${decisionId}  filed`));
     expect(first).toContain(`    ${DECISION}`);
     expect(first).toMatch(/filed \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ by cli/);
 
-    const json = parseJson<SearchJson>(
-      ok(await palace.run(['search', PARAPHRASE, '--json', '--limit', '2'])),
-    );
+    const json = parseJson<SearchJson>(ok(jsonRun));
     expect(json.query).toBe(PARAPHRASE);
     expect(json.results).toHaveLength(2);
     expect(json.results[0]).toMatchObject({
@@ -130,50 +133,61 @@ describe('palace memory commands on the palace directly', SLOW, () => {
   });
 
   it('search honours --wing and --room, and says when nothing matches', async () => {
-    const json = parseJson<SearchJson>(
-      ok(await palace.run(['search', PARAPHRASE, '--wing', 'people', '--json'])),
-    );
+    const [inWing, nowhere] = await Promise.all([
+      palace.run(['search', PARAPHRASE, '--wing', 'people', '--json']),
+      palace.run(['search', PARAPHRASE, '--wing', 'acme', '--room', 'nowhere']),
+    ]);
+    const json = parseJson<SearchJson>(ok(inWing));
     expect(json.results.map((r) => r.wing)).toEqual(['people', 'people']);
-    const none = ok(await palace.run(['search', PARAPHRASE, '--wing', 'acme', '--room', 'nowhere']));
+    const none = ok(nowhere);
     expect(none.stdout).toBe('No matching drawers.\n');
   });
 
   it('wings lists wings with counts', async () => {
-    const text = ok(await palace.run(['wings']));
+    const [textRun, jsonRun] = await Promise.all([palace.run(['wings']), palace.run(['wings', '--json'])]);
+    const text = ok(textRun);
     expect(text.stdout).toMatch(/^ {2}acme {4}\d+$/m);
     expect(text.stdout).toMatch(/^ {2}people {2}2$/m);
-    const json = parseJson<{ wings: Record<string, number> }>(ok(await palace.run(['wings', '--json'])));
+    const json = parseJson<{ wings: Record<string, number> }>(ok(jsonRun));
     expect(json.wings.people).toBe(2);
     expect(json.wings.acme).toBeGreaterThanOrEqual(2);
   });
 
   it('tags --min-count keeps only tags used that often', async () => {
-    const all = parseJson<{ tags: Record<string, number> }>(ok(await palace.run(['tags', '--json'])));
+    const [allRun, commonRun, inWingRun, noneRun] = await Promise.all([
+      palace.run(['tags', '--json']),
+      palace.run(['tags', '--min-count', '2', '--json']),
+      palace.run(['tags', '--wing', 'people', '--min-count', '2']),
+      palace.run(['tags', '--min-count', '9']),
+    ]);
+    const all = parseJson<{ tags: Record<string, number> }>(ok(allRun));
     expect(all.tags).toEqual({ storage: 2, team: 2, adr: 1, ci: 1 });
-    const common = parseJson<{ tags: Record<string, number> }>(
-      ok(await palace.run(['tags', '--min-count', '2', '--json'])),
-    );
+    const common = parseJson<{ tags: Record<string, number> }>(ok(commonRun));
     expect(common.tags).toEqual({ storage: 2, team: 2 });
-    const inWing = ok(await palace.run(['tags', '--wing', 'people', '--min-count', '2']));
+    const inWing = ok(inWingRun);
     expect(inWing.stdout).toBe('  team  2\n');
-    expect(ok(await palace.run(['tags', '--min-count', '9'])).stdout).toBe('No tags.\n');
+    expect(ok(noneRun).stdout).toBe('No tags.\n');
   });
 
   it('rate --not-useful records the rating, keeps the drawer in results, and refuses an ambiguous rating', async () => {
     const rated = ok(await palace.run(['rate', decisionId, '--not-useful']));
     expect(rated.stdout).toBe(`Rated ${decisionId} not useful.\n`);
-    const drawer = parseJson<DrawerView>(ok(await palace.run(['drawer', 'get', decisionId, '--json'])));
+    // The reads after the rating, and the two refused ratings (usage errors: they write nothing), at once.
+    const [getRun, jsonRun, textRun, both, neither] = await Promise.all([
+      palace.run(['drawer', 'get', decisionId, '--json']),
+      palace.run(['search', PARAPHRASE, '--json', '--limit', '10']),
+      palace.run(['search', PARAPHRASE, '--limit', '10']),
+      palace.run(['rate', decisionId, '--useful', '--not-useful']),
+      palace.run(['rate', decisionId]),
+    ]);
+    const drawer = parseJson<DrawerView>(ok(getRun));
     expect(drawer.useful).toBe(false);
-    const json = parseJson<SearchJson>(
-      ok(await palace.run(['search', PARAPHRASE, '--json', '--limit', '10'])),
-    );
+    const json = parseJson<SearchJson>(ok(jsonRun));
     expect(json.results.find((r) => r.drawer_id === decisionId)?.useful).toBe(false);
-    const text = ok(await palace.run(['search', PARAPHRASE, '--limit', '10']));
+    const text = ok(textRun);
     expect(text.stdout).toContain('[rated not useful]');
 
-    const both = await palace.run(['rate', decisionId, '--useful', '--not-useful']);
     expect(both.code).toBe(2);
-    const neither = await palace.run(['rate', decisionId]);
     expect(neither.code).toBe(2);
     ok(await palace.run(['rate', decisionId, '--useful']));
   });
@@ -182,33 +196,36 @@ describe('palace memory commands on the palace directly', SLOW, () => {
     const before = parseJson<DrawerView>(ok(await palace.run(['drawer', 'get', decisionId, '--json'])));
     const updated = ok(await palace.run(['drawer', 'update', decisionId, '--room', 'decisions']));
     expect(updated.stdout).toBe(`Updated ${decisionId}: now acme/decisions tags adr, storage\n`);
-    const after = parseJson<DrawerView>(ok(await palace.run(['drawer', 'get', decisionId, '--json'])));
+    const [afterRun, textRun, nothing] = await Promise.all([
+      palace.run(['drawer', 'get', decisionId, '--json']),
+      palace.run(['drawer', 'get', decisionId]),
+      palace.run(['drawer', 'update', decisionId]), // no change named: a usage error, nothing written
+    ]);
+    const after = parseJson<DrawerView>(ok(afterRun));
     expect(after).toMatchObject({ ...before, room: 'decisions' });
     expect(after.content).toBe(DECISION);
-    const text = ok(await palace.run(['drawer', 'get', decisionId]));
+    const text = ok(textRun);
     expect(text.stdout).toContain(`${decisionId}  acme/decisions  tags: adr, storage`);
     expect(text.stdout.endsWith(`\n\n${DECISION}\n`)).toBe(true);
-    const nothing = await palace.run(['drawer', 'update', decisionId]);
     expect(nothing.code).toBe(2);
   });
 
   it('duplicate: exit 0 when no duplicate, non-zero with --fail-on-duplicate when there is one', async () => {
-    const fresh = await palace.run([
-      'duplicate',
-      '--content',
-      'Penguins huddle together to survive the Antarctic winter.',
-      '--fail-on-duplicate',
+    const near =
+      'We chose LanceDB as our embedded vector store because it runs in process and needs no separate server.';
+    // `duplicate` only reads: the four checks run at once.
+    const [fresh, reported, failing, viaStdin] = await Promise.all([
+      palace.run(['duplicate', '--content', 'Penguins huddle together to survive the Antarctic winter.', '--fail-on-duplicate']),
+      palace.run(['duplicate', '--content', near]),
+      palace.run(['duplicate', '--content', near, '--fail-on-duplicate', '--json']),
+      palace.run(['duplicate', '--fail-on-duplicate'], { stdin: near }),
     ]);
     expect(fresh.code).toBe(0);
     expect(fresh.stdout).toBe('No duplicate.\n');
 
-    const near =
-      'We chose LanceDB as our embedded vector store because it runs in process and needs no separate server.';
-    const reported = await palace.run(['duplicate', '--content', near]);
     expect(reported.code).toBe(0);
     expect(reported.stdout).toContain(`Duplicate of:\n  ${decisionId}`);
 
-    const failing = await palace.run(['duplicate', '--content', near, '--fail-on-duplicate', '--json']);
     expect(failing.code).toBe(1);
     expect(
       parseJson<{ is_duplicate: boolean; matches: Array<{ drawer_id: string }> }>(failing),
@@ -217,7 +234,6 @@ describe('palace memory commands on the palace directly', SLOW, () => {
       matches: [{ drawer_id: decisionId }],
     });
 
-    const viaStdin = await palace.run(['duplicate', '--fail-on-duplicate'], { stdin: near });
     expect(viaStdin.code).toBe(1);
   });
 
@@ -275,22 +291,25 @@ describe('palace memory commands on the palace directly', SLOW, () => {
     ]);
     const deleted = ok(await palace.run(['drawer', 'delete', added.drawer_id]));
     expect(deleted.stdout).toBe(`Deleted ${added.drawer_id} (1 row).\n`);
-    const gone = await palace.run(['drawer', 'get', added.drawer_id, '--json']);
+    const [gone, again] = await Promise.all([
+      palace.run(['drawer', 'get', added.drawer_id, '--json']),
+      palace.run(['drawer', 'delete', added.drawer_id]), // nothing left to delete: writes nothing
+    ]);
     expect(gone.code).toBe(1);
     expect(parseJson<ErrorJson>(gone).error.code).toBe('memory.not_found');
-    const again = await palace.run(['drawer', 'delete', added.drawer_id]);
     expect(again.code).toBe(1);
   });
 
   it('status reports drawers, wings and the embedder', async () => {
+    const [jsonRun, textRun] = await Promise.all([palace.run(['status', '--json']), palace.run(['status'])]);
     const json = parseJson<{
       role: string;
       memory: { loaded: boolean; drawers: number; embedder: { model: string } };
-    }>(ok(await palace.run(['status', '--json'])));
+    }>(ok(jsonRun));
     expect(json.role).toBe('local');
     expect(json.memory).toMatchObject({ loaded: true, embedder: { model: 'use-lite-en' } });
     expect(json.memory.drawers).toBeGreaterThanOrEqual(4);
-    const text = ok(await palace.run(['status']));
+    const text = ok(textRun);
     expect(text.stdout).toContain('served   directly (no hub running)');
     expect(text.stdout).toContain('embedder use-lite-en (512-d, cpu)');
   });
@@ -318,17 +337,18 @@ describe('palace duplicate when the vector index is unavailable', SLOW, () => {
         recorded_at: '2026-01-01T00:00:00.000Z',
       }),
     );
-    for (const args of [
-      ['duplicate', '--content', 'anything'],
-      ['duplicate', '--content', 'anything', '--fail-on-duplicate'],
-    ]) {
-      const result = await palace.run(args);
+    // The first call opens (creates) the palace alone; the next two only read it, at once.
+    const plain = await palace.run(['duplicate', '--content', 'anything']);
+    const [failing, search] = await Promise.all([
+      palace.run(['duplicate', '--content', 'anything', '--fail-on-duplicate']),
+      palace.run(['search', 'anything', '--json']),
+    ]);
+    for (const result of [plain, failing]) {
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toContain('the vector index is not available');
       expect(result.stderr).toContain('set-embedder');
     }
     // Other commands report the mismatch as an ordinary error.
-    const search = await palace.run(['search', 'anything', '--json']);
     expect(search.code).toBe(1);
     expect(parseJson<ErrorJson>(search).error.code).toBe('memory.embedder_mismatch');
   });
@@ -344,18 +364,25 @@ describe('palace memory commands with a live hub', SLOW, () => {
     return ((await res.json()) as { requests: { mcp: number } }).requests.mcp;
   };
 
-  beforeEach(async () => {
-    palace = makeTempPalace('palace-cli-memhub-');
-    const started = ok(await palace.run(['daemon', 'start', '--port', '0', '--json']));
-    hub = parseJson<{ url: string; pid: number }>(started);
-  }, SLOW.timeout);
+  // Each test gets its own fresh palace and daemon; both are started at once, before the first test.
+  const TESTS = 2;
+  let fresh: Array<Promise<{ palace: TempPalace; hub: { url: string; pid: number } }>> = [];
+  const used: Array<{ palace: TempPalace; hub: { url: string; pid: number } }> = [];
 
-  afterEach(async () => {
+  const startDaemon = async (): Promise<{ palace: TempPalace; hub: { url: string; pid: number } }> => {
+    const p = makeTempPalace('palace-cli-memhub-');
+    const started = ok(await p.run(['daemon', 'start', '--port', '0', '--json']));
+    const h = parseJson<{ url: string; pid: number }>(started);
+    used.push({ palace: p, hub: h });
+    return { palace: p, hub: h };
+  };
+
+  const stopDaemon = async (p: TempPalace, h: { pid: number }): Promise<void> => {
     try {
-      await palace.run(['daemon', 'stop']);
+      await p.run(['daemon', 'stop']);
       // The daemon is detached from the test: make sure it is gone before its files are removed.
-      const live = readLiveRegistration(palace.stateDir, palace.dir);
-      const pid = live?.pid ?? hub.pid;
+      const live = readLiveRegistration(p.stateDir, p.dir);
+      const pid = live?.pid ?? h.pid;
       if (isPidAlive(pid)) {
         process.kill(pid, 'SIGTERM');
         await waitUntil(() => !isPidAlive(pid), 'the daemon to stop', 10_000).catch(() =>
@@ -363,8 +390,25 @@ describe('palace memory commands with a live hub', SLOW, () => {
         );
       }
     } finally {
-      await palace.cleanup();
+      await p.cleanup();
     }
+  };
+
+  beforeAll(() => {
+    fresh = Array.from({ length: TESTS }, () => startDaemon());
+    // A failed start is reported by the test that takes it.
+    for (const f of fresh) f.catch(() => undefined);
+  });
+
+  beforeEach(async () => {
+    const next = fresh.shift();
+    if (!next) throw new Error(`more than ${TESTS} tests: raise TESTS`);
+    ({ palace, hub } = await next);
+  }, SLOW.timeout);
+
+  afterAll(async () => {
+    await Promise.allSettled(fresh);
+    await Promise.all(used.map(({ palace: p, hub: h }) => stopDaemon(p, h)));
   }, SLOW.timeout);
 
   it('goes through the hub for drawer add and search (the hub counts the MCP requests)', async () => {
@@ -382,14 +426,15 @@ describe('palace memory commands with a live hub', SLOW, () => {
       await addDrawer(palace, ['--wing', 'acme', '--room', 'misc', '--content', content]);
     expect(await mcpRequests()).toBe(before + 1 + OTHERS.length);
 
-    const json = parseJson<SearchJson>(ok(await palace.run(['search', PARAPHRASE, '--json'])));
+    const [jsonRun, textRun] = await Promise.all([palace.run(['search', PARAPHRASE, '--json']), palace.run(['search', PARAPHRASE])]);
+    const json = parseJson<SearchJson>(ok(jsonRun));
     expect(json.results[0]).toMatchObject({ drawer_id: added.drawer_id, content: DECISION });
     // Through MCP too, a hit carries its location (none: filed by hand) and its snippet with marks.
     const [hit] = json.results as unknown as SearchHit[];
     expect(hit?.location).toBeNull();
     expect(hit?.snippet.text).toBe(DECISION);
     expect(hit?.snippet.marks.map(([a, b]) => DECISION.slice(a, b).toLowerCase())).toEqual(['vector']);
-    const text = ok(await palace.run(['search', PARAPHRASE]));
+    const text = ok(textRun);
     expect(text.stdout).toMatch(new RegExp(`^\\[1\\] acme/architecture  score \\d\\.\\d{3}\\n    acme/architecture  ${added.drawer_id}  filed`));
     expect(await mcpRequests()).toBe(before + 3 + OTHERS.length);
 
@@ -412,33 +457,36 @@ describe('palace memory commands with a live hub', SLOW, () => {
     const before = await mcpRequests();
     const direct = { env: { PALACE_HUB_FORWARD: '0' } };
 
-    const refused = await palace.run(
-      ['drawer', 'add', '--wing', 'acme', '--room', 'misc', '--content', OTHERS[0] ?? ''],
-      direct,
-    );
+    // Three refused writes and a search, each its own process around the hub, at once.
+    const [refused, refusedJson, append, search] = await Promise.all([
+      palace.run(['drawer', 'add', '--wing', 'acme', '--room', 'misc', '--content', OTHERS[0] ?? ''], direct),
+      palace.run(['rate', added.drawer_id, '--not-useful', '--json'], direct),
+      // A logstream write too: one hub serializes every write.
+      palace.run(
+        ['logstream', 'append', '--type', 'status', '--stream', 's', '--room', 'r', '--from-agent', 'a', '--body', 'behind the hub', '--json'],
+        direct,
+      ),
+      palace.run(['search', PARAPHRASE, '--json'], direct),
+    ]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`pid ${hub.pid}`);
     expect(refused.stderr).toContain('PALACE_HUB_FORWARD=0');
-    const refusedJson = await palace.run(['rate', added.drawer_id, '--not-useful', '--json'], direct);
     expect(refusedJson.code).toBe(1);
     expect(parseJson<ErrorJson>(refusedJson).error.code).toBe('lease.held');
-    // A logstream write too: one hub serializes every write.
-    const append = await palace.run(
-      ['logstream', 'append', '--type', 'status', '--stream', 's', '--room', 'r', '--from-agent', 'a', '--body', 'behind the hub', '--json'],
-      direct,
-    );
     expect(append.code).toBe(1);
     expect(parseJson<ErrorJson>(append).error.code).toBe('lease.held');
 
-    const found = parseJson<SearchJson>(ok(await palace.run(['search', PARAPHRASE, '--json'], direct)));
+    const found = parseJson<SearchJson>(ok(search));
     expect(found.results.map((r) => r.drawer_id)).toEqual([added.drawer_id]);
     expect(await mcpRequests()).toBe(before);
 
     // Nothing was written around the hub.
-    const wings = parseJson<{ wings: Record<string, number> }>(ok(await palace.run(['wings', '--json'])));
+    const [wingsRun, getRun] = await Promise.all([
+      palace.run(['wings', '--json']),
+      palace.run(['drawer', 'get', added.drawer_id, '--json']),
+    ]);
+    const wings = parseJson<{ wings: Record<string, number> }>(ok(wingsRun));
     expect(wings.wings).toEqual({ acme: 1 });
-    expect(
-      parseJson<DrawerView>(ok(await palace.run(['drawer', 'get', added.drawer_id, '--json']))).useful,
-    ).toBeNull();
+    expect(parseJson<DrawerView>(ok(getRun)).useful).toBeNull();
   });
 });

@@ -3,7 +3,7 @@
 
 import { existsSync } from 'node:fs';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 
 import { leasePath } from '../../hub/src/lease.js';
 import { isPidAlive } from '../../hub/src/registration.js';
@@ -23,15 +23,18 @@ const IDLE_HOURS = '0.0003'; // 1.08 s
 const KEEP_ALIVE_IDLE_HOURS = '0.0005'; // 1.8 s
 const KEEP_ALIVE_IDLE_MS = 0.0005 * 3_600_000;
 
-let dirs: HubDirs;
+// The three cases mostly wait out idle periods: they run at once, each on its own directories and
+// hub (so no case's hub can be kept up, or stopped, by another's requests).
+const made: HubDirs[] = [];
+const freshDirs = (): HubDirs => {
+  const dirs = makeHubDirs();
+  made.push(dirs);
+  return dirs;
+};
 
-beforeEach(() => {
-  dirs = makeHubDirs();
-});
-
-afterEach(async () => {
+afterAll(async () => {
   await killChildren();
-  dirs.cleanup();
+  for (const dirs of made) dirs.cleanup();
 });
 
 /** Resolves with the exit, or rejects after a generous bound so a broken idle timer cannot hang. */
@@ -44,8 +47,9 @@ function exitWithin<T>(exited: Promise<T>, ms: number): Promise<T> {
   ]);
 }
 
-describe('idle exit', () => {
-  it('exits 0 after the idle time and removes its registration and lease; probes do not count', async () => {
+describe.concurrent('idle exit', () => {
+  it('exits 0 after the idle time and removes its registration and lease; probes do not count', async ({ expect }) => {
+    const dirs = freshDirs();
     const hub = await startChildHub(dirs, { env: { PALACE_MCP_IDLE_HOURS: IDLE_HOURS } });
     let probes = 0;
     let probing = true;
@@ -66,7 +70,8 @@ describe('idle exit', () => {
     expect(hub.stderr()).toMatch(/no MCP request/);
   });
 
-  it('stays up while MCP requests keep coming, then exits once they stop', async () => {
+  it('stays up while MCP requests keep coming, then exits once they stop', async ({ expect }) => {
+    const dirs = freshDirs();
     const hub = await startChildHub(dirs, { env: { PALACE_MCP_IDLE_HOURS: KEEP_ALIVE_IDLE_HOURS } });
     const client = await connectHttpClient(hub.url, { name: 'keep-alive' });
     const started = Date.now();
@@ -90,7 +95,8 @@ describe('idle exit', () => {
     expect(existsSync(hub.registrationPath)).toBe(false);
   });
 
-  it('stays up while a client is subscribed on its notification stream (issue 33), then exits once it leaves', async () => {
+  it('stays up while a client is subscribed on its notification stream (issue 33), then exits once it leaves', async ({ expect }) => {
+    const dirs = freshDirs();
     const hub = await startChildHub(dirs, { env: { PALACE_MCP_IDLE_HOURS: KEEP_ALIVE_IDLE_HOURS } });
     const client = await connectHttpClient(hub.url, { name: 'subscriber' });
     await client.subscribeResource({ uri: 'palace://inbox/idle-agent' });

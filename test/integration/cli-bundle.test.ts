@@ -67,6 +67,15 @@ describe('the CLI bundle', () => {
     expect(readFileSync(cache).equals(saved)).toBe(true); // accepted, not rewritten
   });
 
+  it('runs the memory commands from the bundle too: a no-hub wings writes the code cache', () => {
+    expect(existsSync(cache)).toBe(false);
+    const wings = run(['wings', '--json']);
+    expect(wings.code, wings.stderr).toBe(0);
+    expect(JSON.parse(wings.stdout)).toEqual({ wings: {} });
+    // Only the bundle road writes a cache; the compiled CLI never does.
+    expect(existsSync(cache)).toBe(true);
+  }, 60_000);
+
   it('ignores a damaged cache or one made by another node, answers the same, and replaces it', () => {
     expect(run(APPEND).code).toBe(0);
     const reference = run(LIST);

@@ -10,7 +10,7 @@ import { cypherServiceOf } from '../../hub/src/http/routes/cypher.js';
 import { silentLogger } from '../../hub/src/log.js';
 import type { MigrateReport } from '../../hub/src/memory/curation/migrate-to-postgres.js';
 import { startHub } from '../../hub/src/server.js';
-import { makeTempPalace, parseJson, type ErrorJson, type TempPalace } from '../helpers/cli.js';
+import { makeTempPalace, parseJson, type CliResult, type ErrorJson, type TempPalace } from '../helpers/cli.js';
 import { freshNamespace, startPgliteServer, type PgliteServer } from '../helpers/pglite-server.js';
 
 const DRAWERS = [
@@ -89,13 +89,29 @@ describe('palace migrate-to-postgres (PGlite over the wire)', () => {
   });
 
   it('serves the same search results from pgvector as from the embedded store', async () => {
-    for (const query of ['which vector database did we pick and why', 'when does the on-call rotation change', 'code style preferences']) {
-      const embedded = parseJson<SearchJson>(await palace.run(['search', query, '--mode', 'vector', '--limit', '5', '--json']));
-      const networked = parseJson<SearchJson>(await palace.run(['search', query, '--mode', 'vector', '--limit', '5', '--json'], { env: pgEnv }));
+    const queries = ['which vector database did we pick and why', 'when does the on-call rotation change', 'code style preferences'];
+    // The embedded searches only read the LanceDB palace: all six at once. The pgvector ones stay one
+    // after another (PGlite serves one session at a time), running beside them.
+    const embeddedRuns = Promise.all(
+      queries.map((query) =>
+        Promise.all([palace.run(['search', query, '--mode', 'vector', '--limit', '5', '--json']), palace.run(['search', query, '--json'])]),
+      ),
+    );
+    const networkedRuns: Array<[CliResult, CliResult]> = [];
+    for (const query of queries)
+      networkedRuns.push([
+        await palace.run(['search', query, '--mode', 'vector', '--limit', '5', '--json'], { env: pgEnv }),
+        await palace.run(['search', query, '--json'], { env: pgEnv }),
+      ]);
+    const embeddedResults = await embeddedRuns;
+    for (const [q, [vectorRun, hybridRun]] of embeddedResults.entries()) {
+      const [networkedVectorRun, networkedHybridRun] = networkedRuns[q] as [CliResult, CliResult];
+      const embedded = parseJson<SearchJson>(vectorRun);
+      const networked = parseJson<SearchJson>(networkedVectorRun);
       expect(networked.results.map((r) => r.drawer_id)).toEqual(embedded.results.map((r) => r.drawer_id));
       networked.results.forEach((r, i) => expect(r.similarity ?? 0).toBeCloseTo(embedded.results[i]?.similarity ?? 1, 3));
-      const hybridEmbedded = parseJson<SearchJson>(await palace.run(['search', query, '--json']));
-      const hybridNetworked = parseJson<SearchJson>(await palace.run(['search', query, '--json'], { env: pgEnv }));
+      const hybridEmbedded = parseJson<SearchJson>(hybridRun);
+      const hybridNetworked = parseJson<SearchJson>(networkedHybridRun);
       expect(hybridNetworked.results[0]?.drawer_id).toBe(hybridEmbedded.results[0]?.drawer_id);
     }
   }, 120_000);

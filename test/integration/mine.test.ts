@@ -96,9 +96,11 @@ describe('palace mine (project files, on the palace directly)', SLOW, () => {
     // Forced: every file is re-filed under the same ids.
     const forced = await mine('--force');
     expect(forced.files_mined).toBe(4);
+    // Two reads: the rows (here) and a search (a CLI process), at once.
+    const searchRun = palace.run(['search', 'who keeps the writer lease', '--json']);
     expect((await drawers(palace)).map((r) => r.id)).toEqual(rows.map((r) => r.id));
 
-    const search = parseJson<{ results: Array<{ source_file: string }> }>(ok(await palace.run(['search', 'who keeps the writer lease', '--json'])));
+    const search = parseJson<{ results: Array<{ source_file: string }> }>(ok(await searchRun));
     expect(search.results[0]?.source_file.startsWith(repo)).toBe(true);
   });
 
@@ -154,6 +156,7 @@ describe('palace mine --mode convos, --mode extract and --source', SLOW, () => {
     expect(r.files_mined).toBe(Object.keys(TRANSCRIPTS).length);
     expect(r.files_skipped).toBe(1);
     expect(r.drawers_filed).toBe(2 * Object.keys(TRANSCRIPTS).length);
+    const searchRun = palace.run(['search', 'what stores the event log', '--wing', 'chats', '--json']); // read beside the rows
     const rows = await drawers(palace);
     for (const [name, format] of Object.entries(FORMAT_OF)) {
       const own = rows.filter((d) => d.source_file === join(dir, name));
@@ -161,7 +164,7 @@ describe('palace mine --mode convos, --mode extract and --source', SLOW, () => {
       expect(own[0]?.room).toBe(format === 'transcript' ? 'conversations' : format);
       expect(own.some((d) => d.content.includes(Q1))).toBe(true);
     }
-    const search = parseJson<{ results: Array<{ content: string }> }>(ok(await palace.run(['search', 'what stores the event log', '--wing', 'chats', '--json'])));
+    const search = parseJson<{ results: Array<{ content: string }> }>(ok(await searchRun));
     expect(search.results[0]?.content).toContain('SQLite in WAL mode');
   });
 
@@ -192,20 +195,28 @@ describe('palace mine --mode convos, --mode extract and --source', SLOW, () => {
     expect(r).toMatchObject({ files_seen: 3, files_mined: 2 });
     expect(r.errors).toEqual([{ file: join(dir, 'locked.pdf'), code: 'mine.extract_failed', error: expect.stringContaining('encrypted') }]);
 
-    const pdfHit = parseJson<{ results: Array<{ drawer_id: string; source_file: string; content: string }> }>(
-      ok(await palace.run(['search', 'promote the standby replica when the primary hub dies', '--wing', 'papers', '--json'])),
-    ).results[0];
-    expect(pdfHit?.source_file).toBe(join(dir, 'failover.pdf'));
-    const drawer = parseJson<{ content: string; room: string; metadata: Record<string, unknown> }>(ok(await palace.run(['drawer', 'get', pdfHit!.drawer_id, '--json'])));
+    // The PDF's search-then-get and the DOCX's run side by side (each call is its own CLI process).
+    const docxChain = (async () => {
+      const hit = parseJson<{ results: Array<{ drawer_id: string; source_file: string }> }>(
+        ok(await palace.run(['search', 'cold storage snapshots on Sunday', '--wing', 'papers', '--json'])),
+      ).results[0];
+      return [hit, hit ? ok(await palace.run(['drawer', 'get', hit.drawer_id])).stdout : undefined] as const;
+    })();
+    docxChain.catch(() => undefined); // awaited below; a PDF failure first must not leave it unhandled
+    const [pdfHit, drawer] = await (async () => {
+      const hit = parseJson<{ results: Array<{ drawer_id: string; source_file: string; content: string }> }>(
+        ok(await palace.run(['search', 'promote the standby replica when the primary hub dies', '--wing', 'papers', '--json'])),
+      ).results[0];
+      expect(hit?.source_file).toBe(join(dir, 'failover.pdf'));
+      return [hit, parseJson<{ content: string; room: string; metadata: Record<string, unknown> }>(ok(await palace.run(['drawer', 'get', hit!.drawer_id, '--json'])))] as const;
+    })();
+    expect(pdfHit?.drawer_id).toBeDefined();
     expect(drawer.content).toBe('Failover runbook: when the primary hub dies,\npromote the standby replica within five minutes.\n\nThen rotate the peer tokens in peers.json.');
     expect(drawer.room).toBe('documents');
     expect(drawer.metadata).toMatchObject({ format: 'pdf', page_start: 1, page_end: 2 });
 
-    const docxHit = parseJson<{ results: Array<{ drawer_id: string; source_file: string }> }>(
-      ok(await palace.run(['search', 'cold storage snapshots on Sunday', '--wing', 'papers', '--json'])),
-    ).results[0];
+    const [docxHit, text] = await docxChain;
     expect(docxHit?.source_file).toBe(join(dir, 'backups.docx'));
-    const text = ok(await palace.run(['drawer', 'get', docxHit!.drawer_id])).stdout;
     expect(text).toContain('# Backups\n\nSnapshots of the palace are copied to cold storage every Sunday night.');
 
     // Off a TTY the text summary is plain lines: the summary, then one line per failed file.
@@ -216,13 +227,17 @@ describe('palace mine --mode convos, --mode extract and --source', SLOW, () => {
   });
 
   it('refuses an unknown adapter and an adapter needing unsupported runner semantics with distinct errors', async () => {
-    const unknown = await palace.run(['mine', palace.root, '--source', 'nope', '--json']);
+    // Two refusals and a dry run: none writes, all at once.
+    const [unknown, unsupported, knownRun] = await Promise.all([
+      palace.run(['mine', palace.root, '--source', 'nope', '--json']),
+      palace.run(['mine', '--source', 'slack-live']),
+      palace.run(['mine', join(palace.root, 'exports', 'codex'), '--source', 'codex', '--wing', 'chats', '--dry-run', '--json']),
+    ]);
     expect(unknown.code).toBe(2);
     expect(parseJson<ErrorJson>(unknown).error.code).toBe('mine.unknown_adapter');
-    const unsupported = await palace.run(['mine', '--source', 'slack-live']);
     expect(unsupported.code).toBe(2);
     expect(unsupported.stderr).toContain("needs the 'poll' runner semantics");
-    const known = parseJson<MineReport>(ok(await palace.run(['mine', join(palace.root, 'exports', 'codex'), '--source', 'codex', '--wing', 'chats', '--dry-run', '--json'])));
+    const known = parseJson<MineReport>(ok(knownRun));
     expect(known).toMatchObject({ adapter: 'codex', mode: 'convos', files_unchanged: 1 });
   });
 });
@@ -253,14 +268,19 @@ describe('palace sweep and palace split', SLOW, () => {
     const one = TRANSCRIPTS['claude-code/session.jsonl'] ?? '';
     writeTree(dir, { 'all.jsonl': one + one.replaceAll('"s1"', '"s2"') + one.replaceAll('"s1"', '"s3"') });
     const out = join(palace.root, 'split-out');
-    const dry = parseJson<{ files: Array<{ sessions: string[] }> }>(ok(await palace.run(['split', dir, '--output-dir', out, '--dry-run', '--json'])));
+    // The dry run, a split that finds nothing to do and a refused one write nothing: at once.
+    const [dryRun, tooFew, bad] = await Promise.all([
+      palace.run(['split', dir, '--output-dir', out, '--dry-run', '--json']),
+      palace.run(['split', dir, '--min-sessions', '4']),
+      palace.run(['split', dir, '--min-sessions', 'two', '--json']),
+    ]);
+    const dry = parseJson<{ files: Array<{ sessions: string[] }> }>(ok(dryRun));
     expect(dry.files[0]?.sessions).toHaveLength(3);
     expect(existsSync(out)).toBe(false);
-    expect(ok(await palace.run(['split', dir, '--min-sessions', '4'])).stdout).toContain('holds 4 or more sessions');
+    expect(ok(tooFew).stdout).toContain('holds 4 or more sessions');
     const done = parseJson<{ files: Array<{ sessions: string[]; backup?: string }> }>(ok(await palace.run(['split', dir, '--output-dir', out, '--json'])));
     expect(done.files[0]?.sessions.map((f) => f.slice(out.length + 1))).toEqual(['all.session-001.jsonl', 'all.session-002.jsonl', 'all.session-003.jsonl']);
     expect(existsSync(join(dir, 'all.jsonl'))).toBe(true);
-    const bad = await palace.run(['split', dir, '--min-sessions', 'two', '--json']);
     expect(bad.code).toBe(2);
   });
 });

@@ -95,7 +95,7 @@ export function registerMemory(program: Command): void {
             `palace   ${s.palace_path}`,
             `served   ${s.role === 'hub' ? `by the hub at ${String(s.listen)}` : 'directly (no hub running)'}${s.read_only ? ' (read-only)' : ''}`,
             `memory   ${m.loaded ? `${m.drawers} drawers in ${m.wings} wings, ${m.rooms} rooms` : `not available: ${JSON.stringify(m.error ?? m)}`}`,
-            ...(emb ? [`embedder ${emb.model} (${emb.dimensions}-d, ${emb.device})`] : []),
+            ...(emb ? [`embedder ${emb.model} (${emb.dimensions}-d, ${emb.device === 'not started' ? 'model not loaded yet' : emb.device})`] : []),
             `log      ${s.logstream.events} events, ${s.logstream.open_tasks} open tasks of ${s.logstream.tasks}`,
             replicationLine(s.replication),
             `identity ${s.identity.mode === 'open' ? 'open (unregistered agent names are believed)' : 'enforced (only registered agents write)'}, ${s.identity.agents} registered agent(s)`,

@@ -57,6 +57,13 @@ export interface WorkerEmbedderOptions {
    * vector store opens and the first files are chunked), instead of the first alone.
    */
   warm?: boolean;
+  /**
+   * The vector space the palace records (embedder.json): no worker starts until the first embed or
+   * warm(), and `info()` answers from it meanwhile (`device: 'not started'`). A palace opened to list,
+   * read or move drawers never loads the model. The first worker to load it is checked against it: a
+   * different model or size fails every embed with memory.embedder_mismatch.
+   */
+  expected?: Pick<EmbedderInfo, 'provider' | 'model' | 'dimensions'>;
   /** Hears every batch as it is handed to a worker (tests and benchmarks observe the scheduling). */
   onBatch?: (batch: { worker: number; kind: EmbedKind; texts: number }) => void;
 }
@@ -316,6 +323,16 @@ export async function createWorkerEmbedder(spec: EmbedderSpec, options: WorkerEm
         worker.events.off('exit', onStartExit);
         if (m.type === 'fatal') return fail(asError(m.message, m.code));
         if (m.type !== 'ready') return fail(asError('embedding worker sent no ready message'));
+        const expected = options.expected;
+        if (expected && (m.info.model !== expected.model || m.info.dimensions !== expected.dimensions)) {
+          // Nothing this pool embeds could be stored beside the palace's vectors: every call fails from now on.
+          closed ??= new HubError(
+            'memory.embedder_mismatch',
+            `this palace was built with ${expected.model} (${expected.dimensions}-d); the embedder loaded ${m.info.model} (${m.info.dimensions}-d). ` +
+              `Run \`palace set-embedder --model ${m.info.model} --force\` and then \`palace repair --mode rebuild\` to re-embed every drawer`,
+          );
+          return fail(closed);
+        }
         info ??= m.info;
         if (m.memory) w.memoryBytes = m.memory;
         worker.events.on('message', (msg: WorkerMessage) => onResult(w, msg));
@@ -339,22 +356,26 @@ export async function createWorkerEmbedder(spec: EmbedderSpec, options: WorkerEm
     return ready;
   };
 
-  // The first worker starts now: it tells what the model is (its vector space), and a bad model fails here.
-  const first = spawn();
-  if (options.warm) for (let live = 1; live < size; live++) void spawn().catch(() => undefined);
-  try {
-    await first;
-  } catch (err) {
-    // Whatever else was started is ended (one still starting ends itself once ready: closed).
-    closed = toHubError(err);
-    await Promise.all(pool.map((w) => w.worker.terminate()));
-    throw err;
+  let known: EmbedderInfo;
+  if (options.expected && !options.warm) known = { ...options.expected, device: 'not started' };
+  else {
+    // The first worker starts now: it tells what the model is (its vector space), and a bad model fails here.
+    const first = spawn();
+    if (options.warm) for (let live = 1; live < size; live++) void spawn().catch(() => undefined);
+    try {
+      await first;
+    } catch (err) {
+      // Whatever else was started is ended (one still starting ends itself once ready: closed).
+      closed = toHubError(err);
+      await Promise.all(pool.map((w) => w.worker.terminate()));
+      throw err;
+    }
+    if (!info) throw new HubError('memory.embed_failed', 'the embedding worker reported no model');
+    known = info;
   }
-  const known = info as EmbedderInfo | undefined;
-  if (!known) throw new HubError('memory.embed_failed', 'the embedding worker reported no model');
 
   return {
-    info: () => known,
+    info: () => info ?? known,
     embed(texts, kind) {
       if (closed) return Promise.reject(closed);
       if (texts.length === 0) return Promise.resolve([]);

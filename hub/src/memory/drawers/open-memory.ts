@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { PalaceConfig } from '../../config.js';
+import { HubError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { chooseEmbedder, checkAgainstRecord, readEmbedderRecord, writeEmbedderRecord } from '../../embed/select.js';
 import { createWorkerEmbedder, embedPoolOptions } from '../../embed/worker-embedder.js';
@@ -62,11 +63,27 @@ export async function openMemory(
       `no ONNX model in ${config.home}/models/all-MiniLM-L6-v2; using the bundled embedder (Universal Sentence Encoder lite, 512-d). ` +
         'Run `palace set-embedder --model all-MiniLM-L6-v2` on a new palace to use MiniLM instead',
     );
-  const embedder = await createWorkerEmbedder(spec, { ...embedPoolOptions(config), warm: warmEmbedder });
+  // A palace that records its vector space opens without loading the model: the first embed starts
+  // the pool and checks the model against the record (a `wings` or `drawer get` never loads it).
+  const record = readEmbedderRecord(palacePath);
+  const embedder = await createWorkerEmbedder(spec, {
+    ...embedPoolOptions(config),
+    warm: warmEmbedder,
+    ...(record ? { expected: { provider: record.provider, model: record.model, dimensions: record.dimensions } } : {}),
+  });
   try {
     const info = embedder.info();
     checkAgainstRecord(palacePath, info);
-    const opened = await openVectorStore(config, palacePath, info.dimensions, log, { longRunning: options.longRunning === true });
+    const opened = await openVectorStore(config, palacePath, info.dimensions, log, { longRunning: options.longRunning === true }).catch((err: unknown) => {
+      // Sized from the record (no model loaded yet): what disagrees with the stored vectors is the record.
+      if (record && err instanceof HubError && err.code === 'memory.embedder_mismatch')
+        throw new HubError(
+          'memory.embedder_mismatch',
+          `this palace's embedder.json records ${record.model} (${record.dimensions}-d), which does not match its stored vectors (${err.message}). ` +
+            'Run `palace set-embedder --model <the model that built them> --force`, or re-embed every drawer with `palace set-embedder --model <model> --force` and then `palace repair --mode rebuild`',
+        );
+      throw err;
+    });
     // Under the journal, so a write replayed after a crash is captured into the feeds too.
     const gauge = new ReembedGauge();
     const inner = options.replication ? new CaptureStore(opened, options.replication, gauge) : opened;
@@ -96,7 +113,7 @@ export async function openMemory(
       }
     }
     const store = new CensusVectorStore(new JournaledVectorStore(inner, journal, { faultPoint: config.faultInject }), new Set([DECISIONS_ROOM, DIARY_ROOM]));
-    const hasRecord = readEmbedderRecord(palacePath) !== undefined;
+    const hasRecord = record !== undefined;
     if (!hasRecord && (await store.count()) > 0) writeEmbedderRecord(palacePath, info);
     let associations: AssociationStore;
     try {

@@ -1,28 +1,11 @@
 // The reservation-glob matcher as it was before the single-automaton rewrite (commit da3ec49..956ee49:
-// hub/src/core/globs.ts), kept verbatim below the imports as the oracle of test/property/glob-matcher.test.ts:
-// one bit-parallel automaton per expanded brace alternative. Test-only; nothing in hub/ imports it.
+// hub/src/core/globs.ts), kept as the oracle of test/property/glob-matcher.test.ts: one bit-parallel
+// automaton per expanded brace alternative. Its matching code is verbatim; the pieces the rewrite left
+// unchanged (path normalization, hasGlob, the caps) come from globs.ts. Test-only; nothing in hub/ imports it.
+
+import { hasGlob, MAX_GLOB_ALTERNATIVES, MAX_GLOB_CHARS, MAX_GLOB_WILDCARDS, normalizeGlob } from '../../hub/src/core/globs.js';
 
 const GLOB_CHARS = /[*?{[]/;
-
-/** Longest reservation pattern accepted, in characters. */
-export const MAX_GLOB_CHARS = 256;
-/** Most wildcards (`*`, `**`, `?`) one pattern may hold. */
-export const MAX_GLOB_WILDCARDS = 32;
-/** Most alternatives a pattern's `{a,b}` groups may expand to. */
-export const MAX_GLOB_ALTERNATIVES = 16;
-
-/** A reservation path in canonical form: forward slashes, no leading `./` or `/`, no trailing `/`. */
-export function normalizeGlob(raw: string): string {
-  let p = raw.trim().replace(/\\/g, '/');
-  while (p.startsWith('./')) p = p.slice(2);
-  p = p.replace(/^\/+/, '').replace(/\/{2,}/g, '/');
-  if (p.endsWith('/')) p = `${p.replace(/\/+$/, '')}/**`;
-  return p;
-}
-
-export function hasGlob(pattern: string): boolean {
-  return GLOB_CHARS.test(pattern);
-}
 
 /** Why a pattern is refused as a reservation (too long, too many wildcards or alternatives), or null. */
 export function globProblem(pattern: string): string | null {
@@ -266,17 +249,4 @@ export function pathMatches(path: string, pattern: string): boolean {
   const automata = g.length > MAX_GLOB_CHARS ? null : automataOf(g);
   if (!automata) return p.startsWith(staticPrefix(g));
   return automata.some((a) => run(a, p));
-}
-
-/**
- * Whether two patterns may name a common path. Exact when either is literal; for two globs it is
- * conservative (their literal directory prefixes nest), so a reported overlap may be a near miss.
- */
-export function globsOverlap(a: string, b: string): boolean {
-  const x = normalizeGlob(a);
-  const y = normalizeGlob(b);
-  if (!hasGlob(x) || !hasGlob(y)) return pathMatches(x, y) || pathMatches(y, x);
-  const px = staticPrefix(x);
-  const py = staticPrefix(y);
-  return px.startsWith(py) || py.startsWith(px);
 }

@@ -87,16 +87,4 @@ export function chooseEmbedder(config: Readonly<PalaceConfig>, palacePath: strin
   return { spec: { provider: 'bundled' }, fallback: true };
 }
 
-/** Refuses an embedder whose vector space differs from the palace's record. */
-export function checkAgainstRecord(palacePath: string, info: EmbedderInfo): void {
-  const record = readEmbedderRecord(palacePath);
-  if (!record) return;
-  if (record.model !== info.model || record.dimensions !== info.dimensions)
-    throw new HubError(
-      'memory.embedder_mismatch',
-      `this palace was built with ${record.model} (${record.dimensions}-d); the embedder is ${info.model} (${info.dimensions}-d). ` +
-        `Run \`palace set-embedder --model ${info.model} --force\` and then \`palace repair --mode rebuild\` to re-embed every drawer`,
-    );
-}
-
 export { BUNDLED_DIMENSIONS, BUNDLED_MODEL };

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { PalaceConfig } from '../../config.js';
 import { HubError } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import { chooseEmbedder, checkAgainstRecord, readEmbedderRecord, writeEmbedderRecord } from '../../embed/select.js';
+import { chooseEmbedder, readEmbedderRecord, writeEmbedderRecord } from '../../embed/select.js';
 import { createWorkerEmbedder, embedPoolOptions } from '../../embed/worker-embedder.js';
 import { embedderKey } from '../../embed/embedder.js';
 import { leaseHolder } from '../../lease.js';
@@ -72,8 +72,8 @@ export async function openMemory(
     ...(record ? { expected: { provider: record.provider, model: record.model, dimensions: record.dimensions } } : {}),
   });
   try {
+    // A recorded palace's pool checks the model it loads against the record (worker-embedder.ts `expected`).
     const info = embedder.info();
-    checkAgainstRecord(palacePath, info);
     const opened = await openVectorStore(config, palacePath, info.dimensions, log, { longRunning: options.longRunning === true }).catch((err: unknown) => {
       // Sized from the record (no model loaded yet): what disagrees with the stored vectors is the record.
       if (record && err instanceof HubError && err.code === 'memory.embedder_mismatch')

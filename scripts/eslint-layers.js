@@ -13,7 +13,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
  */
 export const HUB_LAYERS = [
   ['core', 'errors'],
-  ['version', 'log', 'config', 'atomic-file', 'sqlite-user-version', 'sqlite-statements', 'compiled-script', 'registration', 'lease', 'request-lock', 'request-stats', 'client-config', 'launcher'],
+  ['version', 'log', 'config', 'atomic-file', 'sqlite-user-version', 'sqlite-statements', 'compiled-script', 'registration', 'lease', 'request-lock', 'request-stats', 'client-config', 'launcher', 'background-gate'],
   ['vector', 'embed', 'logstream', 'kg'],
   ['search'],
   ['memory'],

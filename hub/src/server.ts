@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
 
 import type { PalaceConfig } from './config.js';
+import { createBackgroundGate } from './background-gate.js';
 import { HubError } from './errors.js';
 import { createApp } from './http/app.js';
 import { McpSessions } from './http/routes/mcp-sessions.js';
@@ -16,7 +17,7 @@ import { allowedHosts, hubNames, isLoopbackHost, type MachineNames } from './htt
 import { ownOrigins } from './http/middleware/request-guard.js';
 import type { Logger } from './log.js';
 import { startLeaseSweeper } from './logstream/lease-sweeper.js';
-import { INTEGRITY_CHECKING, quickCheckOffThread } from './logstream/integrity-check.js';
+import { INTEGRITY_CHECKING, INTEGRITY_CUT_SHORT, quickCheckOffThread } from './logstream/integrity-check.js';
 import type { LogFile } from './logstream/event-store.js';
 import { openPalace } from './palace.js';
 import {
@@ -37,7 +38,12 @@ import { PALACE_VERSION } from './version.js';
 const SHUTDOWN_DRAIN_MS = 3_000;
 
 /** How long after it starts listening the hub starts its first integrity check of the log. */
-const FIRST_CHECK_DELAY_MS = 1_000;
+/** No request (health probes aside) for this long, and no memory open or lease seed running: the hub is quiet. */
+const QUIET_MS = 1_000;
+/** A hub that is never quiet still checks its log: the first check starts this long after listening at the latest. */
+const CHECK_DEADLINE_MS = 60_000;
+/** Requests that never make the hub busy (health probes, polled back to back by monitors and the dashboard). */
+const PROBE_PATHS = new Set(['/healthz', '/statusz']);
 
 export interface HubOptions {
   config: Readonly<PalaceConfig>;
@@ -116,15 +122,23 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const launcher = stdioCommand();
   const listening: { bound?: { host: string; port: number; scheme: 'http' | 'https' } } = {};
   let integrity: { at: number; verdict: string } | undefined;
-  // quick_check runs on a worker thread (integrity-check.ts), one at a time, from the hub's start on.
-  // /statusz never waits for it: it answers the last verdict ('checking' before the first one is in)
-  // and, when the verdict is older than 60 s, starts a fresh check behind it (a year-old palace takes
-  // seconds to check, and the dashboard's first paint waits for /statusz).
+  // Background readers (the integrity check, the lease sweeper's start) wait for the foreground: a
+  // memory open, then a quiet moment (background-gate.ts; on a cold page cache they took the disk and
+  // a core while memory opened).
+  const gate = createBackgroundGate();
+  gate.addForeground(() => services.memory.opening());
+  // quick_check runs on a worker thread (integrity-check.ts), one at a time, once the hub is quiet
+  // (no memory open or lease seed running, no request for QUIET_MS; at the latest CHECK_DEADLINE_MS
+  // after it is asked for). /statusz never waits for it: it answers the last verdict ('checking'
+  // before the first one is in) and, when the verdict is older than 60 s, asks for a fresh check.
   const check = options.integrityCheck ?? quickCheckOffThread;
   const stopChecks = new AbortController();
   let checking: Promise<string> | undefined;
+  let seeded: Promise<void> = Promise.resolve();
   const recheck = (): Promise<string> =>
-    (checking ??= check(logstream.store, stopChecks.signal)
+    (checking ??= gate
+      .whenQuiet({ quietMs: QUIET_MS, maxWaitMs: CHECK_DEADLINE_MS, after: [seeded], signal: stopChecks.signal })
+      .then((outcome) => (outcome === 'aborted' ? INTEGRITY_CUT_SHORT : check(logstream.store, stopChecks.signal)))
       .catch((err: unknown) => `check failed: ${(err as Error).message}`)
       .then((verdict) => {
         integrity = { at: Date.now(), verdict };
@@ -132,10 +146,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
         return verdict;
       }));
   const sqliteIntegrity = (): string => {
-    if (!integrity) {
-      void recheck();
-      return INTEGRITY_CHECKING;
-    }
+    if (!integrity) return INTEGRITY_CHECKING;
     if (Date.now() - integrity.at > 60_000) void recheck();
     return integrity.verdict;
   };
@@ -174,6 +185,11 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const mcpInFlight = new Set<ServerResponse>();
   let drained: (() => void) | undefined;
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    // Any request but a health probe makes the hub busy while it starts and as it ends.
+    if (!PROBE_PATHS.has(req.url?.split('?')[0] ?? '')) {
+      gate.touch();
+      res.once('close', () => gate.touch());
+    }
     // A session's notification stream (GET /mcp) stays open: close() cuts it without waiting.
     if (!req.url?.startsWith('/mcp') || req.method !== 'POST') return;
     mcpInFlight.add(res);
@@ -221,11 +237,6 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     started_at: startedAt.toISOString(),
   };
   const registrationPath = writeRegistration(config.home, registration);
-  // The first verdict is on its way before anyone asks (a 1 GB log takes ~1.5 s to check), started
-  // once the hub has answered its first requests: the check's thread start and its CPU and disk would
-  // slow them on a 2-core machine. A /statusz before then starts it at once.
-  const firstCheck = setTimeout(() => void recheck(), FIRST_CHECK_DELAY_MS);
-  firstCheck.unref();
 
   let idleTimer: NodeJS.Timeout | undefined;
   const idleMs = config.idleHours * 3_600_000;
@@ -246,7 +257,6 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const close = (): Promise<void> => {
     closing ??= (async () => {
       if (idleTimer) clearInterval(idleTimer);
-      clearTimeout(firstCheck);
       stopChecks.abort();
       await checking;
       removeRegistration(config.home, palacePath);
@@ -272,7 +282,12 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   };
   // A read-only hub serves its log to pullers but never pulls (it must not write).
   if (!readOnly) services.sync?.start();
-  if (!readOnly) startLeaseSweeper(services.logstream, { log: log.child('leases') }); // stops when the logstream closes
+  // Stops when the logstream closes; its start reads no page while a memory open runs.
+  if (!readOnly) seeded = startLeaseSweeper(services.logstream, { log: log.child('leases'), beforeSeedPage: () => gate.foregroundDone() }).seeded;
+  // The first verdict is on its way before anyone asks (a 1 GB log takes ~1.5 s to check warm, many
+  // seconds from a cold disk), started once the hub is quiet: its thread's CPU and its reads of the
+  // whole log slowed a memory open and the requests beside it on a 2-core machine.
+  void recheck();
   // An older log's reservations table is built in slices in the background; reads scan the log until then.
   if (!readOnly)
     services.logstream.ensureReservations().catch((err: unknown) => log.warn('building the reservations table failed', { error: (err as Error).message }));

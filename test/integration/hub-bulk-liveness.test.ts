@@ -108,7 +108,7 @@ describe('a bulk operation does not block the hub', () => {
   }, 60_000);
 
   it('answers /statusz and /healthz while the SQLite integrity check of the log runs, then gives its verdict', async () => {
-    // The check started with the hub, on a worker thread; /statusz answers 'checking' until it is done.
+    // The check starts once the hub is quiet, on a worker thread; /statusz answers 'checking' until it is done.
     for (;;) {
       const body = (await fetch(`${hub.url}/statusz`).then((res) => res.json())) as { ok: boolean; palace: { sqlite_integrity: string } };
       expect((await fetch(`${hub.url}/healthz`)).status).toBe(200);

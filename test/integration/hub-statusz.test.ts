@@ -1,7 +1,7 @@
 // GET /statusz over real HTTP: version, uptime, request counters, SQLite integrity, writer mode and
 // the MCP clients recently seen (named from the SDK client's initialize clientInfo). The integrity
-// check starts with the hub (a second after it listens, or at the first /statusz) and /statusz never
-// waits for it: 'checking' until its verdict is in.
+// check starts once the hub is quiet (no memory open running, no request but health probes for a
+// second) and /statusz never waits for it, nor starts it: 'checking' until its verdict is in.
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
@@ -65,6 +65,14 @@ async function settledStatusz(hub: Hub, token?: string): Promise<Statusz> {
   }
 }
 
+/** Polls /statusz (a health probe: it never makes the hub busy) until `done()`. */
+async function until(hub: Hub, done: () => boolean): Promise<void> {
+  while (!done()) {
+    expect((await statusz(hub)).palace.sqlite_integrity).toBe('checking');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** The real quick_check, held back until `open()`; an abort (the hub closing) ends it at once. */
 function gatedCheck(): { check: (store: LogFile, signal: AbortSignal) => Promise<string>; open: () => void; calls: () => number } {
   let open: () => void = () => undefined;
@@ -88,13 +96,12 @@ describe('GET /statusz', () => {
     const gated = gatedCheck();
     const hub = await startTestHub(dirs, { integrityCheck: gated.check });
     hubs.push(hub);
-    // The hub starts the check shortly after it starts listening, or at the first /statusz if that
-    // comes first; asking again while it runs does not start another.
+    // The hub starts the check once it is quiet; asking while it runs does not start another.
     const first = await statusz(hub);
-    expect(gated.calls()).toBe(1);
     expect(first.palace.sqlite_integrity).toBe('checking');
     expect(first.ok).toBe(true);
     expect(first.server.version).toBe(PALACE_VERSION);
+    await until(hub, () => gated.calls() === 1);
     expect((await statusz(hub)).palace.sqlite_integrity).toBe('checking');
     expect(gated.calls()).toBe(1);
     gated.open();
@@ -116,9 +123,36 @@ describe('GET /statusz', () => {
   it('closes a hub whose first check is still running', async () => {
     const gated = gatedCheck();
     const hub = await startTestHub(dirs, { integrityCheck: gated.check });
-    expect((await statusz(hub)).palace.sqlite_integrity).toBe('checking');
+    await until(hub, () => gated.calls() === 1);
     await hub.close();
     expect(gated.calls()).toBe(1);
+  });
+
+  it('a hub closing before its first check started never starts it', async () => {
+    const gated = gatedCheck();
+    const hub = await startTestHub(dirs, { integrityCheck: gated.check });
+    expect((await statusz(hub)).palace.sqlite_integrity).toBe('checking');
+    await hub.close();
+    expect(gated.calls()).toBe(0);
+  });
+
+  it('the first check waits for a memory open: a /statusz during it does not start the check', async () => {
+    // What the hub's memory looks like each time a check starts (the real quick_check follows).
+    const seen: string[] = [];
+    const hub = await startTestHub(dirs, {
+      integrityCheck: (store, signal) => {
+        seen.push(hub.services.memory.isOpen() ? 'memory open' : 'memory opening or closed');
+        return quickCheckOffThread(store, signal);
+      },
+    });
+    hubs.push(hub);
+    // As palace_status with memory counts does on a fresh hub: the store, the census, the journal.
+    const opening = hub.services.memory.get();
+    expect((await statusz(hub)).palace.sqlite_integrity).toBe('checking');
+    await opening;
+    const settled = await settledStatusz(hub);
+    expect(settled.palace.sqlite_integrity).toBe('ok');
+    expect(seen).toEqual(['memory open']);
   });
 
   it('reports version, uptime, counters, integrity, writer mode and recent MCP clients', async () => {

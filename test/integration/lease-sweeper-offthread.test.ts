@@ -142,6 +142,43 @@ describe('lease sweeper start off the main thread', () => {
     expect(reopened.task('task_close_1499').status).toBe('claimed');
   });
 
+  it('reads no page while the hub holds it back (a memory open), then the rest', async () => {
+    const d = makeHubDirs('palace-sweeper-offthread-held-');
+    made.push(d);
+    const log = Logstream.open(d.palace);
+    logs.push(log);
+    const batch: NewEvent[] = [];
+    for (let i = 0; i < TASKS; i++) {
+      const base = { stream: 'project/held', room: 'delegation', correlation_id: `task_held_${i}` };
+      batch.push(log.prepareEvent({ ...base, type: 'task.request', status: 'open', from_agent: 'lead', to_agent: 'worker' }));
+      batch.push(log.prepareEvent({ ...base, type: 'event.ack', status: 'claimed', from_agent: 'worker', to_agent: 'lead', metadata: { lease_expires_at: '2099-01-01T00:00:00.000Z' } }));
+    }
+    log.store.append(batch);
+    const events: string[] = [];
+    let release: () => void = () => undefined;
+    const memoryOpen = new Promise<void>((resolve) => (release = resolve));
+    let asks = 0;
+    let rows = 0;
+    const read = readClaimedLeasesOffThread(
+      log.store.path,
+      (page) => {
+        events.push(`page of ${page.length}`);
+        rows += page.length;
+      },
+      undefined,
+      // The worker's start goes ahead; the second page waits for the open.
+      () => (++asks === 2 ? memoryOpen : Promise.resolve()),
+    );
+    while (rows === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    // Time enough for the other pages (a few ms each here) to come if nothing held them.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    events.push('memory opened');
+    release();
+    await read;
+    expect(events).toEqual(['page of 1000', 'memory opened', 'page of 1000', 'page of 500']);
+    expect(rows).toBe(TASKS);
+  });
+
   // Background readers yield the core to the event loop: on Linux the nice value is per thread.
   const linux = process.platform === 'linux';
 

@@ -36,18 +36,21 @@ try {
 /** What /statusz says of the log's integrity before the first check has given its verdict. */
 export const INTEGRITY_CHECKING = 'checking';
 
+/** The verdict of a check the hub's closing cut short (or never let start). */
+export const INTEGRITY_CUT_SHORT = 'the integrity check was cut short';
+
 /**
  * 'ok' or the problems SQLite found; the check runs off the main thread (in-line for `:memory:`). An
  * abort (the hub closing) ends the worker and answers that the check was cut short.
  */
 export function quickCheckOffThread(store: Pick<LogFile, 'path' | 'integrityCheck'>, signal?: AbortSignal): Promise<string> {
   if (store.path === ':memory:') return Promise.resolve(store.integrityCheck());
-  if (signal?.aborted) return Promise.resolve('the integrity check was cut short');
+  if (signal?.aborted) return Promise.resolve(INTEGRITY_CUT_SHORT);
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   return new Promise((resolve) => {
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path: store.path, driver, nice: BACKGROUND_NICE } });
     let settled = false;
-    const cut = (): void => done('the integrity check was cut short');
+    const cut = (): void => done(INTEGRITY_CUT_SHORT);
     const done = (verdict: string): void => {
       if (settled) return;
       settled = true;

@@ -1,7 +1,7 @@
 // Worker-thread entry of the lease sweeper's start (lease-seed.ts): reads the claimed tasks' leases
 // from the task projection on its own read-only connection, a page per message, so the cold pages of
 // a year-old log are read off the hub's event loop, at the lowest priority. Messages: {rows}, then
-// {done, nice} or {error}.
+// {done, nice} or {error}; after each page it waits for the hub's message to read the next.
 
 import Database from 'better-sqlite3';
 import { getPriority, setPriority } from 'node:os';
@@ -21,6 +21,9 @@ if (process.platform === 'linux') {
   }
 }
 
+/** The hub's go-ahead for the next page (it holds it while its foreground work runs). */
+const next = (): Promise<void> => new Promise((resolve) => port.once('message', () => resolve()));
+
 let db: Database.Database | undefined;
 try {
   db = new Database(path, { readonly: true, fileMustExist: true, timeout: 10_000 });
@@ -31,6 +34,9 @@ try {
     const last = rows.at(-1);
     if (rows.length < pageSize || last === undefined) break;
     after = last.first_seq;
+    // A read transaction is not held across the wait: each page is its own snapshot (the sweeper
+    // re-reads from the projection any task an event touched while it seeds).
+    await next();
   }
   port.postMessage({ done: true, nice: getPriority() });
 } catch (err) {

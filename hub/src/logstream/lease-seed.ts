@@ -26,39 +26,63 @@ export interface OffThreadRead {
 /**
  * Reads every claimed task's lease at `path` off the main thread (a worker at the lowest priority),
  * handing each page to `onPage` as it comes; resolves when all are read, rejects on a read error. An
- * abort ends the worker (resolves).
+ * abort ends the worker (resolves). `beforePage`: the worker starts, and reads each page, only once
+ * the promise it returns has settled (the hub's foreground work first: background-gate.ts).
  */
-export function readClaimedLeasesOffThread(path: string, onPage: (rows: ClaimedLease[]) => void, signal?: AbortSignal): Promise<OffThreadRead> {
+export function readClaimedLeasesOffThread(
+  path: string,
+  onPage: (rows: ClaimedLease[]) => void,
+  signal?: AbortSignal,
+  beforePage: () => PromiseLike<unknown> = () => Promise.resolve(),
+): Promise<OffThreadRead> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return resolve({});
-    // Throws (so rejects) when the worker's script is not built.
-    const script = compiledScript(import.meta.url, './lease-seed-worker.js', 'hub/src/logstream/lease-seed-worker.js', 'store.failed');
-    // execArgv: [] so the parent's flags (a profiler, an inspector) never reach the worker.
-    const worker = new Worker(script, { workerData: { path, pageSize: PAGE, nice: BACKGROUND_NICE }, execArgv: [] });
-    worker.unref(); // never what keeps a closing hub alive
+    let worker: Worker | undefined;
     let settled = false;
     const finish = (err?: Error, read: OffThreadRead = {}): void => {
       if (settled) return;
       settled = true;
       signal?.removeEventListener('abort', abort);
-      void worker.terminate();
+      void worker?.terminate();
       if (err) reject(err);
       else resolve(read);
     };
     const abort = (): void => finish();
+    if (signal?.aborted) return finish();
     signal?.addEventListener('abort', abort, { once: true });
-    worker.on('message', (m: { rows?: ClaimedLease[]; done?: true; nice?: number; error?: string }) => {
-      if (settled) return;
-      if (m.rows) {
+    /** Runs `then` once `beforePage` has settled, unless the read ended meanwhile. */
+    const whenClear = (then: () => void): void => {
+      const go = (): void => {
+        if (settled) return;
         try {
-          onPage(m.rows);
+          then();
         } catch (err) {
           finish(err as Error);
         }
-      } else if (m.done) finish(undefined, m.nice === undefined ? {} : { nice: m.nice });
-      else finish(new Error(`the lease read failed: ${m.error ?? 'no reason given'}`));
+      };
+      void Promise.resolve(beforePage()).then(go, go);
+    };
+    whenClear(() => {
+      // Throws (so rejects) when the worker's script is not built.
+      const script = compiledScript(import.meta.url, './lease-seed-worker.js', 'hub/src/logstream/lease-seed-worker.js', 'store.failed');
+      // execArgv: [] so the parent's flags (a profiler, an inspector) never reach the worker.
+      const w = (worker = new Worker(script, { workerData: { path, pageSize: PAGE, nice: BACKGROUND_NICE }, execArgv: [] }));
+      w.unref(); // never what keeps a closing hub alive
+      w.on('message', (m: { rows?: ClaimedLease[]; done?: true; nice?: number; error?: string }) => {
+        if (settled) return;
+        if (m.rows) {
+          try {
+            onPage(m.rows);
+          } catch (err) {
+            finish(err as Error);
+            return;
+          }
+          // The worker waits for this before it reads the next page.
+          whenClear(() => w.postMessage('next'));
+        } else if (m.done) finish(undefined, m.nice === undefined ? {} : { nice: m.nice });
+        else finish(new Error(`the lease read failed: ${m.error ?? 'no reason given'}`));
+      });
+      w.once('error', (err) => finish(err));
+      w.once('exit', (code) => finish(new Error(`the lease read stopped (exit ${code})`)));
     });
-    worker.once('error', (err) => finish(err));
-    worker.once('exit', (code) => finish(new Error(`the lease read stopped (exit ${code})`)));
   });
 }

@@ -38,6 +38,11 @@ export interface LeaseSweeperOptions {
    * for a log file unless `manual`; `:memory:` logs always read in ticks.
    */
   offThread?: boolean;
+  /**
+   * Off the main thread, the read of each page (and the worker's start) waits for this: a hub holds
+   * it while a memory open runs (background-gate.ts). Default: read at once.
+   */
+  beforeSeedPage?: () => PromiseLike<unknown>;
 }
 
 export interface LeaseSweeper {
@@ -116,6 +121,7 @@ export function startLeaseSweeper(logstream: Logstream, options: LeaseSweeperOpt
         schedule();
       },
       stopSeed.signal,
+      options.beforeSeedPage,
     ).then(
       () => {
         touchedWhileSeeding = undefined;

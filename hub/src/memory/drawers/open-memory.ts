@@ -32,6 +32,8 @@ export interface MemoryHandle {
   isOpen(): boolean;
   /** The memory if it is open, without opening it (synchronous status reads). */
   peek(): Memory | undefined;
+  /** The open in progress, if one is (settles when it is done, either way); undefined otherwise. */
+  opening(): Promise<unknown> | undefined;
   close(): Promise<void>;
 }
 
@@ -172,6 +174,7 @@ export function createMemoryHandle(config: Readonly<PalaceConfig>, palacePath: s
     },
     isOpen: () => opened !== undefined,
     peek: () => opened,
+    opening: () => (opened === undefined ? opening : undefined),
     async close() {
       if (opening) await (await opening.catch(() => undefined))?.close();
       opening = undefined;

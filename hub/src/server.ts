@@ -42,6 +42,11 @@ const SHUTDOWN_DRAIN_MS = 3_000;
 const QUIET_MS = 1_000;
 /** A hub that is never quiet still checks its log: the first check starts this long after listening at the latest. */
 const CHECK_DEADLINE_MS = 60_000;
+/**
+ * The lease sweeper's start waits this long at most per page for the foreground: a hub that is never
+ * idle still learns every lease (a page of 100 claimed tasks a second at least).
+ */
+const SEED_PAGE_WAIT_MS = 1_000;
 /** Requests that never make the hub busy (health probes, polled back to back by monitors and the dashboard). */
 const PROBE_PATHS = new Set(['/healthz', '/statusz']);
 
@@ -185,11 +190,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const mcpInFlight = new Set<ServerResponse>();
   let drained: (() => void) | undefined;
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    // Any request but a health probe makes the hub busy while it starts and as it ends.
-    if (!PROBE_PATHS.has(req.url?.split('?')[0] ?? '')) {
-      gate.touch();
-      res.once('close', () => gate.touch());
-    }
+    // Any request but a health probe keeps background readers waiting while it is served.
+    if (!PROBE_PATHS.has(req.url?.split('?')[0] ?? '')) res.once('close', gate.request());
     // A session's notification stream (GET /mcp) stays open: close() cuts it without waiting.
     if (!req.url?.startsWith('/mcp') || req.method !== 'POST') return;
     mcpInFlight.add(res);
@@ -282,8 +284,12 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   };
   // A read-only hub serves its log to pullers but never pulls (it must not write).
   if (!readOnly) services.sync?.start();
-  // Stops when the logstream closes; its start reads no page while a memory open runs.
-  if (!readOnly) seeded = startLeaseSweeper(services.logstream, { log: log.child('leases'), beforeSeedPage: () => gate.foregroundDone() }).seeded;
+  // Stops when the logstream closes; its start reads no page while a memory open or a request runs.
+  if (!readOnly)
+    seeded = startLeaseSweeper(services.logstream, {
+      log: log.child('leases'),
+      beforeSeedPage: () => gate.whenQuiet({ quietMs: 0, maxWaitMs: SEED_PAGE_WAIT_MS, signal: stopChecks.signal }),
+    }).seeded;
   // The first verdict is on its way before anyone asks (a 1 GB log takes ~1.5 s to check warm, many
   // seconds from a cold disk), started once the hub is quiet: its thread's CPU and its reads of the
   // whole log slowed a memory open and the requests beside it on a 2-core machine.

@@ -334,6 +334,27 @@ export function runVectorStoreContract(name: string, setup: VectorStoreSetup, op
       it('is empty on an empty store', async () => {
         expect(await store.placementSummary?.(['decisions'])).toEqual({ places: [], marked: [] });
       });
+
+      it('counts places written in several batches, runs of one place and names of one length alike', async () => {
+        // Runs of one place, then places that alternate row by row; names of equal byte length that
+        // differ (a byte compare must tell them apart), and non-ASCII names.
+        const names: Array<[string, string]> = [['ab', 'xy'], ['ba', 'xy'], ['ab', 'yx'], ['wïng', 'rööm'], ['wing', 'room'], ['é', 'e1']];
+        for (let batch = 0; batch < 3; batch++) {
+          const drawers: StoredDrawer[] = [];
+          for (let i = 0; i < 40; i++) {
+            const [wing, room] = names[i < 20 ? batch % names.length : i % names.length] as [string, string];
+            drawers.push(storedDrawer({ wing, room }));
+          }
+          await store.upsert(drawers);
+        }
+        const rows = await store.scan({}, { columns: ['wing', 'room'] });
+        expect(rows).toHaveLength(120);
+        const places = new Map<string, number>();
+        for (const r of rows) places.set(`${r.wing}/${r.room}`, (places.get(`${r.wing}/${r.room}`) ?? 0) + 1);
+        const summary = await store.placementSummary?.([]);
+        expect(new Map(summary?.places.map((p) => [`${p.wing}/${p.room}`, p.rows]))).toEqual(places);
+        expect(summary?.places).toHaveLength(names.length);
+      });
     });
 
     describe('patch', () => {

@@ -11,12 +11,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import type { NewEvent } from '../../hub/src/core/types.js';
 import { BACKGROUND_NICE, quickCheckOffThread } from '../../hub/src/logstream/integrity-check.js';
-import { readClaimedLeasesOffThread } from '../../hub/src/logstream/lease-seed.js';
+import { readClaimedLeasesOffThread, SEED_PAGE } from '../../hub/src/logstream/lease-seed.js';
 import { startLeaseSweeper } from '../../hub/src/logstream/lease-sweeper.js';
 import { Logstream } from '../../hub/src/logstream/logstream.js';
 import { makeHubDirs, type HubDirs } from '../helpers/hub.js';
 
-const TASKS = 2_500; // more claimed tasks than one page of the worker (1,000)
+const TASKS = 2_550; // more claimed tasks than one page of the worker (SEED_PAGE), and not a multiple of it
 
 let made: HubDirs[] = [];
 let logs: Logstream[] = [];
@@ -175,7 +175,8 @@ describe('lease sweeper start off the main thread', () => {
     events.push('memory opened');
     release();
     await read;
-    expect(events).toEqual(['page of 1000', 'memory opened', 'page of 1000', 'page of 500']);
+    const pages = Math.ceil(TASKS / SEED_PAGE);
+    expect(events).toEqual([`page of ${SEED_PAGE}`, 'memory opened', ...Array.from({ length: pages - 2 }, () => `page of ${SEED_PAGE}`), `page of ${TASKS % SEED_PAGE}`]);
     expect(rows).toBe(TASKS);
   });
 

@@ -1,11 +1,11 @@
 // The hub's background gate (hub/src/background-gate.ts): background readers wait for foreground work
-// (a memory open), for the promises they are told to follow, and for a quiet moment without requests;
-// a deadline still lets them run on a hub that is never quiet. Real timers; what is asserted is the
+// (a memory open), for requests being served, for the promises they are told to follow, and for a
+// quiet moment without requests; a deadline still lets them run on a hub that is never quiet. Real timers; what is asserted is the
 // order of events, never a duration.
 
 import { describe, expect, it } from 'vitest';
 
-import { createBackgroundGate } from '../../hub/src/background-gate.js';
+import { createBackgroundGate, LONG_REQUEST_MS } from '../../hub/src/background-gate.js';
 
 const turn = (ms = 5): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -28,7 +28,7 @@ describe('background gate', () => {
     const first = held();
     work = first.promise;
     const quiet = gate.whenQuiet({ quietMs: 1, maxWaitMs: 60_000 }).then((o) => events.push(`gate ${o}`));
-    const done = gate.foregroundDone().then(() => events.push('foreground done'));
+    const done = gate.whenQuiet({ quietMs: 0, maxWaitMs: 60_000 }).then(() => events.push('foreground done'));
     await turn(50);
     // A second open starts as the first ends (a failed open retried): still foreground work.
     const second = held();
@@ -58,13 +58,34 @@ describe('background gate', () => {
     // Requests keep coming for a while: each one pushes the quiet moment back.
     for (let i = 0; i < 10; i++) {
       clock += 10;
-      gate.touch();
+      gate.request()();
       await turn(10);
     }
     events.push('last request');
     clock += 20;
     await quiet;
     expect(events).toEqual(['seed done', 'last request', 'gate quiet']);
+  });
+
+  it('a request being served holds background work until it ends; a long-lived one stops counting', async () => {
+    let clock = 0;
+    const gate = createBackgroundGate(() => clock);
+    const events: string[] = [];
+    const end = gate.request(); // e.g. palace_status loading the census on a fresh hub
+    clock += 5_000;
+    const go = gate.whenQuiet({ quietMs: 0, maxWaitMs: 60_000 }).then((o) => events.push(`gate ${o}`));
+    await turn(60);
+    events.push('request ended');
+    end();
+    await go;
+    // A long-poll (or a notification stream) open for longer than LONG_REQUEST_MS is not the foreground.
+    gate.request();
+    const later = gate.whenQuiet({ quietMs: 0, maxWaitMs: 60_000 }).then((o) => events.push(`gate ${o} again`));
+    await turn(60);
+    events.push('the long-poll is old');
+    clock += LONG_REQUEST_MS;
+    await later;
+    expect(events).toEqual(['request ended', 'gate quiet', 'the long-poll is old', 'gate quiet again']);
   });
 
   it('a hub that is never quiet still lets the check run at the deadline; an abort ends the wait', async () => {

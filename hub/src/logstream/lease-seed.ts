@@ -15,8 +15,13 @@ export interface ClaimedLease {
   origin_replica: string | null;
 }
 
-/** Claimed tasks per message from the worker: a page is a few hundred µs to take in. */
-const PAGE = 1_000;
+/**
+ * Claimed tasks per page of the worker: the hub holds the next page while a memory open runs, so a
+ * page is how long the seed keeps reading once one starts. From a cold disk a page of 1,000 (a few
+ * random reads each: the task row, the claim event) took ~3 s on the scale palace; 100 take a few
+ * hundred ms, and a few µs each to take in.
+ */
+export const SEED_PAGE = 100;
 
 /** How a read off the main thread ended: the nice value its thread ran at (undefined when aborted). */
 export interface OffThreadRead {
@@ -65,7 +70,7 @@ export function readClaimedLeasesOffThread(
       // Throws (so rejects) when the worker's script is not built.
       const script = compiledScript(import.meta.url, './lease-seed-worker.js', 'hub/src/logstream/lease-seed-worker.js', 'store.failed');
       // execArgv: [] so the parent's flags (a profiler, an inspector) never reach the worker.
-      const w = (worker = new Worker(script, { workerData: { path, pageSize: PAGE, nice: BACKGROUND_NICE }, execArgv: [] }));
+      const w = (worker = new Worker(script, { workerData: { path, pageSize: SEED_PAGE, nice: BACKGROUND_NICE }, execArgv: [] }));
       w.unref(); // never what keeps a closing hub alive
       w.on('message', (m: { rows?: ClaimedLease[]; done?: true; nice?: number; error?: string }) => {
         if (settled) return;

@@ -16,10 +16,11 @@ import { docWords, fileContext, identifierWords, searchKeywords } from '../core/
 import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { checkDimensions, drawerFromRecord, metadataFromJson } from './drawer-record.js';
+import { countPlaces, packMarked } from './arrow-census.js';
 import { packScan, type PackedScan } from './packed-scan.js';
 import {
   CENSUS_COLUMNS,
-  packPlacementSummary,
+  unpackPlacementSummary,
   type DrawerFilter,
   type DrawerPatch,
   type FullTextOptions,
@@ -495,25 +496,19 @@ export class LanceDbVectorStore implements VectorStore {
     return this.table.countRows(filterSql(filter));
   }
 
+  /**
+   * The census's load, summed here: two narrow reads, read column by column (arrow-census.ts), and
+   * only ~a place per wing and room plus the marked rows go back.
+   */
   async placementSummaryPacked(rooms: readonly string[]): Promise<PackedPlacementSummary | undefined> {
-    const s = await this.placementSummary(rooms);
-    return s && packPlacementSummary(s);
+    const places = countPlaces(await this.table.query().select(['wing', 'room']).toArrow());
+    const marked = rooms.length > 0 ? `room IN (${rooms.map(lit).join(', ')}) OR useful = 1` : 'useful = 1';
+    return packMarked(places, await this.table.query().where(marked).select([...CENSUS_COLUMNS]).toArrow());
   }
 
-  /** The census's load, summed here: two narrow reads, and only ~a place per wing and room plus the marked rows go back. */
   async placementSummary(rooms: readonly string[]): Promise<PlacementSummary | undefined> {
-    const counts = new Map<string, { wing: string; room: string; rows: number }>();
-    for (const r of (await this.table.query().select(['wing', 'room']).toArray()) as Row[]) {
-      const wing = String(r.wing ?? '');
-      const room = String(r.room ?? '');
-      const k = `${wing}\u0000${room}`;
-      const place = counts.get(k);
-      if (place) place.rows++;
-      else counts.set(k, { wing, room, rows: 1 });
-    }
-    const marked = rooms.length > 0 ? `room IN (${rooms.map(lit).join(', ')}) OR useful = 1` : 'useful = 1';
-    const rows = (await this.table.query().where(marked).select([...CENSUS_COLUMNS]).toArray()) as Row[];
-    return { places: [...counts.values()], marked: rows.map(fromRow) };
+    const packed = await this.placementSummaryPacked(rooms);
+    return packed && unpackPlacementSummary(packed);
   }
 
   /**

@@ -23,6 +23,8 @@ export interface BackgroundGate {
   addForeground(source: () => PromiseLike<unknown> | undefined): void;
   /** A request (not a health probe) begins; the function returned ends it. */
   request(): () => void;
+  /** Whether foreground work runs or a request younger than LONG_REQUEST_MS is in flight, now. */
+  busy(): boolean;
   /**
    * Resolves 'quiet' once no foreground work runs, no request younger than LONG_REQUEST_MS is in
    * flight, every promise of `after` has settled, and no request began or ended for `quietMs`;
@@ -78,6 +80,7 @@ export function createBackgroundGate(now: () => number = Date.now): BackgroundGa
         resolve();
       };
     },
+    busy: () => inProgress().length > 0 || busyFor() > 0,
     async whenQuiet({ quietMs, maxWaitMs, after = [], signal }) {
       const deadline = now() + maxWaitMs;
       let waiting = [...after];

@@ -136,7 +136,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   // (no memory open or lease seed running, no request for QUIET_MS; at the latest CHECK_DEADLINE_MS
   // after it is asked for). /statusz never waits for it: it answers the last verdict ('checking'
   // before the first one is in) and, when the verdict is older than 60 s, asks for a fresh check.
-  const check = options.integrityCheck ?? quickCheckOffThread;
+  // The log is read ahead at a bounded rate first, pausing while the foreground is busy (integrity-check.ts).
+  const check = options.integrityCheck ?? ((store: LogFile, signal: AbortSignal) => quickCheckOffThread(store, signal, { busy: () => gate.busy() }));
   const stopChecks = new AbortController();
   let checking: Promise<string> | undefined;
   let seeded: Promise<void> = Promise.resolve();

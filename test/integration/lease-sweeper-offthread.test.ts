@@ -180,6 +180,25 @@ describe('lease sweeper start off the main thread', () => {
     expect(rows).toBe(TASKS);
   });
 
+  it("the integrity check reads the log only while the hub's foreground is not busy", async () => {
+    const d = makeHubDirs('palace-integrity-busy-');
+    made.push(d);
+    const path = join(d.palace, 'small.sqlite3');
+    const db = new Database(path);
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+    db.prepare('INSERT INTO t (v) VALUES (?)').run('row');
+    db.close();
+    let busy = true; // e.g. a memory open
+    const events: string[] = [];
+    const verdict = quickCheckOffThread({ path, integrityCheck: () => 'unused' }, undefined, { busy: () => busy }).then((v) => events.push(`verdict ${v}`));
+    // Time enough for the check of a one-row file to end if nothing held it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    events.push('foreground done');
+    busy = false;
+    await verdict;
+    expect(events).toEqual(['foreground done', 'verdict ok']);
+  });
+
   // Background readers yield the core to the event loop: on Linux the nice value is per thread.
   const linux = process.platform === 'linux';
 

@@ -191,8 +191,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const mcpInFlight = new Set<ServerResponse>();
   let drained: (() => void) | undefined;
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    // Any request but a health probe keeps background readers waiting while it is served.
-    if (!PROBE_PATHS.has(req.url?.split('?')[0] ?? '')) res.once('close', gate.request());
+    // Any request but a health probe or an event stream (open for as long as a client listens: GET
+    // with Accept: text/event-stream) keeps background readers waiting while it is served.
+    const stream = req.method === 'GET' && (req.headers.accept ?? '').includes('text/event-stream');
+    if (!stream && !PROBE_PATHS.has(req.url?.split('?')[0] ?? '')) res.once('close', gate.request());
     // A session's notification stream (GET /mcp) stays open: close() cuts it without waiting.
     if (!req.url?.startsWith('/mcp') || req.method !== 'POST') return;
     mcpInFlight.add(res);

@@ -263,7 +263,12 @@ run('dashboard at /ui (Chromium)', { timeout: 90_000 }, () => {
   });
 
   it('shows status and peers as this hub serves them', async () => {
+    // The hub checks its log once it is quiet (hub/src/background-gate.ts): its verdict first, then the view's.
+    const verdict = async (): Promise<string> =>
+      ((await (await fetch(`${hub.url}/statusz`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json()) as { palace: { sqlite_integrity: string } }).palace.sqlite_integrity;
+    await expect.poll(verdict, { timeout: 20_000 }).toBe('ok');
     await go('status');
+    await page.getByTitle('Refresh').click();
     await expect.poll(() => page.getByTestId('sqlite-integrity').innerText()).toContain('ok');
     expect(await page.getByText('e2e-agent').count()).toBeGreaterThan(0);
     await shot('06-status');

@@ -37,7 +37,6 @@ import { PALACE_VERSION } from './version.js';
 /** How long close() lets MCP responses in flight finish before it cuts their connections. */
 const SHUTDOWN_DRAIN_MS = 3_000;
 
-/** How long after it starts listening the hub starts its first integrity check of the log. */
 /** No request (health probes aside) for this long, and no memory open or lease seed running: the hub is quiet. */
 const QUIET_MS = 1_000;
 /** A hub that is never quiet still checks its log: the first check starts this long after listening at the latest. */

@@ -37,13 +37,15 @@ if (process.platform === 'linux') try { require('node:os').setPriority(workerDat
 const Database = require(workerData.driver);
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 const sleep = (ms) => { if (ms > 0) Atomics.wait(sleeper, 0, 0, ms); };
-function readAhead({ path, hold, chunk, bytesPerMs }) {
+function readAhead({ path, hold, chunk, bytesPerMs, maxHoldMs }) {
   const flag = hold ? new Int32Array(hold) : undefined;
   const fd = fs.openSync(path, 'r');
   try {
     const buf = Buffer.allocUnsafe(chunk);
     for (let pos = 0; ; ) {
-      while (flag && Atomics.load(flag, 0) === 1) Atomics.wait(flag, 0, 1, 100);
+      // A hub that is never idle still gets its check: each chunk waits maxHoldMs at most.
+      const until = Date.now() + maxHoldMs;
+      while (flag && Atomics.load(flag, 0) === 1 && Date.now() < until) Atomics.wait(flag, 0, 1, Math.min(100, until - Date.now()));
       const started = Date.now();
       const n = fs.readSync(fd, buf, 0, chunk, pos);
       if (n <= 0) break;
@@ -70,9 +72,11 @@ try {
 export interface QuickCheckOptions {
   /**
    * Whether the hub's foreground is busy now (asked every 50 ms while the log is read ahead): the
-   * read-ahead pauses while it is. Without it the read-ahead never pauses.
+   * read-ahead pauses while it is (maxHoldMs per chunk at most). Without it the read-ahead never pauses.
    */
   busy?: () => boolean;
+  /** How long each chunk of the read-ahead waits for the foreground at most (default 1 s: 4 MB/s at least). */
+  maxHoldMs?: number;
 }
 
 /** What /statusz says of the log's integrity before the first check has given its verdict. */
@@ -98,7 +102,7 @@ export function quickCheckOffThread(store: Pick<LogFile, 'path' | 'integrityChec
   } catch {
     // the check reports a missing file itself
   }
-  const readAhead = size > 0 && size <= freemem() / 2 ? { path: store.path, hold: hold?.buffer, chunk: READ_AHEAD_CHUNK, bytesPerMs: READ_AHEAD_BYTES_PER_MS } : undefined;
+  const readAhead = size > 0 && size <= freemem() / 2 ? { path: store.path, hold: hold?.buffer, chunk: READ_AHEAD_CHUNK, bytesPerMs: READ_AHEAD_BYTES_PER_MS, maxHoldMs: options.maxHoldMs ?? 1_000 } : undefined;
   return new Promise((resolve) => {
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path: store.path, driver, nice: BACKGROUND_NICE, readAhead } });
     let settled = false;

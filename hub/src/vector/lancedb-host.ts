@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   const [palacePath, dimensions] = [process.argv[2] ?? '', Number(process.argv[3])];
   let store: LanceDbVectorStore;
   try {
-    store = await LanceDbVectorStore.open({ palacePath, dimensions, log: makeLogger('palace:hub:lancedb') });
+    store = await LanceDbVectorStore.open({ palacePath, dimensions, log: makeLogger('palace:hub:lancedb'), idFilter: true });
   } catch (err) {
     send({ type: 'open_failed', error: toWire(err) });
     process.disconnect?.();

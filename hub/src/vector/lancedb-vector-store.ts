@@ -17,6 +17,7 @@ import { HubError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { checkDimensions, drawerFromRecord, metadataFromJson } from './drawer-record.js';
 import { countPlaces, packMarked } from './arrow-census.js';
+import { IdFilter } from './id-filter.js';
 import { packScan, type PackedScan } from './packed-scan.js';
 import {
   CENSUS_COLUMNS,
@@ -219,6 +220,11 @@ export interface LanceDbOptions {
   log: Logger;
   /** Rows from which the ANN index is built (default 50,000; tests use a small table). */
   annThreshold?: number;
+  /**
+   * Keep an IdFilter (a long-running hub's LanceDB process): lookups by id and upserts skip the
+   * query for ids never written. Its ids are read once, in the background, at the first write.
+   */
+  idFilter?: boolean;
 }
 
 /** Compaction cadence and version retention (see afterWrite). */
@@ -253,6 +259,8 @@ export class LanceDbVectorStore implements VectorStore {
    * (the memory's group commit scans its ids right before writing them).
    */
   private absentIds: { gen: number; ids: Set<string> } | undefined;
+  /** The ids that may be stored (idFilter option): a group commit's id checks need no query for new ids. */
+  private readonly ids: IdFilter | undefined;
 
   private constructor(
     private readonly db: lancedb.Connection,
@@ -260,7 +268,10 @@ export class LanceDbVectorStore implements VectorStore {
     private readonly dimensions: number,
     private readonly log: Logger,
     private readonly annThreshold: number = ANN_THRESHOLD,
-  ) {}
+    idFilter = false,
+  ) {
+    this.ids = idFilter ? new IdFilter() : undefined;
+  }
 
   static async open(options: LanceDbOptions): Promise<LanceDbVectorStore> {
     return guarded(() => LanceDbVectorStore.openUnguarded(options));
@@ -294,7 +305,7 @@ export class LanceDbVectorStore implements VectorStore {
     if (!(await table.schema()).fields.some((f) => f.name === 'context')) await table.addColumns([{ name: 'context', valueSql: "CAST('' AS STRING)" }]);
     // So is the enrichment column (doc): '' until the file is re-mined.
     if (!(await table.schema()).fields.some((f) => f.name === 'doc')) await table.addColumns([{ name: 'doc', valueSql: "CAST('' AS STRING)" }]);
-    const store = new LanceDbVectorStore(db, table, options.dimensions, options.log, options.annThreshold);
+    const store = new LanceDbVectorStore(db, table, options.dimensions, options.log, options.annThreshold, options.idFilter === true);
     const indices = await table.listIndices();
     store.ftsReady = FTS_COLUMNS.every((c) => indices.some((i) => i.columns.includes(c)));
     store.annStarted = indices.some((i) => i.columns.includes('vector'));
@@ -345,9 +356,16 @@ export class LanceDbVectorStore implements VectorStore {
     // An id given twice is written once, as its last occurrence (mergeInsert would insert both).
     const byId = new Map(drawers.map((d) => [d.id, d]));
     const rows = [...byId.values()].map(toRow);
+    // Decided before the ids are recorded as (maybe) stored, which is before their write starts.
+    const fresh = this.ids?.ready() === true && [...byId.keys()].every((id) => this.ids?.absent(id));
+    this.ids?.add(byId.keys());
+    this.ids?.load(
+      () => this.allIds(),
+      (err) => this.log.warn('reading the stored ids failed; lookups by id query the table', { message: (err as Error).message }),
+    );
     const run = async (): Promise<void> => {
       const known = this.absentIds;
-      const seen = known !== undefined && known.gen === this.writeGen && this.writesInFlight === 0 && [...byId.keys()].every((id) => known.ids.has(id));
+      const seen = fresh || (known !== undefined && known.gen === this.writeGen && this.writesInFlight === 0 && [...byId.keys()].every((id) => known.ids.has(id)));
       this.writeGen++;
       this.writesInFlight++;
       try {
@@ -407,8 +425,14 @@ export class LanceDbVectorStore implements VectorStore {
   async scan(filter: DrawerFilter, options: ScanOptions = {}): Promise<StoredDrawer[]> {
     const idsOnly = filter.ids !== undefined && Object.entries(filter).every(([k, v]) => k === 'ids' || v === undefined);
     const gen = idsOnly && this.writesInFlight === 0 ? this.writeGen : undefined;
+    // Ids the filter knows were never written are not looked up; none left, no query at all.
+    const maybe = idsOnly && this.ids?.ready() ? filter.ids?.filter((id) => !this.ids?.absent(id)) : undefined;
+    if (maybe?.length === 0) {
+      if (gen !== undefined && gen === this.writeGen) this.absentIds = { gen, ids: new Set(filter.ids) };
+      return [];
+    }
     let query = this.table.query();
-    const where = filterSql(filter);
+    const where = filterSql(maybe ? { ids: maybe } : filter);
     if (where) query = query.where(where);
     const columns = options.columns
       ? [...options.columns, ...(options.withVectors ? ['vector'] : [])].map((c) => (c === 'metadata' ? 'metadata_json' : c))
@@ -425,6 +449,14 @@ export class LanceDbVectorStore implements VectorStore {
     }
     const offset = options.offset ?? 0;
     return drawers.slice(offset, options.limit === undefined ? undefined : offset + options.limit);
+  }
+
+  /** Every stored id (the IdFilter's load): the id column alone, read as Arrow. */
+  private async allIds(): Promise<string[]> {
+    const table = await this.table.query().select(['id']).toArrow();
+    const ids: string[] = [];
+    for (const id of table.getChild('id') ?? []) ids.push(String(id));
+    return ids;
   }
 
   /** scan, its few string columns packed (the process store's wing orders cross as strings). */
@@ -605,14 +637,16 @@ export class LanceDbVectorStore implements VectorStore {
     }, 'ANN index build');
   }
 
-  /** Resolves when background maintenance has finished and every row is indexed. */
+  /** Resolves when background maintenance (the id read included) has finished and every row is indexed. */
   async indexesSettled(): Promise<void> {
+    await this.ids?.settled();
     await this.maintenance;
     if (this.annStarted) await this.table.optimize();
   }
 
   async close(): Promise<void> {
     await this.maintenance;
+    await this.ids?.settled();
     this.table.close();
     this.db.close();
   }

@@ -58,10 +58,13 @@ interface Palace {
 
 const open: Array<{ palace: Palace; dir: TmpDir }> = [];
 
-/** The store stack openMemory builds (census over journal over LanceDB), with the test embedder. */
-async function openPalace(): Promise<Palace> {
+/**
+ * The store stack openMemory builds (census over journal over LanceDB), with the test embedder;
+ * `idFilter` as a hub's LanceDB process keeps it (lookups of ids never written skip the table).
+ */
+async function openPalace(idFilter: boolean): Promise<Palace> {
   const dir = makeTmpDir('palace-group-commit-');
-  const store = await LanceDbVectorStore.open({ palacePath: dir.path, dimensions: DIM, log: silentLogger });
+  const store = await LanceDbVectorStore.open({ palacePath: dir.path, dimensions: DIM, log: silentLogger, idFilter });
   const journal = MemoryJournal.open(dir.path);
   const embedder = testEmbedder();
   const memory = new Memory({ store: new CensusVectorStore(new JournaledVectorStore(store, journal), new Set()), embedder });
@@ -125,9 +128,9 @@ async function fileOneByOne(palace: Palace, inputs: readonly AddDrawerInput[]): 
 const SUBJECTS = ['parser', 'scheduler', 'cache', 'router', 'lease', 'journal', 'tokenizer', 'dashboard'];
 const note = (i: number): string => `The ${SUBJECTS[i % SUBJECTS.length]} team decided in week ${i} that deploys wait for the staging soak number ${i * 7}.`;
 
-describe('group commit of concurrent drawer writes', () => {
+describe.each([{ idFilter: false }, { idFilter: true }])('group commit of concurrent drawer writes (id filter: $idFilter)', ({ idFilter }) => {
   it('a drawer the store refuses fails alone: the others of its group are filed and found', async () => {
-    const palace = await openPalace();
+    const palace = await openPalace(idFilter);
     const inputs: AddDrawerInput[] = [
       { wing: 'w', room: 'a', content: 'Releases are cut on Thursdays after the freeze, by the release captain.' },
       { wing: 'w', room: 'b', content: `${BROKEN} the billing export runs nightly at two in the morning` },
@@ -159,8 +162,8 @@ describe('group commit of concurrent drawer writes', () => {
       { wing: 'w', room: 'r1', content: same, force: true }, // an exact re-filing, even forced: not filed
       { wing: 'w', room: 'r3', content: other, force: true }, // the forced one again: now stored
     ];
-    const sequential = await openPalace();
-    const grouped = await openPalace();
+    const sequential = await openPalace(idFilter);
+    const grouped = await openPalace(idFilter);
     const one = await fileOneByOne(sequential, inputs);
     const all = await fileAsOneGroup(grouped, inputs);
     expect(all).toEqual(one);
@@ -172,7 +175,7 @@ describe('group commit of concurrent drawer writes', () => {
   });
 
   it('every drawer is searchable when its call returns', async () => {
-    const palace = await openPalace();
+    const palace = await openPalace(idFilter);
     const lock = lockStep();
     const seen: string[] = [];
     await Promise.all(
@@ -191,13 +194,13 @@ describe('group commit of concurrent drawer writes', () => {
   });
 
   it('leaves nothing pending in the write journal once the calls return', async () => {
-    const palace = await openPalace();
+    const palace = await openPalace(idFilter);
     await fileAsOneGroup(palace, [0, 1, 2, 3].map((i) => ({ wing: 'w', room: 'r', content: note(i), force: true })));
     expect(palace.journal.pendingCount()).toBe(0);
   });
 });
 
-describe('the LanceDB store under the group commit', () => {
+describe.each([{ idFilter: false }, { idFilter: true }])('the LanceDB store under the group commit (id filter: $idFilter)', ({ idFilter }) => {
   const row = (i: number, content = note(i)): StoredDrawer => ({
     id: `drawer_${i.toString(16).padStart(24, '0')}`,
     wing: 'w',
@@ -216,7 +219,7 @@ describe('the LanceDB store under the group commit', () => {
   });
 
   it('nearestEach answers one query per vector with the row search ranks first', async () => {
-    const { store } = await openPalace();
+    const { store } = await openPalace(idFilter);
     // Several commits (fragments), as one drawer per call leaves them between compactions.
     for (let i = 0; i < 40; i += 4) await store.upsert([row(i), row(i + 1), row(i + 2), row(i + 3)]);
     const queries = [3, 17, 22, 39, 5].map((i) => wordVector(`${note(i)} and more`));
@@ -231,7 +234,7 @@ describe('the LanceDB store under the group commit', () => {
   });
 
   it('upsert appends new ids and replaces stored ones: never two rows for an id', async () => {
-    const { store } = await openPalace();
+    const { store } = await openPalace(idFilter);
     await store.upsert([row(1), row(2)]);
     await store.upsert([row(2, 'replaced two'), row(3)]); // one stored id, one new
     await store.upsert([row(4, 'first four'), row(4, 'second four')]); // an id repeated in one batch: the last wins

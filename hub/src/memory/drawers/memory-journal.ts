@@ -119,11 +119,19 @@ export class MemoryJournal {
   readonly path: string;
   private readonly db: Database.Database;
   private readonly now: () => Date;
+  /** The statements of every drawer write (append, prune), prepared once: one group commit runs all four. */
+  private readonly sql: Record<'insert' | 'prune' | 'normal' | 'full', Database.Statement>;
 
   private constructor(path: string, db: Database.Database, now: () => Date) {
     this.path = path;
     this.db = db;
     this.now = now;
+    this.sql = {
+      insert: db.prepare('INSERT INTO entries (op, payload, vectors, dimensions, pid, written_at) VALUES (?, ?, ?, ?, ?, ?)'),
+      prune: db.prepare('DELETE FROM entries WHERE seq = ?'),
+      normal: db.prepare('PRAGMA synchronous = NORMAL'),
+      full: db.prepare('PRAGMA synchronous = FULL'),
+    };
   }
 
   /** Opens (creating and migrating) the journal of a palace: WAL, synchronous=FULL. */
@@ -159,15 +167,13 @@ export class MemoryJournal {
       vectors = packVectors(write.drawers);
     } else if (write.op === 'delete') payload = JSON.stringify({ filter: write.filter });
     else payload = JSON.stringify({ filter: write.filter, patch: write.patch });
-    this.db.pragma('synchronous = NORMAL');
+    this.sql.normal.run();
     let seq: number;
     try {
-      const info = this.db
-        .prepare('INSERT INTO entries (op, payload, vectors, dimensions, pid, written_at) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(write.op, payload, vectors?.blob ?? null, vectors?.dimensions ?? 0, process.pid, this.now().toISOString());
+      const info = this.sql.insert.run(write.op, payload, vectors?.blob ?? null, vectors?.dimensions ?? 0, process.pid, this.now().toISOString());
       seq = Number(info.lastInsertRowid);
     } finally {
-      this.db.pragma('synchronous = FULL');
+      this.sql.full.run();
     }
     return { seq, durable: this.syncWal() };
   }
@@ -196,11 +202,11 @@ export class MemoryJournal {
    * fsync per drawer write on the hub's event loop (~11 ms each on a shared disk, measured).
    */
   markApplied(seq: number): void {
-    this.db.pragma('synchronous = NORMAL');
+    this.sql.normal.run();
     try {
-      this.db.prepare('DELETE FROM entries WHERE seq = ?').run(seq);
+      this.sql.prune.run(seq);
     } finally {
-      this.db.pragma('synchronous = FULL');
+      this.sql.full.run();
     }
   }
 

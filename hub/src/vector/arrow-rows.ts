@@ -34,9 +34,9 @@ function utf8Column(type: DataType, values: readonly unknown[]): Data {
   return makeData({ type, length: values.length, nullCount: nulls, nullBitmap: bitmap, valueOffsets: offsets, data: bytes } as Parameters<typeof makeData>[0]);
 }
 
-function intColumn(type: DataType, values: readonly unknown[], Array32: Int32ArrayConstructor | Int8ArrayConstructor): Data {
+function intColumn(type: DataType, values: readonly unknown[], ArrayType: Int32ArrayConstructor | Int8ArrayConstructor): Data {
   const { bitmap, nulls } = validity(values);
-  const data = new Array32(values.length);
+  const data = new ArrayType(values.length);
   values.forEach((v, i) => (data[i] = v === null || v === undefined ? 0 : Number(v)));
   return makeData({ type, length: values.length, nullCount: nulls, nullBitmap: bitmap, data } as Parameters<typeof makeData>[0]);
 }

@@ -1,6 +1,6 @@
 // Which drawer ids a store may hold, answered without a query: a superset of the stored ids, kept as
 // 30-bit hashes. "Absent" is exact (the id was never written); "maybe" is confirmed by a real lookup.
-// It never forgets an id (a deleted one stays "maybe"), so it only ever sends a lookup it could skip.
+// It never forgets an id (a deleted one stays "maybe"): its only mistake is a lookup it could have skipped.
 
 /** FNV-1a of the id, cut to 30 bits (a small integer: a Set of them stays compact). */
 export function idHash(id: string): number {

@@ -75,7 +75,7 @@ export const LOGSTREAM_LEVELS = [
   [
     'append-input', 'build-marker', 'change-feed', 'chain-rows', 'event-store', 'replica-store', 'schema', 'schema-status', 'signatures',
     'signing-key', 'sqlite-rows', 'integrity-check', 'store-core', 'local-append', 'event-queries', 'artifact-store', 'replica-serve',
-    'replica-apply', 'sync-evidence', 'task-table-reads', 'lease-seed-worker', 'lease-seed', 'task-projection', 'task-catch-up', 'reservation-projection', 'projections', 'sqlite-event-store',
+    'replica-apply', 'sync-evidence', 'event-routes', 'task-table-reads', 'lease-seed-worker', 'lease-seed', 'task-projection', 'task-catch-up', 'reservation-projection', 'projections', 'sqlite-event-store',
   ],
   ['coordination', 'claims', 'reservations', 'task-reads', 'coordination-service', 'prepare-event', 'waits'],
   ['logstream'],

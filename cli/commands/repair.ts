@@ -63,13 +63,15 @@ async function repairTasks(ctx: CommandContext, mode: 'check' | 'rebuild'): Prom
   const result = await withLogstream(ctx, async (ls) => {
     if (mode === 'rebuild') await ls.rebuildTasks();
     const check = await ls.verifyTasks();
-    const ok = check.differences.length === 0 && check.count_drift.length === 0 && check.reservations.differences.length === 0;
+    const routesOk = check.routes.missing === 0 && check.routes.extra === 0;
+    const ok = check.differences.length === 0 && check.count_drift.length === 0 && check.reservations.differences.length === 0 && routesOk;
     return {
       palace: ctx.config.palacePath,
       mode,
       tasks: check.tasks,
       differences: check.differences,
       count_drift: check.count_drift,
+      routes: check.routes,
       reservations: check.reservations,
       ok,
     };
@@ -77,13 +79,19 @@ async function repairTasks(ctx: CommandContext, mode: 'check' | 'rebuild'): Prom
   const reservationsOk = result.reservations.differences.length === 0;
   ctx.out.result(result, () =>
     [
-      `${mode === 'rebuild' ? 'Rebuilt the task projection and reservations table; ' : ''}${result.tasks} task(s) and ${result.reservations.held} unreleased reservation(s) checked against a full scan of the log`,
+      `${mode === 'rebuild' ? 'Rebuilt the task projection, routing tables and reservations table; ' : ''}${result.tasks} task(s) and ${result.reservations.held} unreleased reservation(s) checked against a full scan of the log`,
       ...(result.differences.length === 0 && result.count_drift.length === 0
         ? ['tasks     ok']
         : [
             `tasks     ${result.differences.length} difference(s), ${result.count_drift.length} count(s) off; run palace repair --tasks --mode rebuild`,
             ...result.differences.slice(0, 20).map((d) => `  ${d.problem.padEnd(9)} ${d.correlation_id}`),
             ...result.count_drift.map((d) => `  count     ${d}`),
+          ]),
+      ...(result.routes.missing === 0 && result.routes.extra === 0
+        ? ['routes    ok']
+        : [
+            `routes    ${result.routes.missing} row(s) missing, ${result.routes.extra} extra; run palace repair --tasks --mode rebuild`,
+            ...result.routes.differences.slice(0, 20).map((d) => `  ${d.problem.padEnd(9)} ${d.route} ${d.value} seq ${d.seq}`),
           ]),
       ...(reservationsOk
         ? ['reservations ok']

@@ -4,6 +4,7 @@
 import type Database from 'better-sqlite3';
 
 import { canonicalEvent, type ChainedEventFields } from '../core/chain.js';
+import { ROUTES, ROUTES_DDL, WATERMARK_SQL } from './event-routes.js';
 import { GENESIS_CHAIN, nextChain } from './signatures.js';
 import { RESERVATIONS_BUILT_SEQ_KEY, RESERVATIONS_DDL } from './reservation-projection.js';
 import { BUILT_SEQ_KEY, PROJECTED_SEQ_KEY, TASKS_DDL, TASKS_QUIET_INDEX, TASKS_READY_INDEX, TASKS_STREAM_INDEX } from './task-projection.js';
@@ -176,6 +177,20 @@ const MIGRATIONS: readonly Migration[] = [
   // restored over a newer file keeps the watermark it had).
   (db) => {
     db.prepare(`INSERT OR IGNORE INTO meta (key, value) VALUES ('${PROJECTED_SEQ_KEY}', (SELECT coalesce(max(seq), 0) FROM events))`).run();
+  },
+  // The routing indexes leave the append (issue 30, event-routes.ts): the events of a recipient and of a
+  // task are found in two side tables the task projection writes in its batches, under its watermark.
+  // They are filled here for every event up to the watermark (those above it are pending: the next
+  // batch adds them), each in one ordered INSERT that reads the old index in its key order, so each
+  // table is written leaf after leaf; then the indexes go. ~N s at 1M events (docs/tasks.md).
+  (db) => {
+    db.exec(ROUTES_DDL);
+    for (const r of ROUTES)
+      db.prepare(
+        `INSERT INTO ${r.table} (${r.column}, seq) SELECT ${r.column}, seq FROM events
+          WHERE ${r.column} IS NOT NULL AND seq <= ${WATERMARK_SQL} ORDER BY ${r.column}, seq`,
+      ).run();
+    db.exec('DROP INDEX IF EXISTS events_to_agent_idx; DROP INDEX IF EXISTS events_correlation_idx;');
   },
 ];
 

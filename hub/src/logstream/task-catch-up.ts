@@ -155,7 +155,7 @@ export class TaskTable extends TaskProjection {
     return out;
   }
 
-  /** The events of one task above the watermark, in seq order (a range of events_correlation_idx). */
+  /** The events of one task above the watermark, in seq order (a rowid range: the pending tail is about a batch). */
   private pendingOf(id: string, after: number): ReturnType<typeof toEvent>[] {
     return (this.stmt(`SELECT ${EVENT_COLUMNS} FROM events WHERE correlation_id = ? AND seq > ? ORDER BY seq`).all(id, after) as EventRow[]).map(toEvent);
   }

@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import { finishTask, foldTask, foldTaskEvent, newTaskFold, projectTask, type TaskFold, type TaskState } from '../core/task-state.js';
 import type { LogEvent } from '../core/types.js';
 import { BuildMarker } from './build-marker.js';
+import { PROJECTED_SEQ_KEY, coverRoutes, rebuildRoutes, verifyRoutes, type RouteCheck } from './event-routes.js';
 import { EVENT_COLUMNS, toEvent, type EventRow } from './sqlite-rows.js';
 import { TaskTableReads } from './task-table-reads.js';
 
@@ -16,12 +17,8 @@ export type { TaskCounts, TaskFilter, TaskPage, TaskPageQuery } from './task-tab
 /** meta key present while the table is being built: events with seq above it are not projected yet. */
 export const BUILT_SEQ_KEY = 'tasks_built_seq';
 
-/**
- * meta key of the projection's watermark (schema migration 8): every event up to this seq is in the
- * table, those above it are pending (appends leave them for a batch; task-catch-up.ts). It moves in
- * the transaction that projects them, so a reader or a reopen after a crash takes over from it.
- */
-export const PROJECTED_SEQ_KEY = 'tasks_projected_seq';
+/** The projection's watermark (event-routes.ts): every event up to it is in the task table and the routing tables. */
+export { PROJECTED_SEQ_KEY } from './event-routes.js';
 
 /** Pending events read per statement while catching up (all in the caller's one transaction). */
 const CATCH_UP_ROWS = 2_000;
@@ -78,6 +75,8 @@ export interface TaskCheck {
   differences: TaskDiff[];
   /** Buckets of the kept counts that differ from a count of the table. */
   count_drift: string[];
+  /** The routing tables against the log (rows missing or extra). */
+  routes: RouteCheck;
 }
 
 /** The indexed columns of a stored row, as they were before a write. */
@@ -269,6 +268,8 @@ export class TaskProjection extends TaskTableReads {
       const events = rows.map(toEvent);
       const last = (events.at(-1) as LogEvent).seq;
       this.apply(events, last);
+      // The routing rows of the same events, in the same transaction: they hold what the watermark covers.
+      coverRoutes(this.stmt, from, last);
       projected += events.length;
       from = last;
       if (rows.length < CATCH_UP_ROWS) break;
@@ -306,8 +307,11 @@ export class TaskProjection extends TaskTableReads {
         this.stmt('DELETE FROM tasks').run();
         this.stmt('DELETE FROM task_counts').run();
         this.built.restart();
-        // The build covers every event there is: none is pending for the fold.
-        this.stmt('UPDATE meta SET value = ? WHERE key = ?').run(String(this.stmt('SELECT coalesce(max(seq), 0) FROM events').pluck().get()), PROJECTED_SEQ_KEY);
+        // The build covers every event there is: none is pending for the fold, and the routing tables
+        // are built again at once up to the same seq (~N s at 1M events: docs/tasks.md).
+        const top = this.stmt('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number;
+        rebuildRoutes(this.stmt, top);
+        this.stmt('UPDATE meta SET value = ? WHERE key = ?').run(String(top), PROJECTED_SEQ_KEY);
       })
       .immediate();
   }
@@ -340,13 +344,14 @@ export class TaskProjection extends TaskTableReads {
     }
     for (const id of this.stmt('SELECT correlation_id FROM tasks').pluck().all() as string[])
       if (!ids.has(id)) differences.push({ correlation_id: id, problem: 'extra' });
+    const routes = await verifyRoutes(this.db, rows, yieldNow);
     // Another process may have appended meanwhile: confirm each difference in one snapshot.
     return this.db.transaction((): TaskCheck => {
       const confirmed = differences.flatMap((d): TaskDiff[] => {
         const problem = this.compare(d.correlation_id);
         return problem ? [{ correlation_id: d.correlation_id, problem }] : [];
       });
-      return { tasks: ids.size, differences: confirmed, count_drift: this.countDrift() };
+      return { tasks: ids.size, differences: confirmed, count_drift: this.countDrift(), routes };
     })();
   }
 

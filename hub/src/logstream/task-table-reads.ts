@@ -6,6 +6,7 @@ import type Database from 'better-sqlite3';
 import type { TaskState } from '../core/task-state.js';
 import { EVENT_STATUSES, type EventStatus, type LogEvent } from '../core/types.js';
 import { statementCache, type StatementCache } from '../sqlite-statements.js';
+import { E_COLUMNS, WATERMARK_SQL, hasRoutes } from './event-routes.js';
 import { EVENT_COLUMNS, toEvent, type EventRow } from './sqlite-rows.js';
 
 /** Filters of a task read; every list means "any of". */
@@ -66,16 +67,30 @@ function emptyCounts(): TaskCounts {
 /** The read side of the task table; TaskProjection adds the writes, the build and the check. */
 export class TaskTableReads {
   protected readonly stmt: StatementCache;
+  /** The file has the routing tables (not a read-only connection to a log from before them). */
+  private readonly routed: boolean;
 
   constructor(protected readonly db: Database.Database) {
     this.stmt = statementCache(db);
+    this.routed = hasRoutes(db);
   }
 
-  /** The events of one correlation id (those up to seq `upTo`, when given), in append order (through events_correlation_idx). */
-  eventsOf(correlationId: string, upTo?: number): LogEvent[] {
+  /**
+   * The events of one correlation id (those up to seq `upTo`, when given), in append order: its rows of
+   * event_routes_task up to the watermark, then the pending events above it (a rowid range), in one
+   * statement (one snapshot). A compound SELECT with ORDER BY: SQLite merges its two arms, each already
+   * in seq order. A read-only connection to a log from before the routing tables reads `events` itself.
+   */
+  eventsOf(correlationId: string, upTo = Number.MAX_SAFE_INTEGER): LogEvent[] {
     const rows = (
-      upTo === undefined
-        ? this.stmt(`SELECT ${EVENT_COLUMNS} FROM events WHERE correlation_id = ? ORDER BY seq`).all(correlationId)
+      this.routed
+        ? this.stmt(
+            `SELECT ${E_COLUMNS} FROM event_routes_task r CROSS JOIN events e ON e.seq = r.seq
+              WHERE r.correlation_id = ? AND r.seq <= min(?, ${WATERMARK_SQL})
+             UNION ALL
+             SELECT ${EVENT_COLUMNS} FROM events WHERE seq > ${WATERMARK_SQL} AND seq <= ? AND correlation_id = ?
+             ORDER BY seq`,
+          ).all(correlationId, upTo, upTo, correlationId)
         : this.stmt(`SELECT ${EVENT_COLUMNS} FROM events WHERE correlation_id = ? AND seq <= ? ORDER BY seq`).all(correlationId, upTo)
     ) as EventRow[];
     return rows.map(toEvent);
@@ -136,10 +151,19 @@ export class TaskTableReads {
     return out;
   }
 
-  /** Whether any event carries this correlation id (one index probe). */
+  /** Whether any event carries this correlation id: a probe of its routing rows, else of the pending tail (one statement). */
   hasEvents(correlationId: string): boolean {
-    return this.stmt('SELECT 1 FROM events WHERE correlation_id = ? LIMIT 1').get(correlationId) !== undefined;
+    if (!this.routed) return this.stmt('SELECT 1 FROM events WHERE correlation_id = ? LIMIT 1').get(correlationId) !== undefined;
+    return (
+      this.stmt(
+        `SELECT EXISTS (SELECT 1 FROM event_routes_task WHERE correlation_id = ? AND seq <= ${WATERMARK_SQL})
+             OR EXISTS (SELECT 1 FROM events WHERE seq > ${WATERMARK_SQL} AND correlation_id = ?)`,
+      )
+        .pluck()
+        .get(correlationId, correlationId) === 1
+    );
   }
+
 
   /**
    * Open tasks addressed to `agent` or to '*' (optionally of one stream), oldest first (created_at,

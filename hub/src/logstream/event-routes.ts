@@ -46,6 +46,9 @@ export const E_COLUMNS = EVENT_COLUMNS.split(',')
   .map((c) => `e.${c.trim()}`)
   .join(', ');
 
+/** E_COLUMNS but seq (which the routed side takes from its routing row: the order it is read in). */
+export const E_REST = E_COLUMNS.replace(/^e\.seq, /, '');
+
 /**
  * Fills both tables for the events in (from, to] from their own rows, inside the caller's transaction.
  * One statement per table, so a batch's rows of one agent or task land on the same leaf together.

@@ -177,7 +177,7 @@ describe('logstream schema migration 5', () => {
     const check = new Database(file, { readonly: true });
     try {
       expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-      expect(SCHEMA_VERSION).toBe(8);
+      expect(SCHEMA_VERSION).toBe(9);
       expect(check.prepare(`SELECT sql FROM sqlite_master WHERE name = 'tasks_quiet_idx'`).pluck().get()).toMatch(/ON tasks\(last_event_at\) WHERE status = .claimed./);
       expect(rows(check)).toEqual(before);
       expect(check.pragma('integrity_check', { simple: true })).toBe('ok');

@@ -99,14 +99,17 @@ describe('schema migration 8 (the watermark)', () => {
     const rows = (): unknown[] => raw.prepare('SELECT * FROM tasks ORDER BY first_seq').all();
     const before = rows();
     expect(raw.prepare('SELECT status FROM tasks').pluck().all()).toEqual(['claimed']);
-    raw.exec(`DELETE FROM meta WHERE key = '${PROJECTED_SEQ_KEY}'; PRAGMA user_version = 7;`);
+    raw.exec(`DELETE FROM meta WHERE key = '${PROJECTED_SEQ_KEY}'; PRAGMA user_version = 7;
+      DROP TABLE event_routes_agent; DROP TABLE event_routes_task;
+      CREATE INDEX events_to_agent_idx ON events(to_agent, seq) WHERE to_agent IS NOT NULL;
+      CREATE INDEX events_correlation_idx ON events(correlation_id, seq) WHERE correlation_id IS NOT NULL;`);
     raw.close();
     hub = Logstream.open(dir);
     cli = Logstream.open(dir);
     const check = new Database(file, { readonly: true });
     try {
       expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-      expect(SCHEMA_VERSION).toBe(8);
+      expect(SCHEMA_VERSION).toBe(9);
       expect(check.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(PROJECTED_SEQ_KEY)).toBe(String(hub.store.topSeq()));
       expect(check.prepare('SELECT * FROM tasks ORDER BY first_seq').all()).toEqual(before);
     } finally {

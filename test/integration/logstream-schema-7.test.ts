@@ -47,8 +47,9 @@ describe('logstream schema migration 7', () => {
     const file = join(dir.path, LOGSTREAM_FILE);
     const raw = new Database(file);
     raw.exec(`
-      DROP INDEX events_to_agent_idx; CREATE INDEX events_to_agent_idx ON events(to_agent, seq);
-      DROP INDEX events_correlation_idx; CREATE INDEX events_correlation_idx ON events(correlation_id, seq);
+      DROP TABLE event_routes_agent; DROP TABLE event_routes_task;
+      CREATE INDEX events_to_agent_idx ON events(to_agent, seq);
+      CREATE INDEX events_correlation_idx ON events(correlation_id, seq);
       DROP INDEX tasks_quiet_idx; CREATE INDEX tasks_quiet_idx ON tasks(status, last_event_at);
       PRAGMA user_version = 6;`);
     // Entries an index holds: the cells of its leaf pages (dbstat reads the b-tree itself).
@@ -61,17 +62,18 @@ describe('logstream schema migration 7', () => {
     try {
       const db = upgraded.store.db;
       expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-      expect(SCHEMA_VERSION).toBe(8);
+      expect(SCHEMA_VERSION).toBe(9);
       const sql = (name: string): string => db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').pluck().get(name) as string;
-      expect(sql('events_to_agent_idx')).toMatch(/WHERE to_agent IS NOT NULL$/);
-      expect(sql('events_correlation_idx')).toMatch(/WHERE correlation_id IS NOT NULL$/);
+      // Migration 9 then moved both event indexes into routing tables (event-routes.ts) with the same rows.
+      expect(sql('events_to_agent_idx')).toBeUndefined();
+      expect(sql('events_correlation_idx')).toBeUndefined();
       expect(sql('tasks_quiet_idx')).toMatch(/ON tasks\(last_event_at\) WHERE status = 'claimed'$/);
       // The indexes hold just the rows with a value (and the claimed tasks), not one entry per event or task.
       const count = (where: string, table = 'events'): number => db.prepare(`SELECT count(*) FROM ${table} WHERE ${where}`).pluck().get() as number;
       expect(count('to_agent IS NULL')).toBe(12);
       expect(count('correlation_id IS NULL')).toBe(24);
-      expect(entries(db, 'events_to_agent_idx')).toBe(events - 12);
-      expect(entries(db, 'events_correlation_idx')).toBe(events - 24);
+      expect(entries(db, 'event_routes_agent')).toBe(events - 12);
+      expect(entries(db, 'event_routes_task')).toBe(events - 24);
       expect(entries(db, 'tasks_quiet_idx')).toBe(count("status = 'claimed'", 'tasks'));
       expect(count("status = 'claimed'", 'tasks')).toBe(6);
       expect(reads(upgraded)).toEqual(before);

@@ -18,10 +18,10 @@ import { EVENT_COLUMNS } from './sqlite-rows.js';
  */
 export const PROJECTED_SEQ_KEY = 'tasks_projected_seq';
 
-/** The tables (schema migration 9 creates them). */
+/** The tables (schema migration 9 creates them; IF NOT EXISTS: a copy restored over a newer file has them). */
 export const ROUTES_DDL = `
-  CREATE TABLE event_routes_agent (to_agent TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (to_agent, seq)) STRICT, WITHOUT ROWID;
-  CREATE TABLE event_routes_task (correlation_id TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (correlation_id, seq)) STRICT, WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS event_routes_agent (to_agent TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (to_agent, seq)) STRICT, WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS event_routes_task (correlation_id TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (correlation_id, seq)) STRICT, WITHOUT ROWID;
 `;
 
 /** One routed column: its table and the column of `events` it copies. */

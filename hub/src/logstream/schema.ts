@@ -185,11 +185,13 @@ const MIGRATIONS: readonly Migration[] = [
   // table is written leaf after leaf; then the indexes go. ~N s at 1M events (docs/tasks.md).
   (db) => {
     db.exec(ROUTES_DDL);
-    for (const r of ROUTES)
+    for (const r of ROUTES) {
+      db.prepare(`DELETE FROM ${r.table}`).run(); // a file restored over a newer one may hold rows
       db.prepare(
         `INSERT INTO ${r.table} (${r.column}, seq) SELECT ${r.column}, seq FROM events
           WHERE ${r.column} IS NOT NULL AND seq <= ${WATERMARK_SQL} ORDER BY ${r.column}, seq`,
       ).run();
+    }
     db.exec('DROP INDEX IF EXISTS events_to_agent_idx; DROP INDEX IF EXISTS events_correlation_idx;');
   },
 ];

@@ -1,6 +1,7 @@
 // `palace repair --tasks` as a real child process: it checks the task projection against a full scan
 // of the log (exit 0 when equal), names every difference after the table was damaged (exit 1), and
-// `--mode rebuild` builds it again from the log; the same for the reservations table.
+// `--mode rebuild` builds it again from the log; the same for the reservations table and the two
+// routing tables (event-routes.ts).
 
 import { join } from 'node:path';
 
@@ -105,5 +106,49 @@ describe('palace repair --tasks', () => {
     expect(parseJson<RepairJson & { reservations: unknown }>(rebuilt).reservations).toEqual({ held: 2, differences: [] });
     const after = parseJson<{ reservations: Array<{ reservation_id: string }> }>(await palace.run(['reservations', '--json']));
     expect(after.reservations.map((r) => r.reservation_id)).toEqual([kept, changed]);
+  });
+
+  it('checks the routing tables too: names a lost and a stray row, and rebuilds them', async () => {
+    for (const corr of ['task_q1', 'task_q2'])
+      await appendEvent(palace, { type: 'task.request', from: 'lead', to: 'w', correlationId: corr, status: 'open' });
+    await appendEvent(palace, { type: 'task.reply', from: 'w', to: 'lead', correlationId: 'task_q1', status: 'failed' });
+    const clean = await palace.run(['repair', '--tasks', '--json']);
+    expect(clean.code, clean.stderr).toBe(0);
+    expect(parseJson<RepairJson & { routes: unknown }>(clean).routes).toEqual({ missing: 0, extra: 0, differences: [] });
+
+    const file = join(palace.dir, LOGSTREAM_FILE);
+    const db = new Database(file);
+    const lost = db.prepare(`SELECT seq FROM events WHERE to_agent = 'lead'`).pluck().get() as number;
+    db.prepare(`DELETE FROM event_routes_agent WHERE to_agent = 'lead' AND seq = ?`).run(lost);
+    db.prepare(`INSERT INTO event_routes_task (correlation_id, seq) VALUES ('task_q2', 1)`).run(); // seq 1 is task_q1's
+    db.close();
+
+    const damaged = await palace.run(['repair', '--tasks', '--json']);
+    expect(damaged.code).toBe(1);
+    expect(parseJson<RepairJson & { routes: unknown }>(damaged).routes).toEqual({
+      missing: 1,
+      extra: 1,
+      differences: [
+        { route: 'to_agent', value: 'lead', seq: lost, problem: 'missing' },
+        { route: 'correlation_id', value: 'task_q2', seq: 1, problem: 'extra' },
+      ],
+    });
+    expect((await palace.run(['repair', '--tasks'])).stdout).toContain('routes    1 row(s) missing, 1 extra');
+
+    const rebuilt = await palace.run(['repair', '--tasks', '--mode', 'rebuild', '--json']);
+    expect(rebuilt.code).toBe(0);
+    expect(parseJson<RepairJson & { routes: unknown }>(rebuilt).routes).toEqual({ missing: 0, extra: 0, differences: [] });
+    const check = new Database(file, { readonly: true });
+    try {
+      for (const [table, column] of [
+        ['event_routes_agent', 'to_agent'],
+        ['event_routes_task', 'correlation_id'],
+      ])
+        expect(check.prepare(`SELECT ${column}, seq FROM ${table} ORDER BY 1, 2`).all()).toEqual(
+          check.prepare(`SELECT ${column}, seq FROM events WHERE ${column} IS NOT NULL ORDER BY 1, 2`).all(),
+        );
+    } finally {
+      check.close();
+    }
   });
 });

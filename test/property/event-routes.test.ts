@@ -41,10 +41,10 @@ const spec: fc.Arbitrary<Spec> = fc.record({
 
 interface Read {
   conn: 0 | 1 | 2;
-  to: string[];
-  corr: string[];
-  type: string[];
-  from: string[];
+  to: readonly string[];
+  corr: readonly string[];
+  type: readonly string[];
+  from: readonly string[];
   since: number | null;
   before: number | null;
   order: 'asc' | 'desc';
@@ -54,8 +54,8 @@ const read: fc.Arbitrary<Read> = fc.record({
   conn: fc.constantFrom(0 as const, 1 as const, 2 as const),
   to: fc.subarray(AGENTS, { maxLength: 2 }),
   corr: fc.subarray([...CORRS, 'task_none'], { maxLength: 2 }),
-  type: fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.subarray(TYPES, { minLength: 1, maxLength: 2 }) }),
-  from: fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.constant(['agent-1']) }),
+  type: fc.oneof({ weight: 3, arbitrary: fc.constant<string[]>([]) }, { weight: 1, arbitrary: fc.subarray(TYPES, { minLength: 1, maxLength: 2 }) }),
+  from: fc.oneof({ weight: 3, arbitrary: fc.constant<string[]>([]) }, { weight: 1, arbitrary: fc.constant(['agent-1']) }),
   since: fc.option(fc.nat(), { nil: null }),
   before: fc.option(fc.nat(), { nil: null }),
   order: fc.constantFrom('asc' as const, 'desc' as const),

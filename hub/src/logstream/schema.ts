@@ -182,7 +182,7 @@ const MIGRATIONS: readonly Migration[] = [
   // task are found in two side tables the task projection writes in its batches, under its watermark.
   // They are filled here for every event up to the watermark (those above it are pending: the next
   // batch adds them), each in one ordered INSERT that reads the old index in its key order, so each
-  // table is written leaf after leaf; then the indexes go. ~N s at 1M events (docs/tasks.md).
+  // table is written leaf after leaf; then the indexes go. 1.7-1.9 s at 1M events (docs/tasks.md).
   (db) => {
     db.exec(ROUTES_DDL);
     for (const r of ROUTES) {

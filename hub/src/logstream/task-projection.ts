@@ -308,7 +308,7 @@ export class TaskProjection extends TaskTableReads {
         this.stmt('DELETE FROM task_counts').run();
         this.built.restart();
         // The build covers every event there is: none is pending for the fold, and the routing tables
-        // are built again at once up to the same seq (~N s at 1M events: docs/tasks.md).
+        // are built again at once up to the same seq (2.4 s at 1M events: docs/tasks.md).
         const top = this.stmt('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number;
         rebuildRoutes(this.stmt, top);
         this.stmt('UPDATE meta SET value = ? WHERE key = ?').run(String(top), PROJECTED_SEQ_KEY);

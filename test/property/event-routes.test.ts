@@ -46,6 +46,8 @@ interface Read {
   type: readonly string[];
   from: readonly string[];
   since: number | null;
+  /** When set, the since cursor is the event this far from the watermark instead (the edge the reads split at). */
+  near: number | null;
   before: number | null;
   order: 'asc' | 'desc';
   limit: number;
@@ -57,6 +59,7 @@ const read: fc.Arbitrary<Read> = fc.record({
   type: fc.oneof({ weight: 3, arbitrary: fc.constant<string[]>([]) }, { weight: 1, arbitrary: fc.subarray(TYPES, { minLength: 1, maxLength: 2 }) }),
   from: fc.oneof({ weight: 3, arbitrary: fc.constant<string[]>([]) }, { weight: 1, arbitrary: fc.constant(['agent-1']) }),
   since: fc.option(fc.nat(), { nil: null }),
+  near: fc.option(fc.integer({ min: -3, max: 2 }), { nil: null }),
   before: fc.option(fc.nat(), { nil: null }),
   order: fc.constantFrom('asc' as const, 'desc' as const),
   limit: fc.integer({ min: 1, max: 6 }),
@@ -124,7 +127,8 @@ function expectedPage(log: readonly Row[], raw: RawQuery, since: number | undefi
 function checkRead(store: SqliteEventStore, raw: Database.Database, r: Read): void {
   const log = logOf(raw);
   const at = (n: number | null): Row | undefined => (n === null || log.length === 0 ? undefined : log[n % log.length]);
-  const since = at(r.since);
+  const w = Number(raw.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(PROJECTED_SEQ_KEY));
+  const since = r.near !== null && log.length > 0 ? log[Math.min(Math.max(w + r.near, 1), log.length) - 1] : at(r.since);
   const before = at(r.before);
   const query: RawQuery = {
     ...(r.to.length > 0 ? { to_agent: r.to } : {}),
@@ -221,7 +225,7 @@ describe('routed event reads under the projection watermark', () => {
               [null, 1900],
               [100, 1999],
             ] as const)
-              reads.push({ conn: 0, to, corr, type: [], from: [], since, before, order, limit: 7 });
+              reads.push({ conn: 0, to, corr, type: [], from: [], since, near: null, before, order, limit: 7 });
       // Pending events above the watermark (if the kill left any) on the read-only connection, then both
       // again once the writer has caught up.
       for (const r of reads) checkRead(ro, raw, r);

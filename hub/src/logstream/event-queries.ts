@@ -79,6 +79,13 @@ export class EventQueries {
    * `seq IN (subquery)` either, which SQLite materialises whole.
    */
   private routedRows(q: EventQuery, terms: Terms, r: { route: Route; values: readonly string[] }, after?: number, before?: number): EventRow[] {
+    const tailTerms = (): Terms => ({
+      where: [`e.${r.route.column} IN (${r.values.map(() => '?').join(',')})`, ...terms.where],
+      params: [...r.values, ...terms.params],
+    });
+    // A cursor at or above the watermark (an inbox sweep, a wait: the common case) reads the tail alone,
+    // a rowid range. The watermark is read in the caller's read transaction, the snapshot the page is read in.
+    if (after !== undefined && after >= (this.core.stmt(`SELECT ${WATERMARK_SQL}`).pluck().get() as number)) return this.scan(q, tailTerms(), after, before, q.limit + 1);
     const arms: string[] = [];
     const params: unknown[] = [];
     for (const value of r.values) {

@@ -3,7 +3,7 @@
 
 import Database from 'better-sqlite3';
 
-import { E_COLUMNS, E_REST, WATERMARK_SQL } from '../hub/src/logstream/event-routes.js';
+import { E_REST, WATERMARK_SQL } from '../hub/src/logstream/event-routes.js';
 import type { Logstream } from '../hub/src/logstream/logstream.js';
 import { AGENTS, makeTraffic } from './event-fixtures.js';
 import type { Figure, SuiteContext } from './figure.js';
@@ -68,19 +68,20 @@ export function measureList(log: Logstream, dbPath: string, size: number): ListS
   const db = new Database(dbPath, { readonly: true });
   try {
     const seqOf = db.prepare('SELECT seq FROM events WHERE id = ?');
-    // The statement the palace runs for this page (event-queries.ts): an arm per routed value over the
-    // routing table up to the watermark, the pending tail above it, merged under ORDER BY and LIMIT.
-    const arm = `SELECT r.seq AS seq, ${E_REST} FROM event_routes_agent r CROSS JOIN events e ON e.seq = r.seq WHERE r.to_agent = ? AND r.seq > ? AND r.seq <= min(?, ${WATERMARK_SQL})`;
-    const select = db.prepare(
-      `${arm} UNION ALL ${arm} UNION ALL SELECT ${E_COLUMNS} FROM events e WHERE e.seq > max(?, ${WATERMARK_SQL}) AND e.to_agent IN (?, ?) ORDER BY 1 ASC LIMIT ?`,
-    );
+    // The statements the palace runs for this page (event-queries.ts): the watermark and tip, then an arm
+    // per routed value over the routing table up to the watermark, merged under ORDER BY and LIMIT (the
+    // log is caught up here, so there is no pending tail to read).
+    const bounds = db.prepare(`SELECT ${WATERMARK_SQL} AS w, (SELECT coalesce(max(seq), 0) FROM events) AS top`);
+    const arm = `SELECT r.seq AS seq, ${E_REST} FROM event_routes_agent r CROSS JOIN events e ON e.seq = r.seq WHERE r.to_agent = ? AND r.seq > ? AND r.seq <= ?`;
+    const select = db.prepare(`${arm} UNION ALL ${arm} ORDER BY 1 ASC LIMIT ?`);
     const agents = Array.from({ length: WARMUP + QUERIES }, (_, i) => AGENTS[i % AGENTS.length] ?? 'alice');
     return cursorCases(db, size).map((cursor) => {
       const viaPalace = (agent: string): unknown =>
         log.list({ to_agent: agent, since_event_id: cursor.cursorId, limit: LIMIT });
       const viaRaw = (agent: string): unknown => {
         const { seq } = seqOf.get(cursor.cursorId) as { seq: number };
-        return select.all(agent, seq, Number.MAX_SAFE_INTEGER, '*', seq, Number.MAX_SAFE_INTEGER, seq, agent, '*', LIMIT + 1);
+        const { w } = bounds.get() as { w: number; top: number };
+        return select.all(agent, seq, w, '*', seq, w, LIMIT + 1);
       };
       const palace: number[] = [];
       const raw: number[] = [];

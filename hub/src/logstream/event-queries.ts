@@ -1,6 +1,6 @@
 // Reads of the events table: filtered pages (each in one snapshot), one event by id, the tip. A page
 // filtered by recipient or task reads its routing table (event-routes.ts) up to the projection's
-// watermark and the pending tail of `events` above it, in one statement.
+// watermark and the pending tail of `events` above it, in one read transaction.
 
 import { HubError } from '../errors.js';
 import type { EventPage, EventQuery, LogEvent } from '../core/types.js';
@@ -69,8 +69,8 @@ export class EventQueries {
   }
 
   /**
-   * A page through a routing table, in ONE statement (one snapshot, the watermark W it splits at
-   * included): a compound SELECT with one arm per routed value (its rows up to W, in the table's
+   * A page through a routing table, in the caller's read transaction (one snapshot, the watermark W it
+   * splits at included): a compound SELECT with one arm per routed value (its rows up to W, in the table's
    * (value, seq) key order, each joined to its event by rowid) and one arm for the pending tail (the
    * events above W, a rowid range), under ORDER BY seq and LIMIT. SQLite merges the arms, each already
    * in seq order, and stops at the LIMIT: a page of 50 reads about 50 rows of each arm. Not one arm with
@@ -79,33 +79,36 @@ export class EventQueries {
    * `seq IN (subquery)` either, which SQLite materialises whole.
    */
   private routedRows(q: EventQuery, terms: Terms, r: { route: Route; values: readonly string[] }, after?: number, before?: number): EventRow[] {
-    const tailTerms = (): Terms => ({
+    const tail: Terms = {
       where: [`e.${r.route.column} IN (${r.values.map(() => '?').join(',')})`, ...terms.where],
       params: [...r.values, ...terms.params],
-    });
-    // A cursor at or above the watermark (an inbox sweep, a wait: the common case) reads the tail alone,
-    // a rowid range. The watermark is read in the caller's read transaction, the snapshot the page is read in.
-    if (after !== undefined && after >= (this.core.stmt(`SELECT ${WATERMARK_SQL}`).pluck().get() as number)) return this.scan(q, tailTerms(), after, before, q.limit + 1);
+    };
+    // The watermark and the tip, read in the caller's read transaction: the snapshot the page is read in.
+    const { w, top } = this.core.stmt(`SELECT ${WATERMARK_SQL} AS w, (SELECT coalesce(max(seq), 0) FROM events) AS top`).get() as { w: number; top: number };
+    // A cursor at or above the watermark (an inbox sweep, a wait's re-read: the common case) reads the
+    // tail alone, a rowid range from the cursor.
+    if (after !== undefined && after >= w) return this.scan(q, tail, after, before, q.limit + 1);
     const arms: string[] = [];
     const params: unknown[] = [];
     for (const value of r.values) {
       // CROSS JOIN: the routing table is the outer loop (its key order is the page's), events a rowid probe
       // per row. One bound each way (W and the cursors folded into it), so the key range is the whole
       // constraint: with `seq <= W AND seq < before` SQLite ranges on one and filters the other.
-      params.push(value, after ?? 0, before === undefined ? Number.MAX_SAFE_INTEGER : before - 1);
-      const where = [`r.${r.route.column} = ?`, 'r.seq > ?', `r.seq <= min(?, ${WATERMARK_SQL})`, ...terms.where];
-      params.push(...terms.params);
-      arms.push(`SELECT r.seq AS seq, ${E_REST} FROM ${r.route.table} r CROSS JOIN events e ON e.seq = r.seq WHERE ${where.join(' AND ')}`);
+      params.push(value, after ?? 0, Math.min(w, before === undefined ? w : before - 1), ...terms.params);
+      arms.push(
+        `SELECT r.seq AS seq, ${E_REST} FROM ${r.route.table} r CROSS JOIN events e ON e.seq = r.seq WHERE ${['r.' + r.route.column + ' = ?', 'r.seq > ?', 'r.seq <= ?', ...terms.where].join(' AND ')}`,
+      );
     }
-    // The tail: one range starting above both W and the cursor.
-    params.push(after ?? 0, ...r.values);
-    const tail = [`e.seq > max(?, ${WATERMARK_SQL})`, `e.${r.route.column} IN (${r.values.map(() => '?').join(',')})`];
-    if (before !== undefined) {
-      tail.push('e.seq < ?');
-      params.push(before);
+    // The pending tail, a rowid range above W (and the cursor): only when there is one the page can reach.
+    if (top > w && (before === undefined || before > w + 1)) {
+      const where = ['e.seq > ?', ...tail.where];
+      params.push(Math.max(after ?? 0, w), ...tail.params);
+      if (before !== undefined) {
+        where.push('e.seq < ?');
+        params.push(before);
+      }
+      arms.push(`SELECT ${E_COLUMNS} FROM events e WHERE ${where.join(' AND ')}`);
     }
-    params.push(...terms.params);
-    arms.push(`SELECT ${E_COLUMNS} FROM events e WHERE ${[...tail, ...terms.where].join(' AND ')}`);
     const sql = `${arms.join(' UNION ALL ')} ORDER BY 1 ${q.order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`;
     return this.core.stmt(sql).all(...params, q.limit + 1) as EventRow[];
   }

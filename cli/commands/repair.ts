@@ -109,7 +109,7 @@ export function registerRepair(program: Command): void {
     .command('repair')
     .description('check (default) or rebuild the vector index from the verbatim drawers (--tasks: the task projection from the log)')
     .option('--mode <mode>', 'check or rebuild', 'check')
-    .option('--tasks', 'the logstream task projection and reservations table instead: compare them with a full scan of the log (rebuild: build them again first)')
+    .option('--tasks', 'the logstream task projection, routing and reservations tables instead: compare them with a full scan of the log (rebuild: build them again first)')
     .option('--json', 'machine-readable output')
     .action(
       action(async (ctx) => {

@@ -8,12 +8,10 @@
 // - each drawer is searchable when its call returns;
 // - the store's one-query nearest rows and its append path match search and mergeInsert.
 
-import { createHash } from 'node:crypto';
-
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { HubError } from '../../hub/src/errors.js';
-import { normalize, type Embedder } from '../../hub/src/embed/embedder.js';
+import type { Embedder } from '../../hub/src/embed/embedder.js';
 import { silentLogger } from '../../hub/src/log.js';
 import { JournaledVectorStore } from '../../hub/src/memory/drawers/journaled-vector-store.js';
 import { Memory, type AddDrawerInput, type AddDrawerResult, type WriteStep } from '../../hub/src/memory/drawers/memory.js';
@@ -22,18 +20,12 @@ import { CensusVectorStore } from '../../hub/src/memory/drawers/placement-census
 import { LanceDbVectorStore } from '../../hub/src/vector/lancedb-vector-store.js';
 import type { StoredDrawer } from '../../hub/src/vector/vector-store.js';
 import { makeTmpDir, type TmpDir } from '../helpers/tmp-dir.js';
+import { wordVector as wordVectorOf } from '../helpers/word-vector.js';
 
 const DIM = 64;
 const BROKEN = 'BROKEN-VECTOR';
 
-function wordVector(text: string): Float32Array {
-  const v = new Float32Array(DIM);
-  for (const w of text.toLowerCase().match(/[a-z]+/g) ?? []) {
-    const h = createHash('sha256').update(w).digest();
-    for (let d = 0; d < DIM; d++) v[d] = (v[d] ?? 0) + ((h[d % 32] ?? 0) - 127.5) / 127.5;
-  }
-  return normalize(v);
-}
+const wordVector = (text: string): Float32Array => wordVectorOf(text, DIM);
 
 /** The hash embedder, counting the texts it embedded; a text containing BROKEN gets a vector one short. */
 function testEmbedder(): Embedder & { embedded: number } {

@@ -4,11 +4,9 @@
 // default), the same question finds only its own words. A real LanceDB palace; the embedder is a
 // deterministic bag-of-words hash (a real Embedder), and the searches are keyword-only.
 
-import { createHash } from 'node:crypto';
-
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { normalize, type Embedder } from '../../hub/src/embed/embedder.js';
+import type { Embedder } from '../../hub/src/embed/embedder.js';
 import { silentLogger } from '../../hub/src/log.js';
 import { Memory, sourceDrawerId } from '../../hub/src/memory/drawers/memory.js';
 import { SEARCH_DEFAULTS } from '../../hub/src/search/candidates.js';
@@ -16,17 +14,11 @@ import type { MinedFile } from '../../hub/src/search/path-scan.js';
 import { LanceDbVectorStore } from '../../hub/src/vector/lancedb-vector-store.js';
 import type { StoredDrawer } from '../../hub/src/vector/vector-store.js';
 import { makeTmpDir, type TmpDir } from '../helpers/tmp-dir.js';
+import { wordVector as wordVectorOf } from '../helpers/word-vector.js';
 
 const DIM = 16;
 
-function wordVector(text: string): Float32Array {
-  const v = new Float32Array(DIM);
-  for (const w of text.toLowerCase().match(/[a-z]+/g) ?? []) {
-    const h = createHash('sha256').update(w).digest();
-    for (let d = 0; d < DIM; d++) v[d] = (v[d] ?? 0) + ((h[d % 32] ?? 0) - 127.5) / 127.5;
-  }
-  return normalize(v);
-}
+const wordVector = (text: string): Float32Array => wordVectorOf(text, DIM);
 
 const hashEmbedder: Embedder = {
   info: () => ({ provider: 'test', model: 'bag-of-words-hash', dimensions: DIM, device: 'cpu' }),

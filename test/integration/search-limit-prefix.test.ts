@@ -3,17 +3,16 @@
 // order. A real LanceDB palace of 150 drawers; the embedder is a deterministic bag-of-words hash
 // (a real Embedder: same text, same unit vector), so the property is about search, not a model.
 
-import { createHash } from 'node:crypto';
-
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { normalize, type Embedder } from '../../hub/src/embed/embedder.js';
+import type { Embedder } from '../../hub/src/embed/embedder.js';
 import { silentLogger } from '../../hub/src/log.js';
 import { Memory } from '../../hub/src/memory/drawers/memory.js';
 import { LanceDbVectorStore } from '../../hub/src/vector/lancedb-vector-store.js';
 import type { StoredDrawer } from '../../hub/src/vector/vector-store.js';
 import { makeTmpDir, type TmpDir } from '../helpers/tmp-dir.js';
+import { wordVector as wordVectorOf } from '../helpers/word-vector.js';
 
 const DIM = 64;
 const WORDS = (
@@ -21,14 +20,7 @@ const WORDS = (
   'applied failed blocked stream sync peer token deploy database password migration schema index chunk memory diary graph fact'
 ).split(' ');
 
-function wordVector(text: string): Float32Array {
-  const v = new Float32Array(DIM);
-  for (const w of text.toLowerCase().match(/[a-z]+/g) ?? []) {
-    const h = createHash('sha256').update(w).digest();
-    for (let d = 0; d < DIM; d++) v[d] = (v[d] ?? 0) + ((h[d % 32] ?? 0) - 127.5) / 127.5;
-  }
-  return normalize(v);
-}
+const wordVector = (text: string): Float32Array => wordVectorOf(text, DIM);
 
 const hashEmbedder: Embedder = {
   info: () => ({ provider: 'test', model: 'bag-of-words-hash', dimensions: DIM, device: 'cpu' }),
